@@ -1,0 +1,928 @@
+//! The JSON-RPC 2.0 envelope: one parse of the outer object, with `params` and `result`
+//! kept as raw JSON so the runtime can deserialize them straight into typed structs.
+//!
+//! The parser is strict where JSON-RPC and MCP are strict: `"jsonrpc": "2.0"` is required, a
+//! request id is a string or an integer (never `null`), a message cannot carry both `result`
+//! and `error`, and a key that appears twice in the envelope is an error rather than
+//! "last one wins" (a parser differential that gateways routing on `method` can be fooled
+//! by). Invalid JSON is a [`ParseError`](EnvelopeErrorKind::Parse) (-32700); valid JSON that
+//! is not a JSON-RPC message is an [`InvalidRequest`](EnvelopeErrorKind::InvalidRequest)
+//! (-32600).
+//!
+//! # Examples
+//!
+//! ```
+//! use mcp_core::jsonrpc::{parse, Incoming, Message, RequestId};
+//!
+//! let incoming = parse(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).unwrap();
+//! let Incoming::Single(Message::Request(req)) = incoming else { panic!() };
+//! assert_eq!(req.id, RequestId::Number(7));
+//! assert_eq!(req.method, "tools/list");
+//! assert!(req.params.is_none());
+//! ```
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::error::{ErrorCode, ErrorObject};
+
+/// The only JSON-RPC version string MCP uses.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// The `"jsonrpc": "2.0"` member: serializes as `"2.0"` and refuses any other value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(JSONRPC_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = JsonRpcVersion;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the string \"2.0\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<JsonRpcVersion, E> {
+                if v == JSONRPC_VERSION {
+                    Ok(JsonRpcVersion)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+/// A JSON-RPC request id: a string or an integer. MCP forbids `null`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => serializer.serialize_i64(*n),
+            RequestId::String(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an integer request id")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<RequestId, E> {
+                Ok(RequestId::String(v))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// A request: a message with an `id` that expects a response.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The id the response must echo.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: String,
+    /// The `params` member, unparsed. `None` when absent.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A notification: a message with a method and no `id`; it gets no response.
+#[derive(Debug, Clone)]
+pub struct Notification {
+    /// The method name, e.g. `notifications/cancelled`.
+    pub method: String,
+    /// The `params` member, unparsed. `None` when absent.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A successful response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The `result` member, unparsed.
+    pub result: Box<RawValue>,
+}
+
+/// An error response.
+#[derive(Debug, Clone)]
+pub struct ErrorResponse {
+    /// The id of the request this answers; `None` when the request's id could not be read.
+    pub id: Option<RequestId>,
+    /// The error object.
+    pub error: ErrorObject,
+}
+
+/// One JSON-RPC message, classified by its members.
+#[derive(Debug, Clone)]
+pub enum Message {
+    /// Has `method` and `id`.
+    Request(Request),
+    /// Has `method` and no `id`.
+    Notification(Notification),
+    /// Has `result`.
+    Response(Response),
+    /// Has `error`.
+    Error(ErrorResponse),
+}
+
+/// What one read from a transport carried: a single message or a batch.
+///
+/// Batches exist only in protocol revision 2025-03-26; the parser reports them as such and
+/// leaves accepting or refusing them to the engine, which knows the revision in force.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A single JSON object.
+    Single(Message),
+    /// A non-empty top-level array; each element parsed on its own, so one bad element does
+    /// not spoil the others.
+    Batch(Vec<Result<Message, EnvelopeError>>),
+}
+
+/// Which of the two JSON-RPC failure classes a rejected message falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvelopeErrorKind {
+    /// The bytes are not valid JSON (-32700).
+    Parse,
+    /// Valid JSON, but not a valid JSON-RPC message (-32600).
+    InvalidRequest,
+}
+
+/// A message the envelope parser rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct EnvelopeError {
+    /// Parse error or invalid request.
+    pub kind: EnvelopeErrorKind,
+    /// The request id, when one could be read from an otherwise invalid message, so the error
+    /// response can echo it.
+    pub id: Option<RequestId>,
+    /// What was wrong, for the error response's `message`.
+    pub message: String,
+}
+
+impl EnvelopeError {
+    /// The JSON-RPC error code for this failure.
+    pub fn code(&self) -> ErrorCode {
+        match self.kind {
+            EnvelopeErrorKind::Parse => ErrorCode::PARSE_ERROR,
+            EnvelopeErrorKind::InvalidRequest => ErrorCode::INVALID_REQUEST,
+        }
+    }
+
+    /// The error object to send back.
+    pub fn to_error_object(&self) -> ErrorObject {
+        ErrorObject::new(self.code(), self.message.clone())
+    }
+
+    fn parse(message: impl Into<String>) -> Self {
+        EnvelopeError {
+            kind: EnvelopeErrorKind::Parse,
+            id: None,
+            message: message.into(),
+        }
+    }
+
+    fn invalid(message: impl Into<String>) -> Self {
+        EnvelopeError {
+            kind: EnvelopeErrorKind::InvalidRequest,
+            id: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses one transport message (a stdio line or an HTTP body).
+///
+/// # Errors
+///
+/// Returns an [`EnvelopeError`] when the bytes are not JSON ([`EnvelopeErrorKind::Parse`]),
+/// or are JSON but not a JSON-RPC 2.0 message or batch ([`EnvelopeErrorKind::InvalidRequest`]:
+/// wrong or missing `jsonrpc`, `id: null` on a request, both `result` and `error`, a
+/// duplicate envelope key, an empty batch, a top-level scalar).
+pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        let elements: Vec<&RawValue> =
+            serde_json::from_slice(bytes).map_err(|e| classify(bytes, &e))?;
+        if elements.is_empty() {
+            return Err(EnvelopeError::invalid("empty batch"));
+        }
+        return Ok(Incoming::Batch(
+            elements
+                .into_iter()
+                .map(|raw| parse_message(raw.get().as_bytes()))
+                .collect(),
+        ));
+    }
+    parse_message(bytes).map(Incoming::Single)
+}
+
+/// Parses exactly one JSON-RPC message; a top-level array is an invalid request here.
+///
+/// # Errors
+///
+/// As [`parse`], and a batch is refused with [`EnvelopeErrorKind::InvalidRequest`].
+pub fn parse_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let result = EnvelopeSeed
+        .deserialize(&mut de)
+        .and_then(|m| de.end().map(|()| m));
+    match result {
+        Ok(Ok(message)) => Ok(message),
+        Ok(Err(mut invalid)) => {
+            invalid.id = invalid.id.or_else(|| salvage_id(bytes));
+            Err(invalid)
+        }
+        Err(e) => Err(classify(bytes, &e)),
+    }
+}
+
+/// Tells a syntax error from a structural one. serde_json may stop at a structural problem
+/// before it reaches a later syntax error, so any non-syntax error is confirmed against a
+/// plain syntax check of the whole input.
+fn classify(bytes: &[u8], e: &serde_json::Error) -> EnvelopeError {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => {
+            EnvelopeError::parse(format!("parse error: {e}"))
+        }
+        Category::Data => match serde_json::from_slice::<IgnoredAny>(bytes) {
+            Err(syntax) if !matches!(syntax.classify(), Category::Data) => {
+                EnvelopeError::parse(format!("parse error: {syntax}"))
+            }
+            _ => {
+                let mut err = EnvelopeError::invalid(format!("invalid request: {e}"));
+                err.id = salvage_id(bytes);
+                err
+            }
+        },
+    }
+}
+
+/// Best effort: the `id` of a message that is valid JSON but an invalid envelope, so the
+/// error response can echo it. Only the error path pays for this second parse.
+fn salvage_id(bytes: &[u8]) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: Option<RequestId>,
+    }
+    serde_json::from_slice::<IdOnly>(bytes)
+        .ok()
+        .and_then(|m| m.id)
+}
+
+/// Drives the one-pass envelope visit. The inner `Result` carries structural problems found
+/// after the JSON itself was read completely (so they are never mistaken for syntax errors).
+struct EnvelopeSeed;
+
+impl<'de> DeserializeSeed<'de> for EnvelopeSeed {
+    type Value = Result<Message, EnvelopeError>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(EnvelopeVisitor)
+    }
+}
+
+struct EnvelopeVisitor;
+
+/// The `id` member as seen on the wire: absent, `null`, or a valid id.
+enum IdMember {
+    Null,
+    Id(RequestId),
+}
+
+impl<'de> Deserialize<'de> for IdMember {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Option::<RequestId>::deserialize(deserializer)
+            .map(|id| id.map_or(IdMember::Null, IdMember::Id))
+    }
+}
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Result<Message, EnvelopeError>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC 2.0 message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut jsonrpc: Option<()> = None;
+        let mut id: Option<IdMember> = None;
+        let mut method: Option<String> = None;
+        let mut params: Option<Box<RawValue>> = None;
+        let mut result: Option<Box<RawValue>> = None;
+        let mut error: Option<Box<RawValue>> = None;
+        let mut problem: Option<String> = None;
+
+        fn dup(problem: &mut Option<String>, key: &str) {
+            problem.get_or_insert_with(|| format!("duplicate `{key}` member"));
+        }
+
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "jsonrpc" => {
+                    let v = map.next_value::<Box<RawValue>>()?;
+                    if jsonrpc.replace(()).is_some() {
+                        dup(&mut problem, "jsonrpc");
+                    } else if v.get() != "\"2.0\"" {
+                        problem.get_or_insert_with(|| {
+                            format!("`jsonrpc` must be \"2.0\" (found {})", v.get())
+                        });
+                    }
+                }
+                "id" => match map.next_value::<Box<RawValue>>() {
+                    Ok(raw) => match serde_json::from_str::<IdMember>(raw.get()) {
+                        Ok(v) => {
+                            if id.replace(v).is_some() {
+                                dup(&mut problem, "id");
+                            }
+                        }
+                        Err(_) => {
+                            problem.get_or_insert_with(|| {
+                                format!("`id` must be a string or an integer (found {})", raw.get())
+                            });
+                            if id.replace(IdMember::Null).is_some() {
+                                dup(&mut problem, "id");
+                            }
+                        }
+                    },
+                    Err(e) => return Err(e),
+                },
+                "method" => {
+                    let raw = map.next_value::<Box<RawValue>>()?;
+                    match serde_json::from_str::<String>(raw.get()) {
+                        Ok(m) => {
+                            if method.replace(m).is_some() {
+                                dup(&mut problem, "method");
+                            }
+                        }
+                        Err(_) => {
+                            problem.get_or_insert_with(|| {
+                                format!("`method` must be a string (found {})", raw.get())
+                            });
+                        }
+                    }
+                }
+                "params" => {
+                    if params.replace(map.next_value()?).is_some() {
+                        dup(&mut problem, "params");
+                    }
+                }
+                "result" => {
+                    if result.replace(map.next_value()?).is_some() {
+                        dup(&mut problem, "result");
+                    }
+                }
+                "error" => {
+                    if error.replace(map.next_value()?).is_some() {
+                        dup(&mut problem, "error");
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+
+        Ok(build_message(
+            jsonrpc, id, method, params, result, error, problem,
+        ))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Err(EnvelopeError::invalid("a batch is not allowed here")))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Err(EnvelopeError::invalid(
+            "a JSON-RPC message must be an object",
+        )))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        self.visit_bool(false)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        self.visit_bool(false)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        self.visit_bool(false)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        self.visit_bool(false)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_bool(false)
+    }
+}
+
+fn build_message(
+    jsonrpc: Option<()>,
+    id: Option<IdMember>,
+    method: Option<String>,
+    params: Option<Box<RawValue>>,
+    result: Option<Box<RawValue>>,
+    error: Option<Box<RawValue>>,
+    problem: Option<String>,
+) -> Result<Message, EnvelopeError> {
+    let known_id = match &id {
+        Some(IdMember::Id(id)) => Some(id.clone()),
+        _ => None,
+    };
+    let fail = |message: String| {
+        Err(EnvelopeError {
+            kind: EnvelopeErrorKind::InvalidRequest,
+            id: known_id.clone(),
+            message,
+        })
+    };
+    if let Some(problem) = problem {
+        return fail(format!("invalid request: {problem}"));
+    }
+    if jsonrpc.is_none() {
+        return fail("invalid request: missing `jsonrpc` member".into());
+    }
+    for raw in [&params, &result].into_iter().flatten() {
+        if nesting_exceeds(raw.get(), MAX_NESTING) {
+            return Err(EnvelopeError {
+                kind: EnvelopeErrorKind::Parse,
+                id: known_id,
+                message: format!("parse error: JSON nested deeper than {MAX_NESTING} levels"),
+            });
+        }
+    }
+    if let Some(params) = &params {
+        let first = params.get().as_bytes().first();
+        if !matches!(first, Some(b'{') | Some(b'[')) {
+            return fail("invalid request: `params` must be an object or an array".into());
+        }
+    }
+    match (method, result, error) {
+        (Some(method), None, None) => match id {
+            None => Ok(Message::Notification(Notification { method, params })),
+            Some(IdMember::Id(id)) => Ok(Message::Request(Request { id, method, params })),
+            Some(IdMember::Null) => fail("invalid request: a request id must not be null".into()),
+        },
+        (None, Some(result), None) => match id {
+            Some(IdMember::Id(id)) if params.is_none() => {
+                Ok(Message::Response(Response { id, result }))
+            }
+            Some(IdMember::Id(_)) => {
+                fail("invalid request: a response cannot carry `params`".into())
+            }
+            _ => fail("invalid request: a result response needs a string or integer `id`".into()),
+        },
+        (None, None, Some(error)) => {
+            let error: ErrorObject = match serde_json::from_str(error.get()) {
+                Ok(e) => e,
+                Err(e) => return fail(format!("invalid request: malformed `error` object: {e}")),
+            };
+            let id = match id {
+                Some(IdMember::Id(id)) => Some(id),
+                _ => None,
+            };
+            Ok(Message::Error(ErrorResponse { id, error }))
+        }
+        (None, Some(_), Some(_)) => {
+            fail("invalid request: a response cannot carry both `result` and `error`".into())
+        }
+        (Some(_), _, _) => {
+            fail("invalid request: a message cannot carry `method` with `result` or `error`".into())
+        }
+        (None, None, None) => {
+            fail("invalid request: the message has no `method`, `result` or `error`".into())
+        }
+    }
+}
+
+/// The deepest nesting of arrays and objects accepted in `params` or `result`: the same
+/// limit serde_json applies when it builds values, so a message the envelope accepts never
+/// fails later for its depth alone.
+pub const MAX_NESTING: usize = 127;
+
+/// Whether the JSON text `raw` (already known to be valid JSON) nests deeper than `limit`.
+/// serde_json skips raw values without a depth limit, so the envelope checks it itself; a
+/// linear scan that steps over strings.
+fn nesting_exceeds(raw: &str, limit: usize) -> bool {
+    let bytes = raw.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Serializes an outgoing request without building a `Value` tree.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_core::jsonrpc::{RequestId, WireRequest};
+///
+/// let req = WireRequest::new(RequestId::Number(1), "ping", None::<&()>);
+/// assert_eq!(serde_json::to_string(&req).unwrap(), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct WireRequest<'a, P: ?Sized> {
+    jsonrpc: JsonRpcVersion,
+    /// The request id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: &'a str,
+    /// The params, omitted when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<&'a P>,
+}
+
+impl<'a, P: ?Sized> WireRequest<'a, P> {
+    /// A request with the given id, method and params.
+    pub fn new(id: RequestId, method: &'a str, params: Option<&'a P>) -> Self {
+        WireRequest {
+            jsonrpc: JsonRpcVersion,
+            id,
+            method,
+            params,
+        }
+    }
+}
+
+/// Serializes an outgoing notification.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_core::jsonrpc::WireNotification;
+///
+/// let n = WireNotification::new("notifications/tools/list_changed", None::<&()>);
+/// assert_eq!(
+///     serde_json::to_string(&n).unwrap(),
+///     r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#
+/// );
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct WireNotification<'a, P: ?Sized> {
+    jsonrpc: JsonRpcVersion,
+    /// The method name.
+    pub method: &'a str,
+    /// The params, omitted when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<&'a P>,
+}
+
+impl<'a, P: ?Sized> WireNotification<'a, P> {
+    /// A notification with the given method and params.
+    pub fn new(method: &'a str, params: Option<&'a P>) -> Self {
+        WireNotification {
+            jsonrpc: JsonRpcVersion,
+            method,
+            params,
+        }
+    }
+}
+
+/// Serializes an outgoing successful response.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_core::jsonrpc::{RequestId, WireResponse};
+///
+/// let (id, result) = (RequestId::from("a"), serde_json::json!({}));
+/// let r = WireResponse::new(&id, &result);
+/// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct WireResponse<'a, R: ?Sized> {
+    jsonrpc: JsonRpcVersion,
+    /// The id of the request answered.
+    pub id: &'a RequestId,
+    /// The result.
+    pub result: &'a R,
+}
+
+impl<'a, R: ?Sized> WireResponse<'a, R> {
+    /// A response to `id` carrying `result`.
+    pub fn new(id: &'a RequestId, result: &'a R) -> Self {
+        WireResponse {
+            jsonrpc: JsonRpcVersion,
+            id,
+            result,
+        }
+    }
+}
+
+/// Serializes an outgoing error response. `id` is `null` when the request's id is unknown.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_core::error::{ErrorCode, ErrorObject};
+/// use mcp_core::jsonrpc::WireErrorResponse;
+///
+/// let e = ErrorObject::new(ErrorCode::PARSE_ERROR, "parse error");
+/// assert_eq!(
+///     serde_json::to_string(&WireErrorResponse::new(None, &e)).unwrap(),
+///     r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#
+/// );
+/// ```
+#[derive(Debug, Clone, Serialize)]
+pub struct WireErrorResponse<'a> {
+    jsonrpc: JsonRpcVersion,
+    /// The id of the request answered, or `null`.
+    pub id: Option<&'a RequestId>,
+    /// The error.
+    pub error: &'a ErrorObject,
+}
+
+impl<'a> WireErrorResponse<'a> {
+    /// An error response to `id` (or to an unknown id).
+    pub fn new(id: Option<&'a RequestId>, error: &'a ErrorObject) -> Self {
+        WireErrorResponse {
+            jsonrpc: JsonRpcVersion,
+            id,
+            error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(bytes: &str) -> Message {
+        match parse(bytes.as_bytes()).unwrap() {
+            Incoming::Single(m) => m,
+            Incoming::Batch(_) => panic!("unexpected batch"),
+        }
+    }
+
+    fn err(bytes: &str) -> EnvelopeError {
+        parse(bytes.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn classifies_the_four_message_kinds() {
+        let Message::Request(r) =
+            single(r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.id, RequestId::from("x"));
+        assert_eq!(r.params.unwrap().get(), r#"{"name":"a"}"#);
+
+        let Message::Notification(n) =
+            single(r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(n.method, "notifications/initialized");
+
+        let Message::Response(r) = single(r#"{"jsonrpc":"2.0","id":3,"result":{"a":[1,2]}}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.id, RequestId::Number(3));
+        assert_eq!(r.result.get(), r#"{"a":[1,2]}"#);
+
+        let Message::Error(e) =
+            single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(e.id, None);
+        assert_eq!(e.error.code, ErrorCode::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn parse_errors_are_told_from_invalid_requests() {
+        for bad in [
+            "",
+            "garbage",
+            "{",
+            r#"{"jsonrpc":"2.0","id":1,"method":"x""#,
+            "[",
+            "{sds}",
+        ] {
+            assert_eq!(err(bad).kind, EnvelopeErrorKind::Parse, "{bad:?}");
+            assert_eq!(err(bad).code(), ErrorCode::PARSE_ERROR);
+        }
+        // A structural problem early in the input must not hide a later syntax error.
+        assert_eq!(
+            err(r#"{"jsonrpc":"1.0","id":1,"method": }"#).kind,
+            EnvelopeErrorKind::Parse
+        );
+        for bad in [
+            "{}",
+            "[]",
+            "1",
+            "\"str\"",
+            "null",
+            r#"{"id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":2.0,"id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"str"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+        ] {
+            assert_eq!(err(bad).kind, EnvelopeErrorKind::InvalidRequest, "{bad}");
+            assert_eq!(err(bad).code(), ErrorCode::INVALID_REQUEST);
+        }
+    }
+
+    #[test]
+    fn duplicate_envelope_keys_are_rejected_without_picking_a_winner() {
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{},"params":{}}"#,
+        ] {
+            let e = err(bad);
+            assert_eq!(e.kind, EnvelopeErrorKind::InvalidRequest, "{bad}");
+            assert!(e.message.contains("duplicate"), "{}", e.message);
+        }
+        // Look-alike keys are not the envelope keys; they are ignored.
+        let Message::Request(r) =
+            single(r#"{"jsonrpc":"2.0","id":1,"method":"a","Method":"b","method\u0000":"c"}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(r.method, "a");
+    }
+
+    #[test]
+    fn invalid_requests_echo_the_id_when_it_can_be_read() {
+        assert_eq!(
+            err(r#"{"jsonrpc":"1.0","id":42,"method":"x"}"#).id,
+            Some(RequestId::Number(42))
+        );
+        assert_eq!(
+            err(r#"{"id":"k","method":"x"}"#).id,
+            Some(RequestId::from("k"))
+        );
+        assert_eq!(err("garbage").id, None);
+    }
+
+    #[test]
+    fn batches_are_reported_element_by_element() {
+        let Incoming::Batch(items) = parse(
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, 5, {"jsonrpc":"2.0","method":"n"}]"#,
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(items.len(), 3);
+        assert!(matches!(items[0], Ok(Message::Request(_))));
+        assert_eq!(
+            items[1].as_ref().unwrap_err().kind,
+            EnvelopeErrorKind::InvalidRequest
+        );
+        assert!(matches!(items[2], Ok(Message::Notification(_))));
+        assert_eq!(err("[]").kind, EnvelopeErrorKind::InvalidRequest);
+        assert_eq!(err("[1,").kind, EnvelopeErrorKind::Parse);
+        assert_eq!(
+            parse_message(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)
+                .unwrap_err()
+                .kind,
+            EnvelopeErrorKind::InvalidRequest
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"a":{}{}}}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let e = err(&deep);
+        assert_eq!(e.kind, EnvelopeErrorKind::Parse);
+        assert_eq!(e.id, Some(RequestId::Number(1)));
+        let at_limit = |depth: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"s":"[[[{{\"]]","a":{}{}}}}}"#,
+                "[".repeat(depth - 1),
+                "]".repeat(depth - 1)
+            )
+        };
+        // `params` itself is one level; brackets inside strings do not count.
+        assert!(parse(at_limit(MAX_NESTING).as_bytes()).is_ok());
+        assert_eq!(
+            err(&at_limit(MAX_NESTING + 1)).kind,
+            EnvelopeErrorKind::Parse
+        );
+        let Message::Request(r) = single(&at_limit(MAX_NESTING)) else {
+            panic!()
+        };
+        assert!(serde_json::from_str::<serde_json::Value>(r.params.unwrap().get()).is_ok());
+    }
+
+    #[test]
+    fn request_ids_are_strings_or_integers() {
+        assert_eq!(
+            serde_json::from_str::<RequestId>("-5").unwrap(),
+            RequestId::Number(-5)
+        );
+        assert_eq!(
+            serde_json::from_str::<RequestId>("\"a\"").unwrap(),
+            RequestId::from("a")
+        );
+        for bad in ["null", "1.5", "true", "[]", "18446744073709551615"] {
+            assert!(serde_json::from_str::<RequestId>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn outgoing_messages_serialize_compactly() {
+        let params = serde_json::json!({"progressToken": "t", "progress": 1});
+        let n = WireNotification::new("notifications/progress", Some(&params));
+        assert_eq!(
+            serde_json::to_string(&n).unwrap(),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"t"}}"#
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! Protocol revisions, their eras, and version negotiation.
+//!
+//! MCP names its revisions by date. The three 2025 revisions form the *legacy era*
+//! (an `initialize` handshake, sessions, server-to-client requests); the 2026-07-28
+//! revision starts the *modern era* (stateless: every request carries its protocol
+//! version and client capabilities in `_meta`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// One revision of the Model Context Protocol.
+///
+/// Variants are ordered by release date, so `a < b` means `a` is older.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_core::{Era, ProtocolVersion};
+///
+/// let v: ProtocolVersion = "2025-06-18".parse().unwrap();
+/// assert_eq!(v.era(), Era::Legacy);
+/// assert!(v < ProtocolVersion::V2026_07_28);
+/// assert_eq!(v.as_str(), "2025-06-18");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ProtocolVersion {
+    /// `2025-03-26`: Streamable HTTP, JSON-RPC batches, tool annotations.
+    V2025_03_26,
+    /// `2025-06-18`: structured tool output, elicitation, no batches.
+    V2025_06_18,
+    /// `2025-11-25`: URL elicitation, icons, tasks, sampling with tools.
+    V2025_11_25,
+    /// `2026-07-28`: the stateless revision (`server/discover`, per-request `_meta`, MRTR).
+    V2026_07_28,
+}
+
+/// The two families of protocol revisions, which differ in their whole interaction model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2025 revisions: `initialize`, capability negotiation once per session, sessions over
+    /// HTTP, server-to-client requests.
+    Legacy,
+    /// 2026-07-28 and later: no handshake; each request carries its version and the client's
+    /// capabilities, `server/discover`, multi round-trip requests.
+    Modern,
+}
+
+impl ProtocolVersion {
+    /// Every revision this crate models, oldest first.
+    pub const ALL: [ProtocolVersion; 4] = [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ];
+
+    /// The legacy-era revisions, oldest first.
+    pub const LEGACY: [ProtocolVersion; 3] = [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
+    /// The modern-era revisions, oldest first.
+    pub const MODERN: [ProtocolVersion; 1] = [ProtocolVersion::V2026_07_28];
+
+    /// The newest legacy revision: what a server offers to an `initialize` naming a version
+    /// it does not know.
+    pub const LATEST_LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
+
+    /// The newest revision of all.
+    pub const LATEST: ProtocolVersion = ProtocolVersion::V2026_07_28;
+
+    /// The revision an HTTP server assumes when a legacy request has no
+    /// `MCP-Protocol-Version` header (spec 2025-06-18, "Protocol Version Header").
+    pub const HTTP_DEFAULT: ProtocolVersion = ProtocolVersion::V2025_03_26;
+
+    /// The date string of this revision, as it appears on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2025_03_26 => "2025-03-26",
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// The era this revision belongs to.
+    pub const fn era(self) -> Era {
+        match self {
+            ProtocolVersion::V2026_07_28 => Era::Modern,
+            _ => Era::Legacy,
+        }
+    }
+
+    /// Whether JSON-RPC batches (top-level arrays) are part of this revision.
+    ///
+    /// Only 2025-03-26 has them; 2025-06-18 removed them.
+    pub const fn allows_batches(self) -> bool {
+        matches!(self, ProtocolVersion::V2025_03_26)
+    }
+
+    /// Whether `structuredContent` and `outputSchema` may describe any JSON value
+    /// (2026-07-28) or only an object (2025-06-18 and 2025-11-25).
+    pub const fn structured_content_any_value(self) -> bool {
+        matches!(self.era(), Era::Modern)
+    }
+
+    /// Whether this revision has structured tool output at all (`structuredContent`,
+    /// `outputSchema`); 2025-03-26 does not.
+    pub const fn has_structured_content(self) -> bool {
+        !matches!(self, ProtocolVersion::V2025_03_26)
+    }
+
+    /// Legacy version negotiation: the version a server answers to an `initialize` request
+    /// that asked for `requested`.
+    ///
+    /// The spec's rule: if the server supports the requested version it MUST respond with the
+    /// same version; otherwise it responds with another version it supports, which SHOULD be
+    /// its latest. It never fails; the client decides whether to go on. A request for a
+    /// modern-era version through `initialize` cannot be honoured (that era has no
+    /// `initialize`), so it is answered with the latest legacy version too.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_core::ProtocolVersion;
+    ///
+    /// assert_eq!(ProtocolVersion::negotiate_legacy("2025-06-18"), ProtocolVersion::V2025_06_18);
+    /// assert_eq!(ProtocolVersion::negotiate_legacy("2024-11-05"), ProtocolVersion::V2025_11_25);
+    /// assert_eq!(ProtocolVersion::negotiate_legacy("garbage"), ProtocolVersion::V2025_11_25);
+    /// ```
+    pub fn negotiate_legacy(requested: &str) -> ProtocolVersion {
+        match requested.parse::<ProtocolVersion>() {
+            Ok(v) if v.era() == Era::Legacy => v,
+            _ => ProtocolVersion::LATEST_LEGACY,
+        }
+    }
+
+    /// [`negotiate_legacy`](Self::negotiate_legacy) restricted to the versions a server was
+    /// configured to support (`supported`, any order). Falls back to the newest legacy entry
+    /// of `supported`, or to [`LATEST_LEGACY`](Self::LATEST_LEGACY) if it has none.
+    pub fn negotiate_legacy_among(
+        requested: &str,
+        supported: &[ProtocolVersion],
+    ) -> ProtocolVersion {
+        if let Ok(v) = requested.parse::<ProtocolVersion>()
+            && v.era() == Era::Legacy
+            && supported.contains(&v)
+        {
+            return v;
+        }
+        supported
+            .iter()
+            .copied()
+            .filter(|v| v.era() == Era::Legacy)
+            .max()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY)
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A protocol version string that names no revision this crate knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol version `{0}`")]
+pub struct UnknownProtocolVersion(pub String);
+
+impl FromStr for ProtocolVersion {
+    type Err = UnknownProtocolVersion;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProtocolVersion::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| UnknownProtocolVersion(s.to_owned()))
+    }
+}
+
+impl Serialize for ProtocolVersion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ProtocolVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_round_trip_and_order_by_date() {
+        let mut sorted = ProtocolVersion::ALL.map(|v| v.as_str());
+        sorted.sort_unstable();
+        assert_eq!(sorted, ProtocolVersion::ALL.map(|v| v.as_str()));
+        for v in ProtocolVersion::ALL {
+            assert_eq!(v.as_str().parse::<ProtocolVersion>(), Ok(v));
+            assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{v}\""));
+        }
+        assert!("2025-11-25 ".parse::<ProtocolVersion>().is_err());
+    }
+
+    #[test]
+    fn eras_and_features() {
+        assert!(
+            ProtocolVersion::LEGACY
+                .iter()
+                .all(|v| v.era() == Era::Legacy)
+        );
+        assert!(
+            ProtocolVersion::MODERN
+                .iter()
+                .all(|v| v.era() == Era::Modern)
+        );
+        assert!(ProtocolVersion::V2025_03_26.allows_batches());
+        assert!(!ProtocolVersion::V2025_06_18.allows_batches());
+        assert!(!ProtocolVersion::V2025_03_26.has_structured_content());
+        assert!(!ProtocolVersion::V2025_11_25.structured_content_any_value());
+        assert!(ProtocolVersion::V2026_07_28.structured_content_any_value());
+    }
+
+    #[test]
+    fn legacy_negotiation_never_fails_and_never_picks_modern() {
+        for v in ProtocolVersion::LEGACY {
+            assert_eq!(ProtocolVersion::negotiate_legacy(v.as_str()), v);
+        }
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy("2026-07-28"),
+            ProtocolVersion::LATEST_LEGACY
+        );
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy_among(
+                "2025-11-25",
+                &[ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_06_18]
+            ),
+            ProtocolVersion::V2025_06_18
+        );
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy_among("2025-03-26", &[ProtocolVersion::V2026_07_28]),
+            ProtocolVersion::LATEST_LEGACY
+        );
+    }
+}

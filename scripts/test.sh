@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The project's one test command: what the README names and what CI runs.
+# It needs only the Rust toolchain; later stages install their own tools (pinned) first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (all targets, all features, warnings are errors)"
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+
+step "cargo test (unit, integration and doc tests)"
+cargo test --workspace --all-features
+
+step "cargo doc (warnings are errors)"
+RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
+
+step "all checks passed"

@@ -1,0 +1,569 @@
+//! [`Context`]: what a handler can do besides computing its result — report progress, log
+//! to the client, notice cancellation, and ask the client for input (elicitation, sampling,
+//! roots) with one API for both protocol eras.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{RequestId, WireNotification};
+use mcp_core::types::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
+    ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
+    Implementation, InputRequest, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams,
+    ProgressNotificationParams, ProgressToken, Root,
+};
+use mcp_core::{Era, ProtocolVersion};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::session::LegacySession;
+use crate::engine::sink::Sink;
+use crate::server::Server;
+
+/// Why a request to the client did not produce an answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContextError {
+    /// The client did not declare the capability this needs. In the modern era the request
+    /// also ends with -32021 naming the capability, whatever the handler returns.
+    #[error("the client does not support {0}")]
+    CapabilityMissing(&'static str),
+    /// The client answered with a JSON-RPC error.
+    #[error("the client answered with an error: {0}")]
+    Client(ErrorObject),
+    /// The client's answer does not have the expected shape.
+    #[error("the client's answer is invalid: {0}")]
+    InvalidResponse(String),
+    /// The connection to the client is gone.
+    #[error("the client is no longer connected")]
+    Disconnected,
+    /// The client did not answer in time.
+    #[error("the client did not answer in time")]
+    Timeout,
+    /// The schema for a typed elicitation is not a flat object of primitive fields.
+    #[error("cannot elicit this type: {0}")]
+    UnsupportedSchema(String),
+}
+
+/// The outcome of a typed elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form; here is its content.
+    Accept(T),
+    /// The user refused.
+    Decline,
+    /// The user dismissed the request.
+    Cancel,
+}
+
+/// How a request ended other than by its handler's value, decided by the context.
+#[derive(Debug, Clone)]
+pub(crate) enum Override {
+    /// A protocol error replaces the result.
+    Error(ErrorObject),
+}
+
+/// The state of one multi round-trip request (modern era).
+#[derive(Debug, Default)]
+pub(crate) struct Mrtr {
+    /// Answers so far: earlier rounds (from the sealed state) and this round's
+    /// `inputResponses`.
+    pub(crate) responses: BTreeMap<String, Value>,
+    /// Input requests this round could not answer.
+    pub(crate) pending: BTreeMap<String, InputRequest>,
+    /// Counts input requests in execution order, for automatic keys.
+    pub(crate) next_key: usize,
+    /// The handler's own state, carried between rounds.
+    pub(crate) user_state: Option<Value>,
+}
+
+pub(crate) struct RequestCtx {
+    pub(crate) id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    /// Modern era: the level from `_meta.logLevel` (absent: no logs). Legacy: unused; the
+    /// session's level applies.
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) sink: Sink,
+    pub(crate) session: Option<Arc<LegacySession>>,
+    pub(crate) server: Server,
+    pub(crate) last_progress: Mutex<Option<f64>>,
+    pub(crate) mrtr: Option<Mutex<Mrtr>>,
+    pub(crate) outcome: Mutex<Option<Override>>,
+}
+
+/// The request a handler is serving, and its line back to the client.
+///
+/// Take it as a handler parameter (`ctx: Context`) and the macro passes it in; it is never
+/// part of the tool's input schema. Cloning is cheap.
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<RequestCtx>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("id", &self.inner.id)
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl Context {
+    /// The id of the request being served.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The protocol revision of this request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The era of this request.
+    pub fn era(&self) -> Era {
+        self.inner.version.era()
+    }
+
+    /// What the client declared it can do (for this request in the modern era, for the
+    /// session in the legacy era).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The client's self-description, if it sent one.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_deref()
+    }
+
+    /// The server serving this request: its registry and shared state.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
+    /// Shared application state registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.server.state::<T>()
+    }
+
+    /// Whether the client asked for progress notifications about this request.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// Reports progress. Sent only when the client asked for progress (a `progressToken`),
+    /// and only when `progress` is larger than the last value sent: progress must strictly
+    /// increase.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.inner.progress_token else {
+            return;
+        };
+        if self.inner.cancel.is_cancelled() {
+            return;
+        }
+        {
+            let mut last = lock(&self.inner.last_progress);
+            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
+                tracing::debug!(progress, "progress did not increase; not sent");
+                return;
+            }
+            *last = Some(progress);
+        }
+        let mut params = ProgressNotificationParams::new(token.clone(), progress);
+        params.total = total;
+        params.message = message.map(str::to_owned);
+        self.notify("notifications/progress", &params).await;
+    }
+
+    /// Whether a log message at `level` would reach the client: in the legacy era the
+    /// session's `logging/setLevel` decides (all levels before one is set); in the modern era
+    /// only a request carrying `_meta.logLevel` gets logs.
+    pub fn log_enabled(&self, level: LoggingLevel) -> bool {
+        match self.inner.version.era() {
+            Era::Modern => self.inner.log_level.is_some_and(|min| level >= min),
+            Era::Legacy => match &self.inner.session {
+                Some(session) => session.log_enabled(level),
+                None => false,
+            },
+        }
+    }
+
+    /// Sends a log message (`notifications/message`) to the client, if its level is enabled.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        if !self.log_enabled(level) || self.inner.cancel.is_cancelled() {
+            return;
+        }
+        let data = match serde_json::to_value(data) {
+            Ok(v) => v,
+            Err(e) => Value::String(format!("log data does not serialize: {e}")),
+        };
+        let mut params = LoggingMessageNotificationParams::new(level, data);
+        params.logger = logger.map(str::to_owned);
+        self.notify("notifications/message", &params).await;
+    }
+
+    /// [`log`](Self::log) at `info` with a text message.
+    pub async fn info(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Info, None, message.into()).await;
+    }
+
+    /// [`log`](Self::log) at `debug` with a text message.
+    pub async fn debug(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Debug, None, message.into()).await;
+    }
+
+    /// [`log`](Self::log) at `warning` with a text message.
+    pub async fn warn(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Warning, None, message.into()).await;
+    }
+
+    /// [`log`](Self::log) at `error` with a text message.
+    pub async fn error(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Error, None, message.into()).await;
+    }
+
+    /// Whether the request was cancelled (by the client, a timeout, or a disconnect).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the request is cancelled; for `select!` in long-running handlers.
+    /// A cancelled handler's future is also dropped at its next await point, so most
+    /// handlers never need this.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await;
+    }
+
+    /// A token that fires when the request is cancelled, to hand to other tasks.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+
+    /// Asks the user to fill in a form whose fields are `T`'s (a flat struct of strings,
+    /// numbers, booleans and unit enums).
+    ///
+    /// # Errors
+    ///
+    /// See [`elicit_form`](Self::elicit_form); also [`ContextError::UnsupportedSchema`] when
+    /// `T` is not a flat object, and [`ContextError::InvalidResponse`] when the submitted
+    /// content does not deserialize into `T`.
+    pub async fn elicit<T: DeserializeOwned + schemars::JsonSchema>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ContextError> {
+        let schema = elicitation_schema::<T>()?;
+        let result = self
+            .elicit_form(ElicitRequestFormParams::new(message, schema))
+            .await?;
+        match result.action {
+            mcp_core::types::ElicitAction::Accept => {
+                let content = serde_json::to_value(result.content.unwrap_or_default())
+                    .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
+                serde_json::from_value(content)
+                    .map(Elicitation::Accept)
+                    .map_err(|e| ContextError::InvalidResponse(e.to_string()))
+            }
+            mcp_core::types::ElicitAction::Decline => Ok(Elicitation::Decline),
+            mcp_core::types::ElicitAction::Cancel => Ok(Elicitation::Cancel),
+        }
+    }
+
+    /// Asks the user to fill in a form (`elicitation/create`, form mode).
+    ///
+    /// Legacy era: sends the request to the client and waits for the answer. Modern era:
+    /// returns the answer from the request's `inputResponses` if the client already gave it;
+    /// otherwise the call ends with an `input_required` result asking for it, and the handler
+    /// runs again, from the start, when the client calls back with the answer.
+    ///
+    /// # Errors
+    ///
+    /// [`ContextError::CapabilityMissing`] when the client did not declare form elicitation
+    /// (modern era: the request then ends with -32021); transport and client failures.
+    pub async fn elicit_form(
+        &self,
+        params: ElicitRequestFormParams,
+    ) -> Result<ElicitResult, ContextError> {
+        self.input(None).elicit_form(params).await
+    }
+
+    /// Asks the user to visit a URL (`elicitation/create`, URL mode, 2025-11-25 and later).
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit_form`](Self::elicit_form), for URL-mode elicitation.
+    pub async fn elicit_url(
+        &self,
+        params: ElicitRequestURLParams,
+    ) -> Result<ElicitResult, ContextError> {
+        self.input(None).elicit_url(params).await
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit_form`](Self::elicit_form), for the sampling capability.
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ContextError> {
+        self.input(None).sample(params).await
+    }
+
+    /// Asks the client for its roots (`roots/list`).
+    ///
+    /// # Errors
+    ///
+    /// As [`elicit_form`](Self::elicit_form), for the roots capability.
+    pub async fn roots(&self) -> Result<Vec<Root>, ContextError> {
+        self.input(None).roots().await
+    }
+
+    /// Names the next input request: in the modern era `key` is its key in
+    /// `inputRequests`/`inputResponses` (otherwise keys are generated from the order of
+    /// requests: `elicitation-0`, `sampling-1`, …). In the legacy era the key is unused.
+    pub fn input(&self, key: Option<&str>) -> InputRequestBuilder<'_> {
+        InputRequestBuilder {
+            ctx: self,
+            key: key.map(str::to_owned),
+        }
+    }
+
+    /// The handler's own state from the previous round of this multi round-trip request
+    /// (modern era), as stored with [`set_request_state`](Self::set_request_state).
+    pub fn request_state<T: DeserializeOwned>(&self) -> Option<T> {
+        let mrtr = self.inner.mrtr.as_ref()?;
+        let state = lock(mrtr).user_state.clone()?;
+        serde_json::from_value(state).ok()
+    }
+
+    /// Stores state for the next round of this multi round-trip request (modern era). It
+    /// travels to the client sealed (authenticated, with an expiry) in `requestState` and
+    /// comes back only untampered. A no-op in the legacy era, where the handler simply keeps
+    /// running.
+    pub fn set_request_state(&self, state: impl Serialize) {
+        if let Some(mrtr) = &self.inner.mrtr {
+            lock(mrtr).user_state = serde_json::to_value(state).ok();
+        }
+    }
+
+    async fn notify<P: Serialize>(&self, method: &str, params: &P) {
+        let msg = WireNotification::new(method, Some(params));
+        match serde_json::to_string(&msg) {
+            Ok(text) => self.inner.sink.send(text).await,
+            Err(e) => tracing::warn!(error = %e, method, "notification does not serialize"),
+        }
+    }
+
+    fn fail_with(&self, error: ErrorObject) {
+        let mut outcome = lock(&self.inner.outcome);
+        if outcome.is_none() {
+            *outcome = Some(Override::Error(error));
+        }
+    }
+
+    pub(crate) fn take_override(&self) -> Option<Override> {
+        lock(&self.inner.outcome).take()
+    }
+
+    pub(crate) fn has_pending_inputs(&self) -> bool {
+        self.inner
+            .mrtr
+            .as_ref()
+            .is_some_and(|m| !lock(m).pending.is_empty())
+    }
+}
+
+/// Builds one input request to the client; see [`Context::input`].
+pub struct InputRequestBuilder<'a> {
+    ctx: &'a Context,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for InputRequestBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InputRequestBuilder")
+            .field("key", &self.key)
+            .finish()
+    }
+}
+
+impl InputRequestBuilder<'_> {
+    /// `elicitation/create` in form mode; see [`Context::elicit_form`].
+    ///
+    /// # Errors
+    ///
+    /// See [`Context::elicit_form`].
+    pub async fn elicit_form(
+        self,
+        params: ElicitRequestFormParams,
+    ) -> Result<ElicitResult, ContextError> {
+        if !self.ctx.client_capabilities().supports_elicitation_form() {
+            return Err(self.missing(
+                "elicitation",
+                serde_json::json!({"elicitation": {"form": {}}}),
+            ));
+        }
+        self.ask(
+            "elicitation",
+            ElicitRequestParams::Form(params).into_input(),
+        )
+        .await
+    }
+
+    /// `elicitation/create` in URL mode; see [`Context::elicit_url`].
+    ///
+    /// # Errors
+    ///
+    /// See [`Context::elicit_url`].
+    pub async fn elicit_url(
+        self,
+        params: ElicitRequestURLParams,
+    ) -> Result<ElicitResult, ContextError> {
+        if !self.ctx.client_capabilities().supports_elicitation_url() {
+            return Err(self.missing(
+                "URL elicitation",
+                serde_json::json!({"elicitation": {"url": {}}}),
+            ));
+        }
+        self.ask("elicitation", ElicitRequestParams::Url(params).into_input())
+            .await
+    }
+
+    /// `sampling/createMessage`; see [`Context::sample`].
+    ///
+    /// # Errors
+    ///
+    /// See [`Context::sample`].
+    pub async fn sample(
+        self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ContextError> {
+        if !self.ctx.client_capabilities().supports_sampling() {
+            return Err(self.missing("sampling", serde_json::json!({"sampling": {}})));
+        }
+        self.ask("sampling", InputRequest::from(params)).await
+    }
+
+    /// `roots/list`; see [`Context::roots`].
+    ///
+    /// # Errors
+    ///
+    /// See [`Context::roots`].
+    pub async fn roots(self) -> Result<Vec<Root>, ContextError> {
+        if !self.ctx.client_capabilities().supports_roots() {
+            return Err(self.missing("roots", serde_json::json!({"roots": {}})));
+        }
+        let result: ListRootsResult = self.ask("roots", InputRequest::list_roots()).await?;
+        Ok(result.roots)
+    }
+
+    fn missing(&self, what: &'static str, required: Value) -> ContextError {
+        if self.ctx.era() == Era::Modern {
+            let required: ClientCapabilities = serde_json::from_value(required).unwrap_or_default();
+            self.ctx
+                .fail_with(ErrorObject::missing_required_client_capability(required));
+        }
+        ContextError::CapabilityMissing(what)
+    }
+
+    async fn ask<R: DeserializeOwned>(
+        self,
+        kind: &str,
+        request: InputRequest,
+    ) -> Result<R, ContextError> {
+        let ctx = self.ctx;
+        match ctx.era() {
+            Era::Legacy => {
+                let Some(session) = &ctx.inner.session else {
+                    return Err(ContextError::Disconnected);
+                };
+                let (method, params) = method_and_params(&request)?;
+                let value = session
+                    .request(method, params, &ctx.inner.sink, &ctx.inner.cancel)
+                    .await?;
+                serde_json::from_value(value)
+                    .map_err(|e| ContextError::InvalidResponse(e.to_string()))
+            }
+            Era::Modern => {
+                let Some(mrtr) = &ctx.inner.mrtr else {
+                    return Err(ContextError::Disconnected);
+                };
+                let answer = {
+                    let mut m = lock(mrtr);
+                    let key = match self.key {
+                        Some(k) => k,
+                        None => format!("{kind}-{}", m.next_key),
+                    };
+                    m.next_key += 1;
+                    let parsed = m
+                        .responses
+                        .get(&key)
+                        .and_then(|v| serde_json::from_value::<R>(v.clone()).ok());
+                    if parsed.is_none() {
+                        // Unanswered, or answered with the wrong shape: ask (again).
+                        m.responses.remove(&key);
+                        m.pending.insert(key, request);
+                    }
+                    parsed
+                };
+                match answer {
+                    Some(r) => Ok(r),
+                    // The engine sees the pending request when this future stays pending, and
+                    // ends the call with an `input_required` result; this future is then
+                    // dropped, never resumed.
+                    None => std::future::pending().await,
+                }
+            }
+        }
+    }
+}
+
+/// The method and params of an input request, to send it as a legacy request.
+fn method_and_params(request: &InputRequest) -> Result<(&'static str, Value), ContextError> {
+    let params = match request {
+        InputRequest::CreateMessage(r) => serde_json::to_value(&r.params),
+        InputRequest::Elicit(r) => serde_json::to_value(&r.params),
+        InputRequest::ListRoots(r) => serde_json::to_value(&r.params),
+    }
+    .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
+    let params = if params.is_null() {
+        serde_json::json!({})
+    } else {
+        params
+    };
+    Ok((request.method(), params))
+}
+
+trait IntoInputRequest {
+    fn into_input(self) -> InputRequest;
+}
+
+impl IntoInputRequest for ElicitRequestParams {
+    fn into_input(self) -> InputRequest {
+        InputRequest::from(self)
+    }
+}
+
+/// The form schema for `T`: schemars' schema of `T`, which must be a flat object of
+/// primitive fields.
+fn elicitation_schema<T: schemars::JsonSchema>() -> Result<ElicitRequestedSchema, ContextError> {
+    let schema = crate::schema::input_schema_for::<T>();
+    serde_json::from_value(Value::Object(schema))
+        .map_err(|e| ContextError::UnsupportedSchema(e.to_string()))
+}

@@ -1,0 +1,230 @@
+//! Sealing of the 2026 `requestState`: what a multi round-trip request carries between
+//! rounds travels through the client, so it is authenticated (HMAC-SHA256), bound to the
+//! server, the method and the primitive it was issued for, and it expires.
+//!
+//! Format: `base64url(payload JSON) "." base64url(tag)`, the tag over the payload bytes with
+//! the first key of the key ring; every key of the ring is accepted when opening, so keys can
+//! be rotated and several instances behind a load balancer can share them.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::Sha256;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The shortest key accepted, in bytes.
+pub const MIN_KEY_LEN: usize = 32;
+
+/// What a sealed `requestState` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct StatePayload {
+    /// Audience: the server's name.
+    pub(crate) aud: String,
+    /// The method (`tools/call`, `prompts/get`, `resources/read`).
+    pub(crate) m: String,
+    /// The tool or prompt name, or the resource URI.
+    pub(crate) n: String,
+    /// Expiry, seconds since the Unix epoch.
+    pub(crate) exp: u64,
+    /// Answers collected in earlier rounds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) r: BTreeMap<String, Value>,
+    /// The handler's own state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) s: Option<Value>,
+}
+
+/// Seals and opens `requestState` values.
+#[derive(Clone)]
+pub(crate) struct Sealer {
+    keys: Vec<Vec<u8>>,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Sealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sealer")
+            .field("keys", &self.keys.len())
+            .field("ttl", &self.ttl)
+            .finish()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Sealer {
+    /// A sealer with this key ring (the first key seals) and time to live.
+    pub(crate) fn new(keys: Vec<Vec<u8>>, ttl: Duration) -> Sealer {
+        Sealer { keys, ttl }
+    }
+
+    /// A fresh random 32-byte key from the OS CSPRNG.
+    pub(crate) fn random_key() -> Vec<u8> {
+        let mut key = vec![0u8; MIN_KEY_LEN];
+        if getrandom::fill(&mut key).is_err() {
+            // Without OS randomness there is no safe key; an all-zero key would be forgeable,
+            // so fall back to something unguessable from this process's view of time and
+            // address space, and say so.
+            tracing::error!("the OS random number generator failed; requestState keys are weak");
+            let seed = format!("{:?}{:p}", SystemTime::now(), &key);
+            let digest = <Sha256 as sha2::Digest>::digest(seed.as_bytes());
+            key.copy_from_slice(&digest);
+        }
+        key
+    }
+
+    fn mac(key: &[u8], data: &[u8]) -> Option<HmacSha256> {
+        let mut mac = HmacSha256::new_from_slice(key).ok()?;
+        mac.update(data);
+        Some(mac)
+    }
+
+    /// Seals a payload for `method` on `name`, with the expiry set from now.
+    pub(crate) fn seal(
+        &self,
+        audience: &str,
+        method: &str,
+        name: &str,
+        responses: BTreeMap<String, Value>,
+        state: Option<Value>,
+    ) -> Option<String> {
+        let payload = StatePayload {
+            aud: audience.to_owned(),
+            m: method.to_owned(),
+            n: name.to_owned(),
+            exp: now().saturating_add(self.ttl.as_secs()),
+            r: responses,
+            s: state,
+        };
+        let json = serde_json::to_vec(&payload).ok()?;
+        let tag = Self::mac(self.keys.first()?, &json)?
+            .finalize()
+            .into_bytes();
+        Some(format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&json),
+            URL_SAFE_NO_PAD.encode(tag)
+        ))
+    }
+
+    /// Opens a sealed state issued by this server for `method` on `name`. Any failure —
+    /// malformed, forged, for another server, method or primitive, or expired — is `None`:
+    /// the caller answers them all alike.
+    pub(crate) fn open(
+        &self,
+        sealed: &str,
+        audience: &str,
+        method: &str,
+        name: &str,
+    ) -> Option<StatePayload> {
+        let (body, tag) = sealed.split_once('.')?;
+        let json = URL_SAFE_NO_PAD.decode(body).ok()?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).ok()?;
+        // `verify_slice` compares in constant time.
+        let authentic = self
+            .keys
+            .iter()
+            .any(|key| Self::mac(key, &json).is_some_and(|m| m.verify_slice(&tag).is_ok()));
+        if !authentic {
+            return None;
+        }
+        let payload: StatePayload = serde_json::from_slice(&json).ok()?;
+        (payload.aud == audience
+            && payload.m == method
+            && payload.n == name
+            && payload.exp >= now())
+        .then_some(payload)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sealer(key: u8) -> Sealer {
+        Sealer::new(vec![vec![key; 32]], Duration::from_secs(600))
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_where_it_was_issued() {
+        let s = sealer(1);
+        let mut r = BTreeMap::new();
+        r.insert(
+            "user_name".to_owned(),
+            serde_json::json!({"action": "accept"}),
+        );
+        let sealed = s
+            .seal(
+                "srv",
+                "tools/call",
+                "t",
+                r.clone(),
+                Some(serde_json::json!("x")),
+            )
+            .unwrap();
+        let opened = s.open(&sealed, "srv", "tools/call", "t").unwrap();
+        assert_eq!(opened.r, r);
+        assert_eq!(opened.s, Some(serde_json::json!("x")));
+
+        assert!(s.open(&sealed, "other", "tools/call", "t").is_none());
+        assert!(s.open(&sealed, "srv", "prompts/get", "t").is_none());
+        assert!(s.open(&sealed, "srv", "tools/call", "u").is_none());
+        assert!(sealer(2).open(&sealed, "srv", "tools/call", "t").is_none());
+        assert!(s.open("garbage", "srv", "tools/call", "t").is_none());
+        assert!(s.open("", "srv", "tools/call", "t").is_none());
+
+        // Flip one character of the payload: the tag no longer matches.
+        let (body, tag) = sealed.split_once('.').unwrap();
+        let mut bytes = body.as_bytes().to_vec();
+        bytes[3] = if bytes[3] == b'A' { b'B' } else { b'A' };
+        let tampered = format!("{}.{tag}", String::from_utf8(bytes).unwrap());
+        assert!(s.open(&tampered, "srv", "tools/call", "t").is_none());
+    }
+
+    #[test]
+    fn rotated_keys_still_open_and_expired_states_do_not() {
+        let old = sealer(1);
+        let sealed = old
+            .seal("srv", "tools/call", "t", BTreeMap::new(), None)
+            .unwrap();
+        let ring = Sealer::new(vec![vec![2; 32], vec![1; 32]], Duration::from_secs(600));
+        assert!(ring.open(&sealed, "srv", "tools/call", "t").is_some());
+
+        let expired = Sealer::new(vec![vec![1; 32]], Duration::ZERO);
+        let payload = StatePayload {
+            aud: "srv".into(),
+            m: "tools/call".into(),
+            n: "t".into(),
+            exp: now() - 1,
+            r: BTreeMap::new(),
+            s: None,
+        };
+        let json = serde_json::to_vec(&payload).unwrap();
+        let tag = Sealer::mac(&[1; 32], &json)
+            .unwrap()
+            .finalize()
+            .into_bytes();
+        let sealed = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&json),
+            URL_SAFE_NO_PAD.encode(tag)
+        );
+        assert!(expired.open(&sealed, "srv", "tools/call", "t").is_none());
+    }
+
+    #[test]
+    fn random_keys_differ() {
+        assert_ne!(Sealer::random_key(), Sealer::random_key());
+        assert_eq!(Sealer::random_key().len(), MIN_KEY_LEN);
+    }
+}

@@ -1,0 +1,247 @@
+//! Per-connection state: the era a connection speaks, the requests in flight (for
+//! cancellation), and for the legacy era the session — negotiated version, client
+//! capabilities, log level, resource subscriptions, and the server-to-client requests
+//! awaiting an answer.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::ProtocolVersion;
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{RequestId, WireRequest};
+use mcp_core::types::{ClientCapabilities, Implementation, LoggingLevel};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::ContextError;
+use crate::engine::sink::Sink;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// What a legacy client told us in `initialize`.
+#[derive(Debug, Clone)]
+pub(crate) struct Negotiated {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+}
+
+/// A legacy-era session.
+#[derive(Debug)]
+pub(crate) struct LegacySession {
+    negotiated: Mutex<Option<Negotiated>>,
+    /// 0: `logging/setLevel` never called (everything is sent); otherwise level index + 1.
+    log_level: AtomicU8,
+    subscriptions: Mutex<HashSet<String>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    next_id: AtomicI64,
+    closed: CancellationToken,
+    request_timeout: Duration,
+}
+
+impl LegacySession {
+    pub(crate) fn new(request_timeout: Duration) -> LegacySession {
+        LegacySession {
+            negotiated: Mutex::new(None),
+            log_level: AtomicU8::new(0),
+            subscriptions: Mutex::new(HashSet::new()),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(0),
+            closed: CancellationToken::new(),
+            request_timeout,
+        }
+    }
+
+    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+        lock(&self.negotiated).clone()
+    }
+
+    /// Records the outcome of `initialize`; false if the session was already initialized.
+    pub(crate) fn initialize(&self, negotiated: Negotiated) -> bool {
+        let mut slot = lock(&self.negotiated);
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(negotiated);
+        true
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        let index = LoggingLevel::ALL
+            .iter()
+            .position(|l| *l == level)
+            .unwrap_or(0);
+        self.log_level
+            .store(u8::try_from(index + 1).unwrap_or(1), Ordering::Relaxed);
+    }
+
+    pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
+        match self.log_level.load(Ordering::Relaxed) {
+            0 => true,
+            n => LoggingLevel::ALL
+                .get(usize::from(n - 1))
+                .is_none_or(|min| level >= *min),
+        }
+    }
+
+    pub(crate) fn subscribe(&self, uri: &str) {
+        lock(&self.subscriptions).insert(uri.to_owned());
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Sends a request to the client over `sink` and waits for its answer, the request's
+    /// cancellation, the session's end, or the timeout.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        sink: &Sink,
+        cancel: &CancellationToken,
+    ) -> Result<Value, ContextError> {
+        if !sink.is_connected() {
+            return Err(ContextError::Disconnected);
+        }
+        let id = RequestId::String(format!(
+            "mcp-server-{}",
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let text = serde_json::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
+            .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
+        sink.send(text).await;
+        let outcome = tokio::select! {
+            r = rx => match r {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(e)) => Err(ContextError::Client(e)),
+                Err(_) => Err(ContextError::Disconnected),
+            },
+            () = cancel.cancelled() => Err(ContextError::Disconnected),
+            () = self.closed.cancelled() => Err(ContextError::Disconnected),
+            () = tokio::time::sleep(self.request_timeout) => Err(ContextError::Timeout),
+        };
+        lock(&self.pending).remove(&id);
+        outcome
+    }
+
+    /// Routes a client's response to the request waiting for it; false if none is.
+    pub(crate) fn complete(&self, id: &RequestId, result: Result<Value, ErrorObject>) -> bool {
+        match lock(&self.pending).remove(id) {
+            Some(tx) => tx.send(result).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Ends the session: every request waiting for the client fails.
+    pub(crate) fn close(&self) {
+        self.closed.cancel();
+        lock(&self.pending).clear();
+    }
+}
+
+/// The era of a connection, decided by its opening exchange.
+#[derive(Debug, Clone)]
+pub(crate) enum ConnectionEra {
+    Undecided,
+    Legacy(Arc<LegacySession>),
+    Modern,
+}
+
+/// One client connection: a stdio process, or an HTTP legacy session.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    era: Mutex<ConnectionEra>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Where messages not tied to a request go (list changes, resource updates).
+    pub(crate) sink: Mutex<Sink>,
+    request_timeout: Duration,
+}
+
+impl Connection {
+    pub(crate) fn new(sink: Sink, request_timeout: Duration) -> Connection {
+        Connection {
+            era: Mutex::new(ConnectionEra::Undecided),
+            in_flight: Mutex::new(HashMap::new()),
+            sink: Mutex::new(sink),
+            request_timeout,
+        }
+    }
+
+    pub(crate) fn era(&self) -> ConnectionEra {
+        lock(&self.era).clone()
+    }
+
+    /// Fixes the era on the first request that decides it; returns the era in force.
+    pub(crate) fn decide(&self, modern: bool) -> ConnectionEra {
+        let mut era = lock(&self.era);
+        if matches!(*era, ConnectionEra::Undecided) {
+            *era = if modern {
+                ConnectionEra::Modern
+            } else {
+                ConnectionEra::Legacy(Arc::new(LegacySession::new(self.request_timeout)))
+            };
+        }
+        era.clone()
+    }
+
+    pub(crate) fn session(&self) -> Option<Arc<LegacySession>> {
+        match &*lock(&self.era) {
+            ConnectionEra::Legacy(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn sink(&self) -> Sink {
+        lock(&self.sink).clone()
+    }
+
+    /// Registers a request in flight; `None` if a request with this id is already in flight
+    /// (ids must be unique among a client's outstanding requests).
+    pub(crate) fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
+        let mut in_flight = lock(&self.in_flight);
+        if in_flight.contains_key(id) {
+            return None;
+        }
+        let token = CancellationToken::new();
+        in_flight.insert(id.clone(), token.clone());
+        Some(token)
+    }
+
+    pub(crate) fn end(&self, id: &RequestId) {
+        lock(&self.in_flight).remove(id);
+    }
+
+    /// Cancels the request in flight with this id; false if there is none.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        match lock(&self.in_flight).get(id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// No more input will come from the client: requests waiting for a client answer fail,
+    /// requests in flight run to completion.
+    pub(crate) fn input_closed(&self) {
+        if let Some(session) = self.session() {
+            session.close();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Write [Model Context Protocol](https://modelcontextprotocol.io) servers in Rust.
+//!
+//! A server is a registry of tools, resources, prompts and completions, served to every
+//! client era in use: the 2025 revisions (an `initialize` handshake and sessions) and the
+//! stateless 2026-07-28 revision, from one registry, over stdio or Streamable HTTP.
+//!
+//! # A server in a few lines
+//!
+//! ```no_run
+//! use mcp_server::Server;
+//! use mcp_server::registry::tool_fn;
+//! use mcp_server::types::Tool;
+//!
+//! #[derive(serde::Deserialize)]
+//! struct EchoArgs { text: String }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder("echo", "1.0.0").build();
+//! let schema = serde_json::json!({
+//!     "type": "object",
+//!     "properties": {"text": {"type": "string"}},
+//!     "required": ["text"]
+//! });
+//! let mut tool = Tool::new("echo", schema.as_object().cloned().unwrap_or_default());
+//! tool.description = Some("Returns its input.".into());
+//! server.registry().add_tool(tool, tool_fn(|a: EchoArgs, _ctx| async move { a.text }), None)?;
+//! server.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The pieces
+//!
+//! - [`Server`] / [`ServerBuilder`]: identity, limits, timeouts, shared state.
+//! - [`registry`]: what the server offers; change it at run time and clients are told.
+//! - [`Context`]: progress, logging, cancellation, and elicitation / sampling / roots with
+//!   one API for both eras.
+//! - [`IntoToolResult`], [`IntoReadResult`], [`IntoPromptResult`], [`Json`]: what handlers
+//!   may return.
+//! - [`testing`]: an in-process client for `cargo test`.
+//! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
+
+pub mod context;
+mod engine;
+pub mod registry;
+mod result;
+pub mod schema;
+mod server;
+pub mod testing;
+mod transport;
+
+pub use context::{Context, ContextError, Elicitation};
+pub use mcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
+pub use result::{
+    HandlerError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
+    PromptError, ResourceError, ToolError,
+};
+pub use server::{KeyError, McpServer, Server, ServerBuilder};
+
+/// The items most servers use.
+pub mod prelude {
+    pub use crate::context::{Context, ContextError, Elicitation};
+    pub use crate::result::{Json, PromptError, ResourceError, ToolError};
+    pub use crate::server::{McpServer, Server};
+    pub use mcp_core::types::{
+        CallToolResult, ContentBlock, GetPromptResult, ImageContent, LoggingLevel, PromptMessage,
+        ReadResourceResult, Role, TextContent,
+    };
+}

@@ -1,0 +1,238 @@
+//! The handler traits the registry stores: one per kind of primitive. The `#[server]` macro
+//! implements them for each annotated method; the `*_fn` adapters build them from closures
+//! for tools, resources and prompts registered at run time.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use mcp_core::error::ErrorObject;
+use mcp_core::types::{CallToolResult, GetPromptResult, ReadResourceResult};
+use mcp_core::uri_template::Match;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::context::Context;
+use crate::result::{HandlerError, IntoPromptResult, IntoReadResult, IntoToolResult};
+
+/// A boxed, sendable future: what async handlers return through a trait object.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Runs one tool.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Calls the tool with its raw `arguments` (absent when the client sent none).
+    ///
+    /// Argument errors are results with `isError: true` naming the bad field, so the model
+    /// can correct itself; `Err` is for protocol failures.
+    fn call(
+        &self,
+        arguments: Option<&RawValue>,
+        ctx: Context,
+    ) -> BoxFuture<Result<CallToolResult, HandlerError>>;
+}
+
+/// Reads one resource, or the resources of one template.
+pub trait ResourceHandler: Send + Sync + 'static {
+    /// Reads `uri`; `vars` holds the template's variables (empty for a static resource).
+    fn read(
+        &self,
+        uri: &str,
+        vars: &Match,
+        ctx: Context,
+    ) -> BoxFuture<Result<ReadResourceResult, HandlerError>>;
+}
+
+/// Produces one prompt.
+pub trait PromptHandler: Send + Sync + 'static {
+    /// Produces the prompt for these arguments.
+    fn get(
+        &self,
+        arguments: &BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<Result<GetPromptResult, HandlerError>>;
+}
+
+/// Suggests values for one argument of a prompt or resource template.
+pub trait CompletionHandler: Send + Sync + 'static {
+    /// Candidates for the argument whose partial value is `value`; `context` holds the
+    /// values of the other arguments the client has already resolved.
+    fn complete(
+        &self,
+        value: &str,
+        context: &BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<Vec<String>>;
+}
+
+/// Reads tool arguments into `T`, naming the offending field on failure; the message is
+/// meant for the model.
+///
+/// # Errors
+///
+/// The arguments do not deserialize into `T`.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+    let text = arguments.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| format!("invalid arguments: {e}"))
+}
+
+/// A tool handler from an async closure taking deserialized arguments and the request's
+/// [`Context`].
+///
+/// # Examples
+///
+/// ```
+/// use mcp_server::registry::tool_fn;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Args { text: String }
+///
+/// let handler = tool_fn(|args: Args, _ctx| async move { args.text });
+/// # let _ = handler;
+/// ```
+pub fn tool_fn<A, F, Fut>(f: F) -> impl ToolHandler
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoToolResult,
+{
+    ToolFn {
+        f,
+        _args: std::marker::PhantomData,
+    }
+}
+
+struct ToolFn<F, A> {
+    f: F,
+    _args: std::marker::PhantomData<fn() -> A>,
+}
+
+impl<A, F, Fut> ToolHandler for ToolFn<F, A>
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoToolResult,
+{
+    fn call(
+        &self,
+        arguments: Option<&RawValue>,
+        ctx: Context,
+    ) -> BoxFuture<Result<CallToolResult, HandlerError>> {
+        match parse_arguments::<A>(arguments) {
+            Ok(args) => {
+                let fut = (self.f)(args, ctx);
+                Box::pin(async move { fut.await.into_tool_result().map_err(HandlerError::Rpc) })
+            }
+            Err(message) => Box::pin(std::future::ready(Ok(CallToolResult::error(message)))),
+        }
+    }
+}
+
+/// A resource handler from an async closure taking the URI, its template variables and the
+/// request's [`Context`]; `mime_type` is the default MIME type of text and binary contents.
+pub fn resource_fn<F, Fut>(mime_type: Option<&str>, f: F) -> impl ResourceHandler
+where
+    F: Fn(String, Match, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoReadResult,
+{
+    ResourceFn {
+        f,
+        mime_type: mime_type.map(str::to_owned),
+    }
+}
+
+struct ResourceFn<F> {
+    f: F,
+    mime_type: Option<String>,
+}
+
+impl<F, Fut> ResourceHandler for ResourceFn<F>
+where
+    F: Fn(String, Match, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoReadResult,
+{
+    fn read(
+        &self,
+        uri: &str,
+        vars: &Match,
+        ctx: Context,
+    ) -> BoxFuture<Result<ReadResourceResult, HandlerError>> {
+        let fut = (self.f)(uri.to_owned(), vars.clone(), ctx);
+        let uri = uri.to_owned();
+        let mime_type = self.mime_type.clone();
+        Box::pin(async move { fut.await.into_read_result(&uri, mime_type.as_deref()) })
+    }
+}
+
+/// A prompt handler from an async closure taking the prompt's arguments and the request's
+/// [`Context`].
+pub fn prompt_fn<F, Fut>(f: F) -> impl PromptHandler
+where
+    F: Fn(BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoPromptResult,
+{
+    PromptFn { f }
+}
+
+struct PromptFn<F> {
+    f: F,
+}
+
+impl<F, Fut> PromptHandler for PromptFn<F>
+where
+    F: Fn(BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoPromptResult,
+{
+    fn get(
+        &self,
+        arguments: &BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<Result<GetPromptResult, HandlerError>> {
+        let fut = (self.f)(arguments.clone(), ctx);
+        Box::pin(async move { fut.await.into_prompt_result() })
+    }
+}
+
+/// A completion handler from an async closure taking the partial value, the other resolved
+/// arguments, and the request's [`Context`].
+pub fn completion_fn<F, Fut>(f: F) -> impl CompletionHandler
+where
+    F: Fn(String, BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: crate::result::IntoCompletion,
+{
+    CompletionFn { f }
+}
+
+struct CompletionFn<F> {
+    f: F,
+}
+
+impl<F, Fut> CompletionHandler for CompletionFn<F>
+where
+    F: Fn(String, BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: crate::result::IntoCompletion,
+{
+    fn complete(
+        &self,
+        value: &str,
+        context: &BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<Vec<String>> {
+        let fut = (self.f)(value.to_owned(), context.clone(), ctx);
+        Box::pin(async move { crate::result::IntoCompletion::into_completion(fut.await) })
+    }
+}
+
+/// A protocol error for a prompt argument that is missing.
+pub fn missing_prompt_argument(name: &str) -> HandlerError {
+    HandlerError::Rpc(ErrorObject::invalid_params(format!(
+        "missing required argument `{name}`"
+    )))
+}

@@ -1,0 +1,747 @@
+//! The registry: every tool, resource, resource template, prompt and completion a server
+//! offers, with their handlers.
+//!
+//! It is read on every request and changed rarely, so it is an immutable snapshot behind a
+//! lock that is only held to clone an `Arc`: a change builds a new snapshot and announces it
+//! ([`RegistryEvent`]) so sessions and listeners can send `list_changed` notifications. List
+//! pages are serialized once per snapshot, protocol version and page, then served as bytes.
+
+mod handler;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use base64::Engine as _;
+use mcp_core::ProtocolVersion;
+use mcp_core::error::ErrorObject;
+use mcp_core::types::{
+    Cacheable, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMetaObject, Tool, WireResult,
+};
+use mcp_core::uri_template::{Match, UriTemplate};
+use serde_json::value::RawValue;
+use tokio::sync::broadcast;
+
+pub use handler::{
+    BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler, completion_fn,
+    missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
+};
+
+use crate::server::ListSettings;
+
+/// A change to what the server offers, announced to sessions and `subscriptions/listen`
+/// streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryEvent {
+    /// The tool list changed.
+    ToolsChanged,
+    /// The prompt list changed.
+    PromptsChanged,
+    /// The resource or resource template list changed.
+    ResourcesChanged,
+    /// The contents of the resource with this URI changed.
+    ResourceUpdated(String),
+}
+
+/// A registered tool.
+pub struct ToolEntry {
+    /// What `tools/list` shows.
+    pub tool: Tool,
+    /// What `tools/call` runs.
+    pub handler: Arc<dyn ToolHandler>,
+    /// How long a call may run before it is ended with an error; `None` uses the server's
+    /// default.
+    pub timeout: Option<Duration>,
+}
+
+/// A registered static resource.
+pub struct ResourceEntry {
+    /// What `resources/list` shows.
+    pub resource: Resource,
+    /// What `resources/read` runs.
+    pub handler: Arc<dyn ResourceHandler>,
+}
+
+/// A registered resource template.
+pub struct TemplateEntry {
+    /// What `resources/templates/list` shows.
+    pub template: ResourceTemplate,
+    /// The parsed `uriTemplate`, used to match URIs on `resources/read`.
+    pub matcher: UriTemplate,
+    /// What `resources/read` runs for a matching URI.
+    pub handler: Arc<dyn ResourceHandler>,
+}
+
+/// A registered prompt.
+pub struct PromptEntry {
+    /// What `prompts/list` shows.
+    pub prompt: Prompt,
+    /// What `prompts/get` runs.
+    pub handler: Arc<dyn PromptHandler>,
+}
+
+/// What a completion answers for: an argument of a prompt or of a resource template.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CompletionTarget {
+    /// An argument of the prompt with this name.
+    Prompt(String),
+    /// A variable of the resource template with this URI template.
+    ResourceTemplate(String),
+}
+
+/// Which list a page belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ListKind {
+    Tools,
+    Resources,
+    ResourceTemplates,
+    Prompts,
+}
+
+#[derive(Default)]
+struct Snapshot {
+    tools: Vec<Arc<ToolEntry>>,
+    tool_index: HashMap<String, usize>,
+    disabled_tools: Vec<Arc<ToolEntry>>,
+    resources: Vec<Arc<ResourceEntry>>,
+    resource_index: HashMap<String, usize>,
+    templates: Vec<Arc<TemplateEntry>>,
+    prompts: Vec<Arc<PromptEntry>>,
+    prompt_index: HashMap<String, usize>,
+    disabled_prompts: Vec<Arc<PromptEntry>>,
+    completions: HashMap<(CompletionTarget, String), Arc<dyn CompletionHandler>>,
+    pages: Mutex<HashMap<(ListKind, ProtocolVersion, usize), Arc<RawValue>>>,
+}
+
+impl Snapshot {
+    /// A copy with the same entries and an empty page cache.
+    fn edit(&self) -> Snapshot {
+        Snapshot {
+            tools: self.tools.clone(),
+            tool_index: self.tool_index.clone(),
+            disabled_tools: self.disabled_tools.clone(),
+            resources: self.resources.clone(),
+            resource_index: self.resource_index.clone(),
+            templates: self.templates.clone(),
+            prompts: self.prompts.clone(),
+            prompt_index: self.prompt_index.clone(),
+            disabled_prompts: self.disabled_prompts.clone(),
+            completions: self.completions.clone(),
+            pages: Mutex::default(),
+        }
+    }
+
+    fn reindex(&mut self) {
+        self.tool_index = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.tool.name.clone(), i))
+            .collect();
+        self.resource_index = self
+            .resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.resource.uri.clone(), i))
+            .collect();
+        self.prompt_index = self
+            .prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.prompt.name.clone(), i))
+            .collect();
+    }
+}
+
+/// Why a registration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// A tool with this name is already registered.
+    #[error("a tool named `{0}` is already registered")]
+    DuplicateTool(String),
+    /// A prompt with this name is already registered.
+    #[error("a prompt named `{0}` is already registered")]
+    DuplicatePrompt(String),
+    /// A resource with this URI is already registered.
+    #[error("a resource with URI `{0}` is already registered")]
+    DuplicateResource(String),
+    /// A resource template with this URI template is already registered.
+    #[error("a resource template `{0}` is already registered")]
+    DuplicateTemplate(String),
+    /// The URI template does not parse.
+    #[error("invalid URI template `{template}`: {message}")]
+    InvalidTemplate {
+        /// The template.
+        template: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A tool name outside 1–128 characters of `A-Z a-z 0-9 _ . -`.
+    #[error(
+        "tool names may only contain A-Z a-z 0-9 _ . - and be 1 to 128 characters long (found `{0}`)"
+    )]
+    InvalidToolName(String),
+}
+
+/// Whether `name` is a valid tool name: 1–128 characters of `A-Z a-z 0-9 _ . -`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// The server's tools, resources, prompts and completions.
+///
+/// Cheap to share: clone the [`Server`](crate::Server) and reach it with
+/// [`Server::registry`](crate::Server::registry).
+pub struct Registry {
+    snapshot: RwLock<Arc<Snapshot>>,
+    events: broadcast::Sender<RegistryEvent>,
+    settings: ListSettings,
+}
+
+impl Registry {
+    pub(crate) fn new(settings: ListSettings) -> Registry {
+        let (events, _) = broadcast::channel(64);
+        Registry {
+            snapshot: RwLock::new(Arc::default()),
+            events,
+            settings,
+        }
+    }
+
+    fn current(&self) -> Arc<Snapshot> {
+        match self.snapshot.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Applies `edit` to a copy of the current snapshot and, if it succeeds, publishes it and
+    /// announces `event`.
+    fn change<T>(
+        &self,
+        event: Option<RegistryEvent>,
+        edit: impl FnOnce(&mut Snapshot) -> Result<T, RegistryError>,
+    ) -> Result<T, RegistryError> {
+        let mut guard = match self.snapshot.write() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut next = guard.edit();
+        let out = edit(&mut next)?;
+        next.reindex();
+        *guard = Arc::new(next);
+        drop(guard);
+        if let Some(event) = event {
+            // No receiver is not an error: nobody is listening yet.
+            let _ = self.events.send(event);
+        }
+        Ok(out)
+    }
+
+    /// Receives every later change.
+    pub fn subscribe(&self) -> broadcast::Receiver<RegistryEvent> {
+        self.events.subscribe()
+    }
+
+    /// Announces that the resource at `uri` changed, for `resources/subscribe` (legacy) and
+    /// `resourceSubscriptions` (2026) subscribers.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.events.send(RegistryEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// Adds a tool.
+    ///
+    /// # Errors
+    ///
+    /// The name is invalid or already taken (by an enabled or a disabled tool).
+    pub fn add_tool(
+        &self,
+        tool: Tool,
+        handler: impl ToolHandler,
+        timeout: Option<Duration>,
+    ) -> Result<(), RegistryError> {
+        self.add_tool_entry(ToolEntry {
+            tool,
+            handler: Arc::new(handler),
+            timeout,
+        })
+    }
+
+    pub(crate) fn add_tool_entry(&self, entry: ToolEntry) -> Result<(), RegistryError> {
+        if !is_valid_tool_name(&entry.tool.name) {
+            return Err(RegistryError::InvalidToolName(entry.tool.name));
+        }
+        self.change(Some(RegistryEvent::ToolsChanged), |s| {
+            let name = &entry.tool.name;
+            if s.tool_index.contains_key(name)
+                || s.disabled_tools.iter().any(|t| &t.tool.name == name)
+            {
+                return Err(RegistryError::DuplicateTool(name.clone()));
+            }
+            s.tools.push(Arc::new(entry));
+            Ok(())
+        })
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.change(Some(RegistryEvent::ToolsChanged), |s| {
+            let before = s.tools.len() + s.disabled_tools.len();
+            s.tools.retain(|t| t.tool.name != name);
+            s.disabled_tools.retain(|t| t.tool.name != name);
+            Ok(before != s.tools.len() + s.disabled_tools.len())
+        })
+        .unwrap_or(false)
+    }
+
+    /// Hides a tool from `tools/list` and refuses calls to it, until
+    /// [`enable_tool`](Self::enable_tool); returns whether it was enabled.
+    pub fn disable_tool(&self, name: &str) -> bool {
+        self.change(Some(RegistryEvent::ToolsChanged), |s| {
+            Ok(match s.tools.iter().position(|t| t.tool.name == name) {
+                Some(i) => {
+                    let entry = s.tools.remove(i);
+                    s.disabled_tools.push(entry);
+                    true
+                }
+                None => false,
+            })
+        })
+        .unwrap_or(false)
+    }
+
+    /// Shows a disabled tool again; returns whether it was disabled.
+    pub fn enable_tool(&self, name: &str) -> bool {
+        self.change(Some(RegistryEvent::ToolsChanged), |s| {
+            Ok(
+                match s.disabled_tools.iter().position(|t| t.tool.name == name) {
+                    Some(i) => {
+                        let entry = s.disabled_tools.remove(i);
+                        s.tools.push(entry);
+                        true
+                    }
+                    None => false,
+                },
+            )
+        })
+        .unwrap_or(false)
+    }
+
+    /// Adds a static resource.
+    ///
+    /// # Errors
+    ///
+    /// The URI is already registered.
+    pub fn add_resource(
+        &self,
+        resource: Resource,
+        handler: impl ResourceHandler,
+    ) -> Result<(), RegistryError> {
+        self.add_resource_entry(ResourceEntry {
+            resource,
+            handler: Arc::new(handler),
+        })
+    }
+
+    pub(crate) fn add_resource_entry(&self, entry: ResourceEntry) -> Result<(), RegistryError> {
+        self.change(Some(RegistryEvent::ResourcesChanged), |s| {
+            if s.resource_index.contains_key(&entry.resource.uri) {
+                return Err(RegistryError::DuplicateResource(entry.resource.uri.clone()));
+            }
+            s.resources.push(Arc::new(entry));
+            Ok(())
+        })
+    }
+
+    /// Removes a static resource; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(Some(RegistryEvent::ResourcesChanged), |s| {
+            let before = s.resources.len();
+            s.resources.retain(|r| r.resource.uri != uri);
+            Ok(before != s.resources.len())
+        })
+        .unwrap_or(false)
+    }
+
+    /// Adds a resource template.
+    ///
+    /// # Errors
+    ///
+    /// The template does not parse or is already registered.
+    pub fn add_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: impl ResourceHandler,
+    ) -> Result<(), RegistryError> {
+        let matcher = UriTemplate::parse(&template.uri_template).map_err(|e| {
+            RegistryError::InvalidTemplate {
+                template: template.uri_template.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        self.add_template_entry(TemplateEntry {
+            template,
+            matcher,
+            handler: Arc::new(handler),
+        })
+    }
+
+    pub(crate) fn add_template_entry(&self, entry: TemplateEntry) -> Result<(), RegistryError> {
+        self.change(Some(RegistryEvent::ResourcesChanged), |s| {
+            if s.templates
+                .iter()
+                .any(|t| t.template.uri_template == entry.template.uri_template)
+            {
+                return Err(RegistryError::DuplicateTemplate(
+                    entry.template.uri_template.clone(),
+                ));
+            }
+            s.templates.push(Arc::new(entry));
+            Ok(())
+        })
+    }
+
+    /// Adds a prompt.
+    ///
+    /// # Errors
+    ///
+    /// The name is already taken.
+    pub fn add_prompt(
+        &self,
+        prompt: Prompt,
+        handler: impl PromptHandler,
+    ) -> Result<(), RegistryError> {
+        self.add_prompt_entry(PromptEntry {
+            prompt,
+            handler: Arc::new(handler),
+        })
+    }
+
+    pub(crate) fn add_prompt_entry(&self, entry: PromptEntry) -> Result<(), RegistryError> {
+        self.change(Some(RegistryEvent::PromptsChanged), |s| {
+            let name = &entry.prompt.name;
+            if s.prompt_index.contains_key(name)
+                || s.disabled_prompts.iter().any(|p| &p.prompt.name == name)
+            {
+                return Err(RegistryError::DuplicatePrompt(name.clone()));
+            }
+            s.prompts.push(Arc::new(entry));
+            Ok(())
+        })
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(Some(RegistryEvent::PromptsChanged), |s| {
+            let before = s.prompts.len() + s.disabled_prompts.len();
+            s.prompts.retain(|p| p.prompt.name != name);
+            s.disabled_prompts.retain(|p| p.prompt.name != name);
+            Ok(before != s.prompts.len() + s.disabled_prompts.len())
+        })
+        .unwrap_or(false)
+    }
+
+    /// Hides a prompt until [`enable_prompt`](Self::enable_prompt); returns whether it was
+    /// enabled.
+    pub fn disable_prompt(&self, name: &str) -> bool {
+        self.change(Some(RegistryEvent::PromptsChanged), |s| {
+            Ok(match s.prompts.iter().position(|p| p.prompt.name == name) {
+                Some(i) => {
+                    let entry = s.prompts.remove(i);
+                    s.disabled_prompts.push(entry);
+                    true
+                }
+                None => false,
+            })
+        })
+        .unwrap_or(false)
+    }
+
+    /// Shows a disabled prompt again; returns whether it was disabled.
+    pub fn enable_prompt(&self, name: &str) -> bool {
+        self.change(Some(RegistryEvent::PromptsChanged), |s| {
+            Ok(
+                match s
+                    .disabled_prompts
+                    .iter()
+                    .position(|p| p.prompt.name == name)
+                {
+                    Some(i) => {
+                        let entry = s.disabled_prompts.remove(i);
+                        s.prompts.push(entry);
+                        true
+                    }
+                    None => false,
+                },
+            )
+        })
+        .unwrap_or(false)
+    }
+
+    /// Adds a completion for `argument` of `target`, replacing any earlier one.
+    pub fn add_completion(
+        &self,
+        target: CompletionTarget,
+        argument: impl Into<String>,
+        handler: impl CompletionHandler,
+    ) {
+        let handler: Arc<dyn CompletionHandler> = Arc::new(handler);
+        let argument = argument.into();
+        let _ = self.change(None, |s| {
+            s.completions.insert((target, argument), handler);
+            Ok(())
+        });
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        let s = self.current();
+        s.tool_index.get(name).map(|&i| s.tools[i].clone())
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<Arc<PromptEntry>> {
+        let s = self.current();
+        s.prompt_index.get(name).map(|&i| s.prompts[i].clone())
+    }
+
+    /// The handler for `uri`: a static resource with exactly this URI, else the first
+    /// template (in registration order) that matches it, with its variables.
+    pub(crate) fn resource(
+        &self,
+        uri: &str,
+    ) -> Option<(Arc<dyn ResourceHandler>, Match, Option<String>)> {
+        let s = self.current();
+        if let Some(&i) = s.resource_index.get(uri) {
+            let entry = &s.resources[i];
+            return Some((
+                entry.handler.clone(),
+                Match::default(),
+                entry.resource.mime_type.clone(),
+            ));
+        }
+        s.templates.iter().find_map(|t| {
+            t.matcher
+                .matches(uri)
+                .map(|m| (t.handler.clone(), m, t.template.mime_type.clone()))
+        })
+    }
+
+    pub(crate) fn completion(
+        &self,
+        target: &CompletionTarget,
+        argument: &str,
+    ) -> Option<Arc<dyn CompletionHandler>> {
+        // The key is owned; a lookup by borrowed parts would need a custom Borrow impl for a
+        // path that is far from hot.
+        self.current()
+            .completions
+            .get(&(target.clone(), argument.to_owned()))
+            .cloned()
+    }
+
+    /// What the server offers, for its capabilities.
+    pub(crate) fn offers(&self) -> Offers {
+        let s = self.current();
+        Offers {
+            tools: !s.tools.is_empty() || !s.disabled_tools.is_empty(),
+            resources: !s.resources.is_empty() || !s.templates.is_empty(),
+            prompts: !s.prompts.is_empty() || !s.disabled_prompts.is_empty(),
+            completions: !s.completions.is_empty(),
+        }
+    }
+
+    /// Names of the enabled tools, in list order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.current()
+            .tools
+            .iter()
+            .map(|t| t.tool.name.clone())
+            .collect()
+    }
+
+    /// One page of a list, serialized for `version`, from the cache when it was built
+    /// before. `meta` is attached to every page (2026 `serverInfo`).
+    ///
+    /// # Errors
+    ///
+    /// An invalid cursor (-32602).
+    pub(crate) fn page(
+        &self,
+        kind: ListKind,
+        version: ProtocolVersion,
+        cursor: Option<&str>,
+        meta: Option<&ResultMetaObject>,
+        cache: mcp_core::types::CacheHints,
+    ) -> Result<Arc<RawValue>, ErrorObject> {
+        let offset = match cursor {
+            None => 0,
+            Some(c) => {
+                decode_cursor(c).ok_or_else(|| ErrorObject::invalid_params("invalid cursor"))?
+            }
+        };
+        let s = self.current();
+        let total = match kind {
+            ListKind::Tools => s.tools.len(),
+            ListKind::Resources => s.resources.len(),
+            ListKind::ResourceTemplates => s.templates.len(),
+            ListKind::Prompts => s.prompts.len(),
+        };
+        if offset > total || (offset == total && offset != 0) {
+            return Err(ErrorObject::invalid_params("invalid cursor"));
+        }
+        let key = (kind, version, offset);
+        if let Some(page) = lock(&s.pages).get(&key) {
+            return Ok(page.clone());
+        }
+        let end = offset
+            .saturating_add(self.settings.page_size.max(1))
+            .min(total);
+        let next_cursor = (end < total).then(|| encode_cursor(end));
+        let json = match kind {
+            ListKind::Tools => {
+                let mut r = ListToolsResult::new(
+                    s.tools[offset..end]
+                        .iter()
+                        .map(|t| t.tool.clone())
+                        .collect(),
+                );
+                r.next_cursor = next_cursor;
+                finish(r, version, meta, cache)
+            }
+            ListKind::Resources => {
+                let mut r = ListResourcesResult::new(
+                    s.resources[offset..end]
+                        .iter()
+                        .map(|t| t.resource.clone())
+                        .collect(),
+                );
+                r.next_cursor = next_cursor;
+                finish(r, version, meta, cache)
+            }
+            ListKind::ResourceTemplates => {
+                let mut r = ListResourceTemplatesResult::new(
+                    s.templates[offset..end]
+                        .iter()
+                        .map(|t| t.template.clone())
+                        .collect(),
+                );
+                r.next_cursor = next_cursor;
+                finish(r, version, meta, cache)
+            }
+            ListKind::Prompts => {
+                let mut r = ListPromptsResult::new(
+                    s.prompts[offset..end]
+                        .iter()
+                        .map(|t| t.prompt.clone())
+                        .collect(),
+                );
+                r.next_cursor = next_cursor;
+                finish(r, version, meta, cache)
+            }
+        }?;
+        let page: Arc<RawValue> = Arc::from(json);
+        lock(&s.pages).insert(key, page.clone());
+        Ok(page)
+    }
+
+    /// Every completion target and argument, for tests and diagnostics.
+    pub fn completion_targets(&self) -> Vec<(CompletionTarget, String)> {
+        let mut v: Vec<_> = self.current().completions.keys().cloned().collect();
+        v.sort();
+        v
+    }
+}
+
+/// What kinds of primitives the registry holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Offers {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    pub(crate) completions: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+fn finish<R: WireResult + Cacheable + serde::Serialize + HasMeta>(
+    mut result: R,
+    version: ProtocolVersion,
+    meta: Option<&ResultMetaObject>,
+    cache: mcp_core::types::CacheHints,
+) -> Result<Box<RawValue>, ErrorObject> {
+    if version.era() == mcp_core::Era::Modern {
+        result.set_cache_hints(cache);
+        if let Some(meta) = meta {
+            *result.meta_mut() = Some(meta.clone());
+        }
+    }
+    result.prepare_for(version);
+    serde_json::value::to_raw_value(&result)
+        .map_err(|e| ErrorObject::internal_error(format!("list does not serialize: {e}")))
+}
+
+/// Access to a result's `_meta`.
+pub(crate) trait HasMeta {
+    fn meta_mut(&mut self) -> &mut Option<ResultMetaObject>;
+}
+
+macro_rules! has_meta {
+    ($($ty:ty),*) => {$(
+        impl HasMeta for $ty {
+            fn meta_mut(&mut self) -> &mut Option<ResultMetaObject> {
+                &mut self.meta
+            }
+        }
+    )*};
+}
+has_meta!(
+    ListToolsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListPromptsResult
+);
+
+const CURSOR_PREFIX: &str = "mcp-offset:";
+
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    text.strip_prefix(CURSOR_PREFIX)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_spec_alphabet() {
+        assert!(is_valid_tool_name("a.b-c_d9"));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("my tool"));
+        assert!(!is_valid_tool_name(&"x".repeat(129)));
+        assert!(is_valid_tool_name(&"x".repeat(128)));
+    }
+
+    #[test]
+    fn cursors_are_opaque_and_checked() {
+        assert_eq!(decode_cursor(&encode_cursor(42)), Some(42));
+        assert_eq!(decode_cursor("42"), None);
+        assert_eq!(decode_cursor("!!!"), None);
+    }
+}

@@ -1,0 +1,98 @@
+//! JSON Schemas for tool inputs and outputs, built with schemars (JSON Schema 2020-12) once
+//! per type and process, with local references inlined: several clients drop `$ref` /
+//! `$defs`. Recursive types cannot be inlined; their definitions stay in a root `$defs`.
+
+use mcp_core::types::JSONObject;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+fn generator(serialize: bool) -> schemars::SchemaGenerator {
+    let settings = SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+    let settings = if serialize {
+        settings.for_serialize()
+    } else {
+        settings.for_deserialize()
+    };
+    settings.into_generator()
+}
+
+fn tidy(schema: schemars::Schema) -> JSONObject {
+    let mut object = match schema.to_value() {
+        Value::Object(map) => map,
+        // `true`/`false` schemas: accept anything / nothing.
+        Value::Bool(true) => JSONObject::new(),
+        other => {
+            let mut map = JSONObject::new();
+            map.insert("allOf".into(), Value::Array(vec![other]));
+            map
+        }
+    };
+    object.remove("$schema");
+    object.remove("title");
+    object
+}
+
+/// The input schema of a tool whose arguments deserialize into `T`: an object schema (a
+/// non-object `T` is wrapped as `{"type":"object"}` with no properties, which the macros
+/// never produce).
+pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
+    let mut object = tidy(generator(false).into_root_schema_for::<T>());
+    if object.get("type").and_then(Value::as_str) != Some("object") {
+        object.insert("type".into(), Value::String("object".into()));
+    }
+    object
+}
+
+/// The output schema of a tool returning `Json<T>`, as `T` serializes.
+pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
+    tidy(generator(true).into_root_schema_for::<T>())
+}
+
+/// The schema of one value of type `T` (for a single argument), inlined.
+pub fn value_schema_for<T: JsonSchema>() -> Value {
+    Value::Object(tidy(generator(false).into_root_schema_for::<T>()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Args {
+        /// The title.
+        title: String,
+        tags: Vec<String>,
+        body: Option<String>,
+        address: Address,
+    }
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Address {
+        city: String,
+    }
+
+    #[test]
+    fn input_schemas_are_closed_objects_with_inlined_definitions() {
+        let s = input_schema_for::<Args>();
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["properties"]["title"]["description"], "The title.");
+        assert_eq!(
+            s["properties"]["address"]["properties"]["city"]["type"],
+            "string"
+        );
+        let required: Vec<&str> = s["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(required, ["title", "tags", "address"]);
+        assert!(!serde_json::to_string(&s).unwrap().contains("$ref"));
+        assert!(s.get("$schema").is_none() && s.get("title").is_none());
+    }
+}

@@ -1,0 +1,587 @@
+//! An in-process client for testing servers with `cargo test`: no process, no socket.
+//!
+//! [`TestClient`] speaks to a [`Server`] through the real stdio transport over an in-memory
+//! pipe, in either era. In the legacy era it performs the `initialize` handshake and answers
+//! the server's elicitation, sampling and roots requests with the closures you give it; in
+//! the modern era it sends the per-request `_meta` envelope and, like a real 2026 client,
+//! answers `input_required` results with the same closures and calls again.
+//!
+//! # Examples
+//!
+//! ```
+//! use mcp_server::Server;
+//! use mcp_server::registry::tool_fn;
+//! use mcp_server::testing::{ClientOptions, TestClient};
+//! use mcp_server::types::Tool;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("demo", "1.0.0").build();
+//! let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+//! server.registry().add_tool(Tool::new("hi", schema), tool_fn(|_: serde_json::Value, _| async { "hello" }), None).unwrap();
+//!
+//! for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+//!     let client = TestClient::connect(&server, options).await.unwrap();
+//!     let result = client.call_tool("hi", serde_json::json!({})).await.unwrap();
+//!     assert_eq!(result.content[0].as_text(), Some("hello"));
+//! }
+//! # }
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{
+    self, Incoming, Message, RequestId, WireErrorResponse, WireRequest, WireResponse,
+};
+use mcp_core::types::{
+    CallToolResult, ClientCapabilities, CompleteResult, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, GetPromptResult, Implementation,
+    InitializeResult, InputRequest, InputRequiredResult, ListRootsResult, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Root, Tool,
+};
+use mcp_core::{Era, ProtocolVersion};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::server::Server;
+
+type ElicitFn = dyn Fn(ElicitRequestParams) -> ElicitResult + Send + Sync;
+type SampleFn = dyn Fn(CreateMessageRequestParams) -> CreateMessageResult + Send + Sync;
+
+/// How a [`TestClient`] presents itself.
+#[derive(Clone)]
+pub struct ClientOptions {
+    version: ProtocolVersion,
+    info: Implementation,
+    elicit: Option<Arc<ElicitFn>>,
+    sample: Option<Arc<SampleFn>>,
+    roots: Option<Vec<Root>>,
+    log_level: Option<mcp_core::types::LoggingLevel>,
+    max_rounds: usize,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("version", &self.version)
+            .field("elicit", &self.elicit.is_some())
+            .field("sample", &self.sample.is_some())
+            .field("roots", &self.roots)
+            .finish()
+    }
+}
+
+impl ClientOptions {
+    /// A legacy-era client speaking 2025-11-25.
+    pub fn legacy() -> Self {
+        Self::version(ProtocolVersion::V2025_11_25)
+    }
+
+    /// A modern-era client speaking 2026-07-28.
+    pub fn modern() -> Self {
+        Self::version(ProtocolVersion::V2026_07_28)
+    }
+
+    /// A client speaking `version`.
+    pub fn version(version: ProtocolVersion) -> Self {
+        ClientOptions {
+            version,
+            info: Implementation::new("mcp-server-testing", env!("CARGO_PKG_VERSION")),
+            elicit: None,
+            sample: None,
+            roots: None,
+            log_level: None,
+            max_rounds: 8,
+        }
+    }
+
+    /// Declares elicitation and answers every elicitation with `f`.
+    pub fn with_elicitation(
+        mut self,
+        f: impl Fn(ElicitRequestParams) -> ElicitResult + Send + Sync + 'static,
+    ) -> Self {
+        self.elicit = Some(Arc::new(f));
+        self
+    }
+
+    /// Declares sampling and answers every sampling request with `f`.
+    pub fn with_sampling(
+        mut self,
+        f: impl Fn(CreateMessageRequestParams) -> CreateMessageResult + Send + Sync + 'static,
+    ) -> Self {
+        self.sample = Some(Arc::new(f));
+        self
+    }
+
+    /// Declares roots and answers `roots/list` with these.
+    pub fn with_roots(mut self, roots: Vec<Root>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Modern era: asks for log messages at this level and above on every request. (Legacy
+    /// era: use `logging/setLevel` through [`TestClient::request`].)
+    pub fn with_log_level(mut self, level: mcp_core::types::LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    fn capabilities(&self) -> ClientCapabilities {
+        let mut caps = json!({});
+        if self.elicit.is_some() {
+            caps["elicitation"] = json!({"form": {}, "url": {}});
+        }
+        if self.sample.is_some() {
+            caps["sampling"] = json!({});
+        }
+        if self.roots.is_some() {
+            caps["roots"] = json!({"listChanged": true});
+        }
+        serde_json::from_value(caps).unwrap_or_default()
+    }
+
+    fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let no = |what: &str| {
+            ErrorObject::method_not_found(&format!("{what} (not configured on the test client)"))
+        };
+        match method {
+            "elicitation/create" => {
+                let f = self.elicit.as_ref().ok_or_else(|| no(method))?;
+                let p = serde_json::from_value(params)
+                    .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+                serde_json::to_value(f(p)).map_err(|e| ErrorObject::internal_error(e.to_string()))
+            }
+            "sampling/createMessage" => {
+                let f = self.sample.as_ref().ok_or_else(|| no(method))?;
+                let p = serde_json::from_value(params)
+                    .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+                serde_json::to_value(f(p)).map_err(|e| ErrorObject::internal_error(e.to_string()))
+            }
+            "roots/list" => {
+                let roots = self.roots.clone().ok_or_else(|| no(method))?;
+                serde_json::to_value(ListRootsResult::new(roots))
+                    .map_err(|e| ErrorObject::internal_error(e.to_string()))
+            }
+            "ping" => Ok(json!({})),
+            other => Err(no(other)),
+        }
+    }
+}
+
+/// A failed client call.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TestClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("{0}")]
+    Rpc(ErrorObject),
+    /// The server's answer did not have the expected shape.
+    #[error("unexpected answer: {0}")]
+    Unexpected(String),
+    /// The server went away.
+    #[error("the server closed the connection")]
+    Closed,
+}
+
+type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// A client connected to a [`Server`] in memory. See the [module docs](self).
+pub struct TestClient {
+    options: ClientOptions,
+    out: mpsc::Sender<String>,
+    pending: Pending,
+    notifications: Arc<Mutex<Vec<Value>>>,
+    next_id: AtomicI64,
+    initialize: Option<InitializeResult>,
+}
+
+impl std::fmt::Debug for TestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestClient")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestClient {
+    /// Connects to `server` (legacy era: and initializes).
+    ///
+    /// # Errors
+    ///
+    /// The `initialize` handshake failed.
+    pub async fn connect(
+        server: &Server,
+        options: ClientOptions,
+    ) -> Result<TestClient, TestClientError> {
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let served = server.clone();
+        tokio::spawn(async move { served.serve_io(server_read, server_write).await });
+
+        let (client_read, mut client_write) = tokio::io::split(client_io);
+        let (out, mut out_rx) = mpsc::channel::<String>(1024);
+        tokio::spawn(async move {
+            while let Some(line) = out_rx.recv().await {
+                if client_write.write_all(line.as_bytes()).await.is_err()
+                    || client_write.write_all(b"\n").await.is_err()
+                {
+                    break;
+                }
+            }
+            let _ = client_write.shutdown().await;
+        });
+
+        let pending: Pending = Arc::default();
+        let notifications: Arc<Mutex<Vec<Value>>> = Arc::default();
+        {
+            let (pending, notifications, out, options) = (
+                pending.clone(),
+                notifications.clone(),
+                out.clone(),
+                options.clone(),
+            );
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(client_read).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    match jsonrpc::parse(line.as_bytes()) {
+                        Ok(Incoming::Single(Message::Response(r))) => {
+                            let value = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
+                            if let Some(tx) = lock(&pending).remove(&r.id) {
+                                let _ = tx.send(Ok(value));
+                            }
+                        }
+                        Ok(Incoming::Single(Message::Error(e))) => {
+                            if let Some(tx) = e.id.as_ref().and_then(|id| lock(&pending).remove(id))
+                            {
+                                let _ = tx.send(Err(e.error));
+                            }
+                        }
+                        Ok(Incoming::Single(Message::Notification(n))) => {
+                            let params = n
+                                .params
+                                .map(|p| serde_json::from_str(p.get()).unwrap_or(Value::Null));
+                            lock(&notifications)
+                                .push(json!({"method": n.method, "params": params}));
+                        }
+                        Ok(Incoming::Single(Message::Request(req))) => {
+                            let params = req
+                                .params
+                                .map(|p| serde_json::from_str(p.get()).unwrap_or(Value::Null));
+                            let answer = options.answer(&req.method, params.unwrap_or(Value::Null));
+                            let text = match answer {
+                                Ok(v) => serde_json::to_string(&WireResponse::new(&req.id, &v)),
+                                Err(e) => serde_json::to_string(&WireErrorResponse::new(
+                                    Some(&req.id),
+                                    &e,
+                                )),
+                            };
+                            if let Ok(text) = text {
+                                let _ = out.send(text).await;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                lock(&pending).clear();
+            });
+        }
+
+        let mut client = TestClient {
+            options,
+            out,
+            pending,
+            notifications,
+            next_id: AtomicI64::new(1),
+            initialize: None,
+        };
+        if client.options.version.era() == Era::Legacy {
+            let params = json!({
+                "protocolVersion": client.options.version.as_str(),
+                "capabilities": client.options.capabilities(),
+                "clientInfo": client.options.info,
+            });
+            let result: InitializeResult = client.typed("initialize", Some(params)).await?;
+            client.notify("notifications/initialized", None).await;
+            client.initialize = Some(result);
+        }
+        Ok(client)
+    }
+
+    /// The server's answer to `initialize` (legacy era).
+    pub fn initialize_result(&self) -> Option<&InitializeResult> {
+        self.initialize.as_ref()
+    }
+
+    /// The notifications received so far, as `{"method": …, "params": …}`.
+    pub fn notifications(&self) -> Vec<Value> {
+        lock(&self.notifications).clone()
+    }
+
+    fn envelope(&self, params: Option<Value>) -> Option<Value> {
+        if self.options.version.era() == Era::Legacy {
+            return params;
+        }
+        let mut params = params.unwrap_or_else(|| json!({}));
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": self.options.version.as_str(),
+            "io.modelcontextprotocol/clientCapabilities": self.options.capabilities(),
+            "io.modelcontextprotocol/clientInfo": self.options.info,
+        });
+        if let Some(level) = self.options.log_level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        if let Some(Value::Object(extra)) = params.get("_meta") {
+            for (k, v) in extra {
+                meta[k] = v.clone();
+            }
+        }
+        params["_meta"] = meta;
+        Some(params)
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) {
+        let msg = jsonrpc::WireNotification::new(method, params.as_ref());
+        if let Ok(text) = serde_json::to_string(&msg) {
+            let _ = self.out.send(text).await;
+        }
+    }
+
+    /// Sends a request as is (modern era: with the `_meta` envelope added) and returns the
+    /// raw result; one round only.
+    ///
+    /// # Errors
+    ///
+    /// The server answered with an error, or went away.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, TestClientError> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        self.request_with_id(id, method, params).await
+    }
+
+    /// [`request`](Self::request) with a chosen id (to cancel it later, say).
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn request_with_id(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, TestClientError> {
+        let params = self.envelope(params);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let text = serde_json::to_string(&WireRequest::new(id, method, params.as_ref()))
+            .map_err(|e| TestClientError::Unexpected(e.to_string()))?;
+        self.out
+            .send(text)
+            .await
+            .map_err(|_| TestClientError::Closed)?;
+        match rx.await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(TestClientError::Rpc(e)),
+            Err(_) => Err(TestClientError::Closed),
+        }
+    }
+
+    /// Sends a request and, in the modern era, answers `input_required` results with the
+    /// configured closures and calls again, as a 2026 client does.
+    ///
+    /// # Errors
+    ///
+    /// The server answered with an error, a round limit was passed, or the server went away.
+    pub async fn request_mrtr(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, TestClientError> {
+        let mut params = params;
+        for _ in 0..self.options.max_rounds {
+            let result = self.request(method, Some(params.clone())).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let irr: InputRequiredResult = serde_json::from_value(result)
+                .map_err(|e| TestClientError::Unexpected(e.to_string()))?;
+            let mut responses = BTreeMap::new();
+            for (key, request) in irr.input_requests.unwrap_or_default() {
+                let (method, params) = match &request {
+                    InputRequest::CreateMessage(r) => {
+                        ("sampling/createMessage", serde_json::to_value(&r.params))
+                    }
+                    InputRequest::Elicit(r) => {
+                        ("elicitation/create", serde_json::to_value(&r.params))
+                    }
+                    InputRequest::ListRoots(_) => ("roots/list", Ok(json!({}))),
+                };
+                let params = params.map_err(|e| TestClientError::Unexpected(e.to_string()))?;
+                let answer = self
+                    .options
+                    .answer(method, params)
+                    .map_err(TestClientError::Rpc)?;
+                responses.insert(key, answer);
+            }
+            params["inputResponses"] = serde_json::to_value(responses).unwrap_or_default();
+            match irr.request_state {
+                Some(state) => params["requestState"] = Value::String(state),
+                None => {
+                    if let Value::Object(map) = &mut params {
+                        map.remove("requestState");
+                    }
+                }
+            }
+        }
+        Err(TestClientError::Unexpected(
+            "too many input_required rounds".into(),
+        ))
+    }
+
+    async fn typed<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<T, TestClientError> {
+        let v = self.request(method, params).await?;
+        serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))
+    }
+
+    async fn list<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: &str,
+    ) -> Result<Vec<T>, TestClientError> {
+        let mut out = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let page = self.request(method, params).await?;
+            let items: Vec<T> =
+                serde_json::from_value(page.get(key).cloned().unwrap_or(Value::Null))
+                    .map_err(|e| TestClientError::Unexpected(e.to_string()))?;
+            out.extend(items);
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(out),
+            }
+        }
+    }
+
+    /// Every tool, following pagination.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, TestClientError> {
+        self.list("tools/list", "tools").await
+    }
+
+    /// Every static resource, following pagination.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, TestClientError> {
+        self.list("resources/list", "resources").await
+    }
+
+    /// Every resource template, following pagination.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, TestClientError> {
+        self.list("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// Every prompt, following pagination.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, TestClientError> {
+        self.list("prompts/list", "prompts").await
+    }
+
+    /// Calls a tool (answering input requests in the modern era).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_mrtr`](Self::request_mrtr).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, TestClientError> {
+        let v = self
+            .request_mrtr("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))
+    }
+
+    /// Reads a resource (answering input requests in the modern era).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_mrtr`](Self::request_mrtr).
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, TestClientError> {
+        let v = self
+            .request_mrtr("resources/read", json!({"uri": uri}))
+            .await?;
+        serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))
+    }
+
+    /// Gets a prompt (answering input requests in the modern era).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_mrtr`](Self::request_mrtr).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<GetPromptResult, TestClientError> {
+        let v = self
+            .request_mrtr("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await?;
+        serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))
+    }
+
+    /// Asks for completions of `argument` (partially `value`) of the prompt `prompt`.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn complete_prompt_argument(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<CompleteResult, TestClientError> {
+        self.typed(
+            "completion/complete",
+            Some(json!({
+                "ref": {"type": "ref/prompt", "name": prompt},
+                "argument": {"name": argument, "value": value}
+            })),
+        )
+        .await
+    }
+}

@@ -1,0 +1,3 @@
+//! Transports: how messages reach the engine.
+
+pub(crate) mod stdio;

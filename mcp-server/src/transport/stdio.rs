@@ -1,0 +1,343 @@
+//! The stdio transport: one compact JSON message per line on stdin and stdout, nothing else
+//! on stdout.
+//!
+//! - Lines longer than the server's message limit are skipped up to the next newline and
+//!   answered with -32600; lines that are not JSON get -32700; the server goes on.
+//! - Requests run concurrently up to the server's in-flight limit; at the limit the reader
+//!   stops reading (backpressure), so memory stays bounded however fast the client writes.
+//! - On end of input, requests in flight finish and every response is written before
+//!   `serve_stdio` returns.
+
+use std::sync::Arc;
+
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message, WireErrorResponse};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::session::{Connection, ConnectionEra};
+use crate::engine::sink::Sink;
+use crate::engine::{Reply, Response};
+use crate::server::Server;
+
+/// Messages waiting for the writer; beyond this, senders wait.
+const OUTBOUND_CAPACITY: usize = 1024;
+
+/// One line read from the input.
+enum Line {
+    Text(Vec<u8>),
+    TooLong,
+    Eof,
+}
+
+/// Reads `\n`-terminated lines of at most `max` bytes; a longer line is consumed up to its
+/// newline without being kept. Cancel-safe between calls: a partial line stays in `buf`.
+struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    max: usize,
+}
+
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    async fn next(&mut self) -> std::io::Result<Line> {
+        let mut skipping = false;
+        loop {
+            let available = self.inner.fill_buf().await?;
+            if available.is_empty() {
+                if skipping {
+                    return Ok(Line::TooLong);
+                }
+                if self.buf.is_empty() {
+                    return Ok(Line::Eof);
+                }
+                return Ok(Line::Text(std::mem::take(&mut self.buf)));
+            }
+            let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], Some(i + 1)),
+                None => (available, None),
+            };
+            if !skipping {
+                if self.buf.len() + chunk.len() > self.max {
+                    skipping = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(chunk);
+                }
+            }
+            let used = found.unwrap_or(available.len());
+            self.inner.consume(used);
+            if found.is_some() {
+                if skipping {
+                    return Ok(Line::TooLong);
+                }
+                return Ok(Line::Text(std::mem::take(&mut self.buf)));
+            }
+        }
+    }
+}
+
+fn envelope_error(e: &EnvelopeError) -> String {
+    let error = e.to_error_object();
+    serde_json::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).unwrap_or_default()
+}
+
+async fn write_all<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: mpsc::Receiver<String>,
+) -> std::io::Result<()> {
+    while let Some(first) = rx.recv().await {
+        let mut message = first;
+        loop {
+            writer.write_all(message.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+            match rx.try_recv() {
+                Ok(next) => message = next,
+                Err(_) => break,
+            }
+        }
+        writer.flush().await?;
+    }
+    writer.flush().await
+}
+
+impl Server {
+    /// Serves this server over the process's stdin and stdout until stdin closes.
+    ///
+    /// # Errors
+    ///
+    /// Reading stdin or writing stdout failed.
+    pub async fn serve_stdio(&self) -> std::io::Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves this server over any byte streams with stdio framing (one JSON message per
+    /// line) until `input` ends; every response is written before it returns.
+    ///
+    /// # Errors
+    ///
+    /// Reading `input` or writing `output` failed.
+    pub async fn serve_io<R, W>(&self, input: R, output: W) -> std::io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel::<String>(OUTBOUND_CAPACITY);
+        let writer = tokio::spawn(write_all(output, rx));
+        let sink = Sink::Channel(tx);
+        let conn = Arc::new(Connection::new(
+            sink.clone(),
+            self.config().client_request_timeout,
+        ));
+        let done = CancellationToken::new();
+        let forwarder = tokio::spawn(forward_changes(self.clone(), conn.clone(), done.clone()));
+
+        let limit = Arc::new(Semaphore::new(self.config().max_in_flight));
+        let mut tasks = JoinSet::new();
+        let mut reader = LineReader {
+            inner: BufReader::with_capacity(64 * 1024, input),
+            buf: Vec::new(),
+            max: self.config().max_message_size,
+        };
+
+        let read_result = loop {
+            while tasks.try_join_next().is_some() {}
+            let line = match reader.next().await {
+                Ok(Line::Text(line)) => line,
+                Ok(Line::TooLong) => {
+                    let e = ErrorObject::invalid_request(format!(
+                        "message larger than {} bytes",
+                        self.config().max_message_size
+                    ));
+                    sink.send(
+                        serde_json::to_string(&WireErrorResponse::new(None, &e))
+                            .unwrap_or_default(),
+                    )
+                    .await;
+                    continue;
+                }
+                Ok(Line::Eof) => break Ok(()),
+                Err(e) => break Err(e),
+            };
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match jsonrpc::parse(&line) {
+                Err(e) => sink.send(envelope_error(&e)).await,
+                Ok(Incoming::Single(Message::Request(req))) => {
+                    // The handshake decides the era for everything after it: run it before
+                    // reading on.
+                    if req.method == "initialize" {
+                        let reply = self.handle_request(&conn, req, sink.clone()).await;
+                        deliver(&conn, reply, &sink, &done).await;
+                        continue;
+                    }
+                    // Registered before it is spawned, so a cancellation read next finds it.
+                    let Some(cancel) = conn.begin(&req.id) else {
+                        let e = ErrorObject::invalid_request(format!(
+                            "request id {} is already in flight",
+                            req.id
+                        ));
+                        sink.send(
+                            serde_json::to_string(&WireErrorResponse::new(Some(&req.id), &e))
+                                .unwrap_or_default(),
+                        )
+                        .await;
+                        continue;
+                    };
+                    // Backpressure: no permit, no more reading.
+                    let Ok(permit) = limit.clone().acquire_owned().await else {
+                        break Ok(());
+                    };
+                    let (server, conn, sink, done) =
+                        (self.clone(), conn.clone(), sink.clone(), done.clone());
+                    tasks.spawn(async move {
+                        let reply = server
+                            .handle_registered(&conn, req, sink.clone(), cancel)
+                            .await;
+                        drop(permit);
+                        deliver(&conn, reply, &sink, &done).await;
+                    });
+                }
+                Ok(Incoming::Single(other)) => {
+                    if let Some(reply) = self.handle_message(&conn, other, sink.clone()).await {
+                        deliver(&conn, reply, &sink, &done).await;
+                    }
+                }
+                Ok(Incoming::Batch(items)) => {
+                    let batches_allowed = match conn.era() {
+                        ConnectionEra::Legacy(session) => session
+                            .negotiated()
+                            .is_some_and(|n| n.version.allows_batches()),
+                        _ => false,
+                    };
+                    if !batches_allowed {
+                        let e = ErrorObject::invalid_request(
+                            "batches are only part of protocol revision 2025-03-26",
+                        );
+                        sink.send(
+                            serde_json::to_string(&WireErrorResponse::new(None, &e))
+                                .unwrap_or_default(),
+                        )
+                        .await;
+                        continue;
+                    }
+                    let Ok(permit) = limit.clone().acquire_owned().await else {
+                        break Ok(());
+                    };
+                    let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
+                    tasks.spawn(async move {
+                        let responses = server.handle_batch(&conn, items, sink.clone()).await;
+                        drop(permit);
+                        if !responses.is_empty() {
+                            sink.send(format!("[{}]", responses.join(","))).await;
+                        }
+                    });
+                }
+            }
+        };
+
+        // End of input: nothing more will be answered by the client, but what is in flight
+        // finishes and is written.
+        conn.input_closed();
+        done.cancel();
+        while tasks.join_next().await.is_some() {}
+        let _ = forwarder.await;
+        *match conn.sink.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        } = Sink::Discard;
+        drop(sink);
+        drop(conn);
+        let written = writer
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        read_result.and(written)
+    }
+
+    /// Handles a 2025-03-26 batch: every element, requests concurrently; the responses in
+    /// order (notifications have none).
+    pub(crate) async fn handle_batch(
+        &self,
+        conn: &Arc<Connection>,
+        items: Vec<Result<Message, EnvelopeError>>,
+        sink: Sink,
+    ) -> Vec<String> {
+        let mut set = JoinSet::new();
+        let mut responses: Vec<Option<String>> = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            responses.push(None);
+            match item {
+                Err(e) => responses[i] = Some(envelope_error(&e)),
+                Ok(Message::Request(req)) => {
+                    let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
+                    set.spawn(async move {
+                        match server.handle_request(&conn, req, sink).await {
+                            Reply::Response(Response { json }) => (i, Some(json)),
+                            _ => (i, None),
+                        }
+                    });
+                }
+                Ok(other) => {
+                    let _ = self.handle_message(conn, other, sink.clone()).await;
+                }
+            }
+        }
+        while let Some(joined) = set.join_next().await {
+            if let Ok((i, json)) = joined {
+                responses[i] = json;
+            }
+        }
+        responses.into_iter().flatten().collect()
+    }
+}
+
+/// Sends a request's reply; a `subscriptions/listen` reply streams until the client cancels
+/// it or the input ends.
+async fn deliver(conn: &Arc<Connection>, reply: Reply, sink: &Sink, done: &CancellationToken) {
+    match reply {
+        Reply::Response(r) => sink.send(r.json).await,
+        Reply::Silent => {}
+        Reply::Listen(listen) => {
+            let id = listen.id.clone();
+            let Some(cancel) = conn.begin(&id) else {
+                return;
+            };
+            let stop = CancellationToken::new();
+            let ended = tokio::select! {
+                r = listen.run(sink.clone(), cancel, stop.clone()) => r,
+                () = done.cancelled() => None,
+            };
+            conn.end(&id);
+            if let Some(result) = ended {
+                sink.send(result).await;
+            }
+        }
+    }
+}
+
+/// Sends a legacy session its change notifications: list changes, and updates of the
+/// resources it subscribed to.
+async fn forward_changes(server: Server, conn: Arc<Connection>, done: CancellationToken) {
+    let mut events = server.registry().subscribe();
+    loop {
+        let event = tokio::select! {
+            () = done.cancelled() => return,
+            e = events.recv() => match e {
+                Ok(e) => e,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        let ConnectionEra::Legacy(session) = conn.era() else {
+            continue;
+        };
+        if session.negotiated().is_none() {
+            continue;
+        }
+        if let Some(message) = crate::engine::legacy_notification(&session, &event) {
+            conn.sink().send(message).await;
+        }
+    }
+}

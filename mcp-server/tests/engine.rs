@@ -1,0 +1,1062 @@
+//! The engine through the in-process client, in both eras: every method, every error code,
+//! the Context API, cancellation, timeouts, panics and pagination.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_server::registry::{CompletionTarget, completion_fn, prompt_fn, resource_fn, tool_fn};
+use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
+use mcp_server::types::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitContentValue, ElicitRequestFormParams,
+    ElicitRequestedSchema, ElicitResult, LoggingLevel, Prompt, PromptArgument, PromptMessage,
+    Resource, ResourceTemplate, Root, SamplingMessage, TextContent, Tool,
+};
+use mcp_server::{Context, Elicitation, ResourceError, Server};
+use serde_json::{Value, json};
+
+fn object(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().cloned().unwrap()
+}
+
+fn tool(name: &str) -> Tool {
+    let mut t = Tool::new(name, object(json!({"type": "object"})));
+    t.description = Some(format!("The {name} tool."));
+    t
+}
+
+#[derive(serde::Deserialize)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Person {
+    name: String,
+}
+
+fn name_schema() -> ElicitRequestedSchema {
+    serde_json::from_value(json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"]
+    }))
+    .unwrap()
+}
+
+/// A server exercising every feature; the same handlers serve both eras.
+fn server() -> Server {
+    let server = Server::builder("engine-test", "1.0.0")
+        .instructions("Test server.")
+        .tool_timeout(Duration::from_secs(5))
+        .page_size(2)
+        .build();
+    let r = server.registry();
+    r.add_tool(
+        tool("add"),
+        tool_fn(|a: AddArgs, _| async move { (a.a + a.b).to_string() }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("echo"),
+        tool_fn(|a: Value, _| async move { a["text"].as_str().unwrap_or("").to_owned() }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("panic"),
+        tool_fn(|_: Value, _| async move {
+            if true {
+                panic!("boom");
+            }
+            "unreachable"
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("slow"),
+        tool_fn(|_: Value, _| async move {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            "late"
+        }),
+        Some(Duration::from_millis(50)),
+    )
+    .unwrap();
+    r.add_tool(
+        tool("fail"),
+        tool_fn(|_: Value, _| async move { Err::<String, _>("the date must be in the future") }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("progress"),
+        tool_fn(|_: Value, ctx: Context| async move {
+            for p in [0.0, 50.0, 50.0, 100.0] {
+                ctx.progress(p, Some(100.0), None).await;
+            }
+            "done"
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("log"),
+        tool_fn(|_: Value, ctx: Context| async move {
+            ctx.log(LoggingLevel::Debug, None, "debug message").await;
+            ctx.log(LoggingLevel::Error, Some("app"), json!({"k": "v"}))
+                .await;
+            "logged"
+        }),
+        None,
+    )
+    .unwrap();
+    // One tool body for both eras: a request to the client in the legacy era, an input
+    // request answered on the next round in the modern era.
+    r.add_tool(
+        tool("greet"),
+        tool_fn(|_: Value, ctx: Context| async move {
+            let person = ctx.elicit::<Person>("What is your name?").await;
+            let sampled = ctx
+                .sample(CreateMessageRequestParams::new(
+                    vec![SamplingMessage::user_text("Capital of France?")],
+                    10,
+                ))
+                .await;
+            let roots = ctx.roots().await;
+            match (person, sampled, roots) {
+                (Ok(Elicitation::Accept(p)), Ok(s), Ok(roots)) => {
+                    let answer = s
+                        .content
+                        .blocks()
+                        .first()
+                        .and_then(|b| serde_json::to_value(b).ok())
+                        .and_then(|v| v["text"].as_str().map(str::to_owned))
+                        .unwrap_or_default();
+                    format!("Hello, {}! {} ({} roots)", p.name, answer, roots.len())
+                }
+                other => format!("failed: {other:?}"),
+            }
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("needs_sampling"),
+        tool_fn(|_: Value, ctx: Context| async move {
+            match ctx
+                .sample(CreateMessageRequestParams::new(
+                    vec![SamplingMessage::user_text("x")],
+                    5,
+                ))
+                .await
+            {
+                Ok(_) => "sampled".to_owned(),
+                Err(e) => format!("error: {e}"),
+            }
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("stateful"),
+        tool_fn(|_: Value, ctx: Context| async move {
+            let round: u32 = ctx.request_state().unwrap_or(0);
+            ctx.set_request_state(round + 1);
+            let form = ElicitRequestFormParams::new("name?", name_schema());
+            let answer = ctx.input(Some("confirm")).elicit_form(form).await;
+            format!("round={round} answered={}", answer.is_ok())
+        }),
+        None,
+    )
+    .unwrap();
+
+    r.add_resource(
+        {
+            let mut res = Resource::new("test://static-text", "static-text");
+            res.mime_type = Some("text/plain".into());
+            res
+        },
+        resource_fn(Some("text/plain"), |_, _, _| async { "static content" }),
+    )
+    .unwrap();
+    r.add_resource_template(
+        ResourceTemplate::new("test://items/{id}", "items"),
+        resource_fn(Some("application/json"), |_, vars, _| async move {
+            let id = vars.get_str("id").unwrap_or_default().to_owned();
+            if id == "missing" {
+                Err(ResourceError::NotFound)
+            } else {
+                Ok(format!("{{\"id\":\"{id}\"}}"))
+            }
+        }),
+    )
+    .unwrap();
+    let mut prompt = Prompt::new("review");
+    prompt.description = Some("Review something.".into());
+    prompt.arguments = Some(vec![
+        PromptArgument::new("topic", true),
+        PromptArgument::new("style", false),
+    ]);
+    r.add_prompt(
+        prompt,
+        prompt_fn(|args: BTreeMap<String, String>, _| async move {
+            vec![PromptMessage::user(TextContent::new(format!(
+                "Review {}",
+                args["topic"]
+            )))]
+        }),
+    )
+    .unwrap();
+    r.add_completion(
+        CompletionTarget::Prompt("review".into()),
+        "style",
+        completion_fn(|value: String, _, _| async move {
+            ["formal", "friendly", "funny"]
+                .iter()
+                .filter(|s| s.starts_with(&value))
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        }),
+    );
+    server
+}
+
+fn rpc_code(e: TestClientError) -> i64 {
+    match e {
+        TestClientError::Rpc(e) => e.code.0,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+fn answering() -> impl Fn(ClientOptions) -> ClientOptions {
+    |o: ClientOptions| {
+        o.with_elicitation(|_| {
+            let mut content = BTreeMap::new();
+            content.insert("name".to_owned(), ElicitContentValue::String("Ada".into()));
+            ElicitResult::accept(content)
+        })
+        .with_sampling(|_| {
+            serde_json::from_value::<CreateMessageResult>(json!({
+                "role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "test"
+            }))
+            .unwrap()
+        })
+        .with_roots(vec![Root::new("file:///work")])
+    }
+}
+
+#[tokio::test]
+async fn legacy_initialize_negotiates_and_declares_capabilities() {
+    let server = server();
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let init = client.initialize_result().unwrap();
+    assert_eq!(init.protocol_version, "2025-11-25");
+    assert_eq!(init.server_info.name, "engine-test");
+    assert_eq!(init.instructions.as_deref(), Some("Test server."));
+    assert!(init.capabilities.tools.is_some() && init.capabilities.prompts.is_some());
+    assert!(init.capabilities.resources.as_ref().unwrap().subscribe == Some(true));
+
+    // An older supported version is echoed; an unknown one gets the newest legacy version.
+    let client = TestClient::connect(
+        &server,
+        ClientOptions::version(mcp_server::ProtocolVersion::V2025_03_26),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        client.initialize_result().unwrap().protocol_version,
+        "2025-03-26"
+    );
+    let raw = client.request("initialize", Some(json!({"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}))).await;
+    assert_eq!(
+        rpc_code(raw.unwrap_err()),
+        -32600,
+        "a second initialize is refused"
+    );
+}
+
+#[tokio::test]
+async fn legacy_unknown_version_gets_latest_and_requests_before_initialize_are_refused() {
+    let server = server();
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    let s = server.clone();
+    let served = tokio::spawn(async move { s.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .await
+        .unwrap();
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1999-01-01\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n").await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut lines = tokio::io::BufReader::new(cr).lines();
+    let mut replies = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        replies.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    served.await.unwrap().unwrap();
+    assert_eq!(replies.len(), 2);
+    let init = replies.iter().find(|r| r["id"] == 2).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert!(
+        init["result"].get("resultType").is_none(),
+        "no 2026 fields in the legacy era"
+    );
+    let ping = replies.iter().find(|r| r["id"] == 1).unwrap();
+    assert_eq!(ping["result"], json!({}));
+
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    let s = server.clone();
+    let served = tokio::spawn(async move { s.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n")
+        .await
+        .unwrap();
+    cw.shutdown().await.unwrap();
+    let mut lines = tokio::io::BufReader::new(cr).lines();
+    let reply: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    served.await.unwrap().unwrap();
+    assert_eq!(reply["error"]["code"], -32600);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize")
+    );
+}
+
+#[tokio::test]
+async fn tools_work_the_same_in_both_eras() {
+    let server = server();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let modern = options.clone().version_era_is_modern();
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let r = client
+            .call_tool("add", json!({"a": 2, "b": 40}))
+            .await
+            .unwrap();
+        assert_eq!(r.content[0].as_text(), Some("42"));
+        assert_eq!(r.result_type.is_some(), modern);
+
+        // Bad arguments: a result the model can read, naming the problem.
+        let r = client
+            .call_tool("add", json!({"a": "two", "b": 1}))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.content[0].as_text().unwrap().contains("invalid"));
+
+        // A tool's own failure.
+        let r = client.call_tool("fail", json!({})).await.unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(
+            r.content[0].as_text(),
+            Some("the date must be in the future")
+        );
+
+        // Unknown tool and malformed arguments: protocol errors.
+        assert_eq!(
+            rpc_code(client.call_tool("nope", json!({})).await.unwrap_err()),
+            -32602
+        );
+        assert_eq!(
+            rpc_code(
+                client
+                    .request(
+                        "tools/call",
+                        Some(json!({"name": "add", "arguments": "str"}))
+                    )
+                    .await
+                    .unwrap_err()
+            ),
+            -32602
+        );
+        assert_eq!(
+            rpc_code(
+                client
+                    .request("tools/call", Some(json!({"arguments": {}})))
+                    .await
+                    .unwrap_err()
+            ),
+            -32602
+        );
+        assert_eq!(
+            rpc_code(client.request("no/such/method", None).await.unwrap_err()),
+            -32601
+        );
+
+        // A panic is an internal error, and the server keeps serving.
+        assert_eq!(
+            rpc_code(client.call_tool("panic", json!({})).await.unwrap_err()),
+            -32603
+        );
+        assert_eq!(
+            client
+                .call_tool("add", json!({"a": 1, "b": 1}))
+                .await
+                .unwrap()
+                .content[0]
+                .as_text(),
+            Some("2")
+        );
+
+        // A timeout ends the call with an error result.
+        let r = client.call_tool("slow", json!({})).await.unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.content[0].as_text().unwrap().contains("did not finish"));
+    }
+}
+
+trait EraOf {
+    fn version_era_is_modern(self) -> bool;
+}
+
+impl EraOf for ClientOptions {
+    fn version_era_is_modern(self) -> bool {
+        format!("{self:?}").contains("V2026")
+    }
+}
+
+#[tokio::test]
+async fn lists_paginate_with_opaque_cursors() {
+    let server = server();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let tools = client.list_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "add",
+                "echo",
+                "panic",
+                "slow",
+                "fail",
+                "progress",
+                "log",
+                "greet",
+                "needs_sampling",
+                "stateful"
+            ]
+        );
+        let first = client.request("tools/list", None).await.unwrap();
+        assert_eq!(first["tools"].as_array().unwrap().len(), 2);
+        let cursor = first["nextCursor"].as_str().unwrap();
+        assert!(cursor.parse::<u64>().is_err(), "cursors are opaque");
+        for bad in ["garbage", "bW9yZQ", ""] {
+            assert_eq!(
+                rpc_code(
+                    client
+                        .request("tools/list", Some(json!({"cursor": bad})))
+                        .await
+                        .unwrap_err()
+                ),
+                -32602,
+                "{bad}"
+            );
+        }
+        assert_eq!(client.list_prompts().await.unwrap().len(), 1);
+        assert_eq!(client.list_resources().await.unwrap().len(), 1);
+        assert_eq!(client.list_resource_templates().await.unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn modern_results_carry_result_type_cache_hints_and_server_info() {
+    let server = server();
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let list = client.request("tools/list", None).await.unwrap();
+    assert_eq!(list["resultType"], "complete");
+    assert_eq!(list["ttlMs"], 0);
+    assert_eq!(list["cacheScope"], "private");
+    assert_eq!(
+        list["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "engine-test"
+    );
+    let read = client
+        .request("resources/read", Some(json!({"uri": "test://static-text"})))
+        .await
+        .unwrap();
+    assert_eq!(read["resultType"], "complete");
+    assert!(read.get("ttlMs").is_some());
+    let call = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "add", "arguments": {"a": 1, "b": 2}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(call["resultType"], "complete");
+    assert_eq!(
+        call["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
+        "1.0.0"
+    );
+
+    let legacy = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let list = legacy.request("tools/list", None).await.unwrap();
+    for key in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+        assert!(list.get(key).is_none(), "legacy lists have no {key}");
+    }
+}
+
+#[tokio::test]
+async fn modern_discover_and_envelope_errors() {
+    let server = server();
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let d = client.request("server/discover", None).await.unwrap();
+    assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(d["resultType"], "complete");
+    assert!(d["capabilities"]["tools"].is_object());
+    assert_eq!(d["instructions"], "Test server.");
+
+    // Removed methods are unknown in the modern era, even `initialize` with the envelope.
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ] {
+        let e = client
+            .request(method, Some(json!({"uri": "x", "level": "info"})))
+            .await
+            .unwrap_err();
+        assert_eq!(rpc_code(e), -32601, "{method}");
+    }
+
+    // Envelope problems, through raw lines on a modern connection.
+    let e = client
+        .request(
+            "tools/list",
+            Some(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "1900-01-01"}})),
+        )
+        .await
+        .unwrap_err();
+    // The client helper merges its own envelope, so build the bad ones by hand below.
+    let _ = e;
+    let lines = raw_session(
+        &server,
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"test://nope","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"needs_sampling","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        ],
+    )
+    .await;
+    let by_id = |id: i64| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    assert_eq!(by_id(1)["result"]["resultType"], "complete");
+    assert_eq!(by_id(2)["error"]["code"], -32602);
+    assert_eq!(by_id(3)["error"]["code"], -32602);
+    assert!(
+        by_id(3)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("clientCapabilities")
+    );
+    assert_eq!(by_id(4)["error"]["code"], -32022);
+    assert_eq!(
+        by_id(4)["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "1900-01-01"})
+    );
+    assert_eq!(by_id(5)["error"]["code"], -32602);
+    assert_eq!(by_id(5)["error"]["data"]["uri"], "test://nope");
+    assert_eq!(by_id(6)["error"]["code"], -32021);
+    assert_eq!(
+        by_id(6)["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+}
+
+/// Writes `lines` to a fresh stdio connection, closes the input, and returns every message
+/// the server wrote.
+async fn raw_session(server: &Server, lines: &[&str]) -> Vec<Value> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    let (r, w) = tokio::io::split(server_io);
+    let s = server.clone();
+    let served = tokio::spawn(async move { s.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let writer = tokio::spawn(async move {
+        cw.write_all(input.as_bytes()).await.unwrap();
+        cw.shutdown().await.unwrap();
+    });
+    let mut out = Vec::new();
+    let mut reader = tokio::io::BufReader::new(cr).lines();
+    while let Some(line) = reader.next_line().await.unwrap() {
+        out.push(serde_json::from_str(&line).unwrap());
+    }
+    writer.await.unwrap();
+    served.await.unwrap().unwrap();
+    out
+}
+
+#[tokio::test]
+async fn resources_and_templates_in_both_eras() {
+    let server = server();
+    for (options, not_found) in [
+        (ClientOptions::legacy(), -32002),
+        (ClientOptions::modern(), -32602),
+    ] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let r = client.read_resource("test://static-text").await.unwrap();
+        assert_eq!(r.contents[0].mime_type(), Some("text/plain"));
+        let r = client.read_resource("test://items/42").await.unwrap();
+        let text = serde_json::to_value(&r.contents[0]).unwrap();
+        assert_eq!(text["text"], r#"{"id":"42"}"#);
+        assert_eq!(text["mimeType"], "application/json");
+        assert_eq!(text["uri"], "test://items/42");
+        for uri in ["test://nope", "test://items/missing"] {
+            let e = client.read_resource(uri).await.unwrap_err();
+            let TestClientError::Rpc(e) = e else { panic!() };
+            assert_eq!(e.code.0, not_found);
+            assert_eq!(e.data.unwrap()["uri"], uri);
+        }
+    }
+}
+
+#[tokio::test]
+async fn prompts_and_completions() {
+    let server = server();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let p = client
+            .get_prompt("review", json!({"topic": "PR 7"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&p.messages[0].content).unwrap()["text"],
+            "Review PR 7"
+        );
+        assert_eq!(
+            rpc_code(client.get_prompt("review", json!({})).await.unwrap_err()),
+            -32602
+        );
+        assert_eq!(
+            rpc_code(client.get_prompt("nope", json!({})).await.unwrap_err()),
+            -32602
+        );
+        let c = client
+            .complete_prompt_argument("review", "style", "f")
+            .await
+            .unwrap();
+        assert_eq!(c.completion.values, ["formal", "friendly", "funny"]);
+        let c = client
+            .complete_prompt_argument("review", "topic", "x")
+            .await
+            .unwrap();
+        assert!(
+            c.completion.values.is_empty(),
+            "no completion handler: empty values"
+        );
+    }
+}
+
+#[tokio::test]
+async fn progress_is_sent_only_when_asked_and_strictly_increases() {
+    let server = server();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        client.call_tool("progress", json!({})).await.unwrap();
+        assert!(
+            client
+                .notifications()
+                .iter()
+                .all(|n| n["method"] != "notifications/progress")
+        );
+        client
+            .request(
+                "tools/call",
+                Some(json!({"name": "progress", "_meta": {"progressToken": "p1"}})),
+            )
+            .await
+            .unwrap();
+        let progress: Vec<f64> = client
+            .notifications()
+            .iter()
+            .filter(|n| n["method"] == "notifications/progress")
+            .map(|n| {
+                assert_eq!(n["params"]["progressToken"], "p1");
+                n["params"]["progress"].as_f64().unwrap()
+            })
+            .collect();
+        assert_eq!(progress, [0.0, 50.0, 100.0]);
+    }
+}
+
+#[tokio::test]
+async fn logging_follows_set_level_in_legacy_and_log_level_in_modern() {
+    let server = server();
+    let legacy = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    legacy
+        .request("logging/setLevel", Some(json!({"level": "warning"})))
+        .await
+        .unwrap();
+    legacy.call_tool("log", json!({})).await.unwrap();
+    let logs: Vec<Value> = legacy
+        .notifications()
+        .into_iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0]["params"]["level"], "error");
+    assert_eq!(logs[0]["params"]["logger"], "app");
+
+    let modern = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    modern.call_tool("log", json!({})).await.unwrap();
+    assert!(modern.notifications().is_empty(), "no logLevel, no logs");
+    let modern = TestClient::connect(
+        &server,
+        ClientOptions::modern().with_log_level(LoggingLevel::Debug),
+    )
+    .await
+    .unwrap();
+    modern.call_tool("log", json!({})).await.unwrap();
+    assert_eq!(
+        modern
+            .notifications()
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .count(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn elicitation_sampling_and_roots_with_one_tool_body_in_both_eras() {
+    let server = server();
+    let with = answering();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, with(options)).await.unwrap();
+        let r = client.call_tool("greet", json!({})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("Hello, Ada! Paris (1 roots)"));
+    }
+    // A client without the capabilities: legacy tools see an error; modern calls end -32021.
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let r = client.call_tool("needs_sampling", json!({})).await.unwrap();
+    assert_eq!(
+        r.content[0].as_text(),
+        Some("error: the client does not support sampling")
+    );
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    assert_eq!(
+        rpc_code(
+            client
+                .call_tool("needs_sampling", json!({}))
+                .await
+                .unwrap_err()
+        ),
+        -32021
+    );
+}
+
+#[tokio::test]
+async fn modern_input_required_round_trip_and_sealed_state() {
+    let server = server();
+    let client = TestClient::connect(&server, answering()(ClientOptions::modern()))
+        .await
+        .unwrap();
+    // Round 1 by hand: an input_required result with the named key and a sealed state.
+    let first = client
+        .request("tools/call", Some(json!({"name": "stateful"})))
+        .await
+        .unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    assert_eq!(
+        first["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
+    let state = first["requestState"].as_str().unwrap().to_owned();
+
+    // Missing answer: asked again, state carried on.
+    let again = client
+        .request(
+            "tools/call",
+            Some(
+                json!({"name": "stateful", "requestState": state, "inputResponses": {"other": {}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again["resultType"], "input_required");
+
+    // Answered: the handler ran again and saw the state it stored in the previous round.
+    let done = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "stateful", "requestState": again["requestState"], "inputResponses": {"confirm": {"action": "accept", "content": {"name": "x"}}}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["content"][0]["text"], "round=2 answered=true");
+
+    // Tampered or foreign state: -32602.
+    let mut tampered = state.clone();
+    tampered.insert(5, 'x');
+    for bad in [tampered, "garbage".to_owned()] {
+        let e = client
+            .request(
+                "tools/call",
+                Some(json!({"name": "stateful", "requestState": bad})),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(rpc_code(e), -32602);
+    }
+    let e = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "greet", "requestState": state})),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        rpc_code(e),
+        -32602,
+        "a state issued for one tool is refused by another"
+    );
+}
+
+#[tokio::test]
+async fn cancellation_drops_the_handler_and_sends_nothing() {
+    let server = Server::builder("cancel", "1").build();
+    let started = Arc::new(AtomicUsize::new(0));
+    let finished = Arc::new(AtomicUsize::new(0));
+    let (s, f) = (started.clone(), finished.clone());
+    server
+        .registry()
+        .add_tool(
+            tool("wait"),
+            tool_fn(move |_: Value, _| {
+                let (s, f) = (s.clone(), f.clone());
+                async move {
+                    s.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    f.fetch_add(1, Ordering::SeqCst);
+                    "never"
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    let lines = raw_session(
+        &server,
+        &[
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"user"}}"#,
+            r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#,
+        ],
+    )
+    .await;
+    assert!(
+        lines.iter().all(|l| l["id"] != "w"),
+        "nothing is sent for a cancelled request: {lines:?}"
+    );
+    assert!(lines.iter().any(|l| l["id"] == "after"));
+    assert_eq!(finished.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn dynamic_registry_changes_notify_legacy_sessions_and_modern_listeners() {
+    let server = server();
+    let legacy = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    legacy
+        .request(
+            "resources/subscribe",
+            Some(json!({"uri": "test://static-text"})),
+        )
+        .await
+        .unwrap();
+
+    server.registry().disable_tool("echo");
+    server
+        .registry()
+        .notify_resource_updated("test://static-text");
+    server.registry().notify_resource_updated("test://other");
+    // A round trip makes sure the notifications, sent before its reply, have arrived.
+    legacy.request("ping", None).await.unwrap();
+    let methods: Vec<String> = legacy
+        .notifications()
+        .iter()
+        .map(|n| n["method"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        methods.contains(&"notifications/tools/list_changed".to_owned()),
+        "{methods:?}"
+    );
+    let updated: Vec<Value> = legacy
+        .notifications()
+        .into_iter()
+        .filter(|n| n["method"] == "notifications/resources/updated")
+        .collect();
+    assert_eq!(updated.len(), 1);
+    assert_eq!(updated[0]["params"]["uri"], "test://static-text");
+
+    assert!(
+        !legacy
+            .list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "echo")
+    );
+    assert_eq!(
+        rpc_code(legacy.call_tool("echo", json!({})).await.unwrap_err()),
+        -32602
+    );
+    server.registry().enable_tool("echo");
+    assert!(
+        legacy
+            .list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "echo")
+    );
+}
+
+#[tokio::test]
+async fn stdio_answers_garbage_and_oversized_lines_and_goes_on() {
+    let server = Server::builder("limits", "1")
+        .max_message_size(1024)
+        .build();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(2000)
+    );
+    let lines = raw_session(
+        &server,
+        &[
+            "garbage",
+            &big,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        ],
+    )
+    .await;
+    // Errors about unreadable lines come in input order; answers to requests may overtake
+    // each other, so look those up by id.
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines[0]["error"]["code"], -32700);
+    assert_eq!(lines[0]["id"], Value::Null);
+    assert_eq!(lines[1]["error"]["code"], -32600);
+    assert!(
+        lines[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1024")
+    );
+    assert_eq!(
+        lines[2]["id"], 1,
+        "initialize is answered before anything after it is read"
+    );
+    let errors: Vec<&Value> = lines[3..].iter().filter(|l| l["id"].is_null()).collect();
+    assert_eq!(
+        errors.len(),
+        2,
+        "the batch and the null-id request: {lines:?}"
+    );
+    assert!(errors.iter().all(|e| e["error"]["code"] == -32600));
+    assert!(errors.iter().any(|e| {
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2025-03-26")
+    }));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["id"] == 3 && l["result"] == json!({}))
+    );
+}
+
+#[tokio::test]
+async fn batches_are_accepted_for_2025_03_26() {
+    let server = server();
+    let lines = raw_session(
+        &server,
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            r#"[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}]"#,
+        ],
+    )
+    .await;
+    let batch = lines[1].as_array().expect("a batch response");
+    assert_eq!(batch.len(), 2);
+    assert_eq!(batch[0]["id"], 2);
+    assert_eq!(batch[1]["result"]["content"][0]["text"], "3");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundred_thousand_pipelined_calls_lose_nothing() {
+    const N: usize = 100_000;
+    let server = server();
+    let mut input = String::with_capacity(N * 100);
+    input.push_str(r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#);
+    input.push('\n');
+    for i in 0..N {
+        input.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{i},"b":1}}}}}}"#
+        ));
+        input.push('\n');
+    }
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    let s = server.clone();
+    let served = tokio::spawn(async move { s.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let writer = tokio::spawn(async move {
+        cw.write_all(input.as_bytes()).await.unwrap();
+        cw.shutdown().await.unwrap();
+    });
+    let mut seen = vec![false; N];
+    let mut count = 0;
+    let mut reader = tokio::io::BufReader::new(cr).lines();
+    while let Some(line) = reader.next_line().await.unwrap() {
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == "init" {
+            continue;
+        }
+        let i = v["id"].as_u64().unwrap() as usize;
+        assert!(!seen[i], "duplicate response {i}");
+        seen[i] = true;
+        assert_eq!(v["result"]["content"][0]["text"], (i + 1).to_string());
+        count += 1;
+    }
+    writer.await.unwrap();
+    served.await.unwrap().unwrap();
+    assert_eq!(count, N);
+}

@@ -49,6 +49,16 @@ mod server;
 pub mod testing;
 mod transport;
 
+/// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`] and
+/// [`Server::http_router`].
+#[cfg(feature = "http")]
+pub mod http {
+    pub use crate::transport::http::{
+        HostPolicy, HttpOptions, HttpSession, InMemorySessionStore, OriginPolicy, Principal,
+        SESSION_HEADER, SessionStore,
+    };
+}
+
 pub use context::{Context, ContextError, Elicitation};
 pub use mcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
 pub use result::{

@@ -57,10 +57,40 @@ pub(crate) enum Reply {
 #[derive(Debug)]
 pub(crate) struct Response {
     pub(crate) json: String,
+    /// How a modern-era HTTP response carries it (legacy-era JSON-RPC errors are always 200).
+    pub(crate) status: Status,
+}
+
+/// The HTTP status class of a modern-era response: the one place that maps JSON-RPC errors
+/// to statuses (spec 2026-07-28, Streamable HTTP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// 200: a result, or an error about the method's own work (unknown tool, resource not
+    /// found, invalid arguments).
+    Ok,
+    /// 400: the request itself is unusable — malformed, a bad per-request envelope, an
+    /// unsupported protocol version, a header mismatch, a missing client capability.
+    BadRequest,
+    /// 404: the method does not exist in this era.
+    NotFound,
+}
+
+impl Status {
+    pub(crate) fn of(code: ErrorCode) -> Status {
+        match code {
+            ErrorCode::METHOD_NOT_FOUND => Status::NotFound,
+            ErrorCode::PARSE_ERROR
+            | ErrorCode::INVALID_REQUEST
+            | ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => Status::BadRequest,
+            _ => Status::Ok,
+        }
+    }
 }
 
 impl Response {
-    fn error(id: Option<&RequestId>, error: &ErrorObject) -> Response {
+    pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Response {
         let json = serde_json::to_string(&WireErrorResponse::new(id, error)).unwrap_or_else(|_| {
             // An error object always serializes; this is the shape it would have had.
             format!(
@@ -68,7 +98,15 @@ impl Response {
                 ErrorCode::INTERNAL_ERROR.0
             )
         });
-        Response { json }
+        Response {
+            json,
+            status: Status::of(error.code),
+        }
+    }
+
+    fn with_status(mut self, status: Status) -> Response {
+        self.status = status;
+        self
     }
 }
 
@@ -261,7 +299,10 @@ impl Server {
 
     fn respond_raw<R: serde::Serialize + ?Sized>(&self, id: &RequestId, result: &R) -> Response {
         match serde_json::to_string(&WireResponse::new(id, result)) {
-            Ok(json) if json.len() <= self.config().max_response_size => Response { json },
+            Ok(json) if json.len() <= self.config().max_response_size => Response {
+                json,
+                status: Status::Ok,
+            },
             Ok(json) => {
                 tracing::warn!(size = json.len(), "response too large");
                 Response::error(Some(id), &ErrorObject::internal_error("response too large"))
@@ -506,7 +547,12 @@ impl Server {
                     env.client_capabilities.clone(),
                     env.client_info.cloned(),
                 ),
-                Err(e) => return Reply::Response(Response::error(Some(id), &e)),
+                // A bad envelope makes the whole request unusable: 400, whatever the code.
+                Err(e) => {
+                    return Reply::Response(
+                        Response::error(Some(id), &e).with_status(Status::BadRequest),
+                    );
+                }
             };
         let (version, capabilities, client_info) = envelope;
         match req.method.as_str() {

@@ -237,6 +237,14 @@ impl Connection {
         }
     }
 
+    /// The connection is gone: cancel everything in flight and fail pending client requests.
+    pub(crate) fn abort(&self) {
+        for token in lock(&self.in_flight).values() {
+            token.cancel();
+        }
+        self.input_closed();
+    }
+
     /// No more input will come from the client: requests waiting for a client answer fail,
     /// requests in flight run to completion.
     pub(crate) fn input_closed(&self) {

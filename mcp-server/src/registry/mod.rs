@@ -184,6 +184,17 @@ pub enum RegistryError {
         "tool names may only contain A-Z a-z 0-9 _ . - and be 1 to 128 characters long (found `{0}`)"
     )]
     InvalidToolName(String),
+    /// A schema or `_meta` given to the `#[tool]` macro is not a JSON object (or an input
+    /// schema is not `"type": "object"`).
+    #[error("invalid {what} for `{name}`: {message}")]
+    InvalidDescriptor {
+        /// The tool's name.
+        name: String,
+        /// Which part: `input_schema`, `output_schema` or `meta`.
+        what: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 /// Whether `name` is a valid tool name: 1–128 characters of `A-Z a-z 0-9 _ . -`.

@@ -274,7 +274,7 @@ impl Server {
                     let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
                     set.spawn(async move {
                         match server.handle_request(&conn, req, sink).await {
-                            Reply::Response(Response { json }) => (i, Some(json)),
+                            Reply::Response(Response { json, .. }) => (i, Some(json)),
                             _ => (i, None),
                         }
                     });

@@ -1,0 +1,410 @@
+//! 2026-07-28 request metadata headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` must be present where required and match the body, so that an intermediary
+//! routing on a header and the server executing the body agree. Any failure is 400 with
+//! -32020 (`HeaderMismatch`).
+//!
+//! Header names are case-insensitive (the `http` crate normalizes them); values are
+//! case-sensitive, surrounding whitespace is trimmed, and `=?base64?…?=` values are decoded
+//! before comparing.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use http::HeaderMap;
+use mcp_core::error::ErrorObject;
+use mcp_core::types::JSONObject;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const METHOD: &str = "mcp-method";
+pub(crate) const NAME: &str = "mcp-name";
+pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
+
+/// The one value of header `name`: `Ok(None)` when absent; an error when repeated or not
+/// visible ASCII.
+pub(crate) fn single<'a>(
+    headers: &'a HeaderMap,
+    name: &str,
+) -> Result<Option<&'a str>, ErrorObject> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(ErrorObject::header_mismatch(format_args!(
+            "{name} is repeated"
+        )));
+    }
+    let text = first
+        .to_str()
+        .map_err(|_| ErrorObject::header_mismatch(format_args!("{name} has invalid characters")))?;
+    Ok(Some(text.trim_matches([' ', '\t'])))
+}
+
+/// Decodes a `=?base64?…?=` value; other values are returned as they are.
+pub(crate) fn decode(name: &str, value: &str) -> Result<String, ErrorObject> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| {
+                ErrorObject::header_mismatch(format_args!("{name} is not valid Base64 UTF-8"))
+            }),
+        None => Ok(value.to_owned()),
+    }
+}
+
+#[derive(Deserialize)]
+struct Target<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// A tool parameter mirrored into an `Mcp-Param-*` header (`x-mcp-header` in its schema).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MirroredParam {
+    /// The chain of `properties` keys from the schema root.
+    pub(crate) path: Vec<String>,
+    /// The header name without the `Mcp-Param-` prefix.
+    pub(crate) header: String,
+}
+
+/// The `x-mcp-header` annotations of an input schema, reachable through `properties` only.
+pub(crate) fn mirrored_params(schema: &JSONObject) -> Vec<MirroredParam> {
+    fn walk(schema: &JSONObject, path: &mut Vec<String>, out: &mut Vec<MirroredParam>) {
+        let Some(Value::Object(props)) = schema.get("properties") else {
+            return;
+        };
+        for (key, sub) in props {
+            let Value::Object(sub) = sub else { continue };
+            path.push(key.clone());
+            if let Some(Value::String(header)) = sub.get("x-mcp-header") {
+                out.push(MirroredParam {
+                    path: path.clone(),
+                    header: header.clone(),
+                });
+            }
+            walk(sub, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+fn value_at<'v>(mut value: &'v Value, path: &[String]) -> Option<&'v Value> {
+    for key in path {
+        value = value.get(key)?;
+    }
+    Some(value)
+}
+
+fn header_matches(header: &str, body: &Value) -> bool {
+    match body {
+        Value::String(s) => header == s,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => match (header.parse::<f64>(), n.as_f64()) {
+            (Ok(h), Some(b)) => h == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Validates the headers of a modern-era POST against its body.
+///
+/// `tool_schema` is the input schema of the tool a `tools/call` names, if it exists, for the
+/// `Mcp-Param-*` checks.
+pub(crate) fn validate(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&RawValue>,
+    body_version: &str,
+    tool_schema: Option<&JSONObject>,
+) -> Result<(), ErrorObject> {
+    match single(headers, PROTOCOL_VERSION)? {
+        Some(v) if v == body_version => {}
+        Some(v) => {
+            return Err(ErrorObject::header_mismatch(format_args!(
+                "MCP-Protocol-Version header value '{v}' does not match body value '{body_version}'"
+            )));
+        }
+        None => {
+            return Err(ErrorObject::header_mismatch(
+                "MCP-Protocol-Version header is missing",
+            ));
+        }
+    }
+    match single(headers, METHOD)? {
+        Some(m) if m == method => {}
+        Some(m) => {
+            return Err(ErrorObject::header_mismatch(format_args!(
+                "Mcp-Method header value '{m}' does not match body value '{method}'"
+            )));
+        }
+        None => return Err(ErrorObject::header_mismatch("Mcp-Method header is missing")),
+    }
+    let target: Option<Target<'_>> = params.and_then(|p| serde_json::from_str(p.get()).ok());
+    let body_name = match method {
+        "tools/call" | "prompts/get" => target.as_ref().and_then(|t| t.name.as_deref()),
+        "resources/read" => target.as_ref().and_then(|t| t.uri.as_deref()),
+        _ => None,
+    };
+    let header_name = single(headers, NAME)?
+        .map(|v| decode("Mcp-Name", v))
+        .transpose()?;
+    match (body_name, header_name) {
+        (Some(body), Some(header)) if body == header => {}
+        (Some(body), Some(header)) => {
+            return Err(ErrorObject::header_mismatch(format_args!(
+                "Mcp-Name header value '{header}' does not match body value '{body}'"
+            )));
+        }
+        (Some(_), None) => return Err(ErrorObject::header_mismatch("Mcp-Name header is missing")),
+        (None, _) => {}
+    }
+    if method == "tools/call"
+        && let Some(schema) = tool_schema
+    {
+        let mirrored = mirrored_params(schema);
+        if !mirrored.is_empty() {
+            let arguments: Value = target
+                .as_ref()
+                .and_then(|t| t.arguments)
+                .and_then(|a| serde_json::from_str(a.get()).ok())
+                .unwrap_or(Value::Null);
+            for param in mirrored {
+                let header_key = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
+                let display = format!("Mcp-Param-{}", param.header);
+                let header = single(headers, &header_key)?
+                    .map(|v| decode(&display, v))
+                    .transpose()?;
+                let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
+                match (header, body) {
+                    (None, None) => {}
+                    (Some(h), Some(b)) if header_matches(&h, b) => {}
+                    (Some(h), Some(b)) => {
+                        return Err(ErrorObject::header_mismatch(format_args!(
+                            "{display} header value '{h}' does not match body value {b}"
+                        )));
+                    }
+                    (None, Some(_)) => {
+                        return Err(ErrorObject::header_mismatch(format_args!(
+                            "{display} header is missing"
+                        )));
+                    }
+                    (Some(h), None) => {
+                        return Err(ErrorObject::header_mismatch(format_args!(
+                            "{display} header value '{h}' has no value in the body"
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+    use serde_json::json;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(
+                http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        h
+    }
+
+    fn raw(v: Value) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&v).unwrap()
+    }
+
+    const V: &str = "2026-07-28";
+
+    #[test]
+    fn standard_headers_must_match_the_body() {
+        let p = raw(json!({"name": "get_weather"}));
+        let ok = headers(&[
+            ("MCP-Protocol-Version", V),
+            ("mcp-method", "tools/call"),
+            ("MCP-NAME", " get_weather\t"),
+        ]);
+        assert!(validate(&ok, "tools/call", Some(&p), V, None).is_ok());
+
+        for (pairs, what) in [
+            (
+                vec![("mcp-method", "tools/call"), ("mcp-name", "get_weather")],
+                "version missing",
+            ),
+            (
+                vec![
+                    ("mcp-protocol-version", "2025-11-25"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "get_weather"),
+                ],
+                "version mismatch",
+            ),
+            (
+                vec![("mcp-protocol-version", V), ("mcp-name", "get_weather")],
+                "method missing",
+            ),
+            (
+                vec![
+                    ("mcp-protocol-version", V),
+                    ("mcp-method", "prompts/list"),
+                    ("mcp-name", "get_weather"),
+                ],
+                "method mismatch",
+            ),
+            (
+                vec![
+                    ("mcp-protocol-version", V),
+                    ("mcp-method", "Tools/Call"),
+                    ("mcp-name", "get_weather"),
+                ],
+                "values are case-sensitive",
+            ),
+            (
+                vec![("mcp-protocol-version", V), ("mcp-method", "tools/call")],
+                "name missing",
+            ),
+            (
+                vec![
+                    ("mcp-protocol-version", V),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "other"),
+                ],
+                "name mismatch",
+            ),
+            (
+                vec![
+                    ("mcp-protocol-version", V),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "get_weather"),
+                ],
+                "repeated",
+            ),
+            (
+                vec![
+                    ("mcp-protocol-version", V),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "=?base64?!!!?="),
+                ],
+                "bad base64",
+            ),
+        ] {
+            let e = validate(&headers(&pairs), "tools/call", Some(&p), V, None).unwrap_err();
+            assert_eq!(e.code.0, -32020, "{what}");
+            assert!(
+                e.message.starts_with("Header mismatch: "),
+                "{what}: {}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn base64_sentinel_values_are_decoded() {
+        let p = raw(json!({"uri": "file:///日本.txt"}));
+        let encoded = format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode("file:///日本.txt")
+        );
+        let h = headers(&[
+            ("mcp-protocol-version", V),
+            ("mcp-method", "resources/read"),
+            ("mcp-name", &encoded),
+        ]);
+        assert!(validate(&h, "resources/read", Some(&p), V, None).is_ok());
+    }
+
+    #[test]
+    fn mirrored_params_are_checked_against_arguments() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "limit": {"type": "integer", "x-mcp-header": "Limit"},
+                "opts": {"type": "object", "properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry"}}}
+            }
+        });
+        let schema = schema.as_object().unwrap();
+        assert_eq!(mirrored_params(schema).len(), 3);
+        let p = raw(
+            json!({"name": "q", "arguments": {"region": "us-west1", "limit": 42, "opts": {"dry": true}}}),
+        );
+        let base = [
+            ("mcp-protocol-version", V),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "q"),
+        ];
+        let with = |extra: &[(&str, &str)]| {
+            let mut all = base.to_vec();
+            all.extend_from_slice(extra);
+            headers(&all)
+        };
+        let good = with(&[
+            ("mcp-param-region", "us-west1"),
+            ("Mcp-Param-Limit", "42.0"),
+            ("mcp-param-dry", "true"),
+        ]);
+        assert!(validate(&good, "tools/call", Some(&p), V, Some(schema)).is_ok());
+        for bad in [
+            with(&[("mcp-param-limit", "42"), ("mcp-param-dry", "true")]),
+            with(&[
+                ("mcp-param-region", "eu"),
+                ("mcp-param-limit", "42"),
+                ("mcp-param-dry", "true"),
+            ]),
+            with(&[
+                ("mcp-param-region", "us-west1"),
+                ("mcp-param-limit", "41"),
+                ("mcp-param-dry", "true"),
+            ]),
+            with(&[
+                ("mcp-param-region", "us-west1"),
+                ("mcp-param-limit", "42"),
+                ("mcp-param-dry", "True"),
+            ]),
+        ] {
+            assert_eq!(
+                validate(&bad, "tools/call", Some(&p), V, Some(schema))
+                    .unwrap_err()
+                    .code
+                    .0,
+                -32020
+            );
+        }
+        // A parameter absent from the arguments needs no header.
+        let p = raw(json!({"name": "q", "arguments": {"region": "us-west1"}}));
+        assert!(
+            validate(
+                &with(&[("mcp-param-region", "us-west1")]),
+                "tools/call",
+                Some(&p),
+                V,
+                Some(schema)
+            )
+            .is_ok()
+        );
+    }
+}

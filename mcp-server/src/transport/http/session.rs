@@ -1,0 +1,236 @@
+//! Legacy-era HTTP sessions (`Mcp-Session-Id`): unguessable ids, an idle timeout, a cap on
+//! live sessions, and binding to the authenticated principal.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+
+use crate::engine::session::Connection;
+use crate::engine::sink::Sink;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// One live legacy session.
+pub struct HttpSession {
+    id: String,
+    pub(crate) conn: Arc<Connection>,
+    principal: Option<String>,
+    last_seen: Mutex<Instant>,
+}
+
+impl std::fmt::Debug for HttpSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSession")
+            .field("principal", &self.principal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpSession {
+    pub(crate) fn new(conn: Arc<Connection>, principal: Option<String>) -> HttpSession {
+        HttpSession {
+            id: new_session_id(),
+            conn,
+            principal,
+            last_seen: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The session id (`Mcp-Session-Id`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The principal the session belongs to, when authentication is on.
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    /// When the client last used the session.
+    pub fn last_seen(&self) -> Instant {
+        *lock(&self.last_seen)
+    }
+
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    /// Ends the session: requests in flight are cancelled, its streams close.
+    pub(crate) fn end(&self) {
+        self.conn.abort();
+        *lock(&self.conn.sink) = Sink::Discard;
+    }
+}
+
+/// 256 bits from the OS CSPRNG, base64url: visible ASCII only, never guessable.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 32];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Without OS randomness a session id could be guessed; refuse to pretend otherwise.
+        tracing::error!("the OS random number generator failed; session ids are weak");
+        let seed = format!("{:?}{:p}", Instant::now(), &bytes);
+        bytes.copy_from_slice(&<sha2::Sha256 as sha2::Digest>::digest(seed.as_bytes()));
+    }
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Where live sessions are kept. The in-memory store is the default; a shared store lets
+/// several instances behind a load balancer recognize each other's sessions.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Keeps a new session; may end and drop another to respect a cap.
+    fn insert(&self, session: Arc<HttpSession>);
+    /// The live session with this id; an expired one is ended, dropped and not returned.
+    fn get(&self, id: &str) -> Option<Arc<HttpSession>>;
+    /// Drops the session with this id, returning it.
+    fn remove(&self, id: &str) -> Option<Arc<HttpSession>>;
+    /// Every live session.
+    fn sessions(&self) -> Vec<Arc<HttpSession>>;
+    /// Ends and drops every session idle for longer than the idle timeout.
+    fn sweep(&self);
+}
+
+/// Sessions in this process's memory, with an idle timeout and a cap: at the cap, a new
+/// session evicts the one used least recently (which then gets 404 on its next request).
+#[derive(Debug)]
+pub struct InMemorySessionStore {
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    idle_timeout: Duration,
+    max_sessions: usize,
+}
+
+impl InMemorySessionStore {
+    /// A store whose sessions expire after `idle_timeout` unused, holding at most
+    /// `max_sessions`.
+    pub fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
+        InMemorySessionStore {
+            sessions: Mutex::new(HashMap::new()),
+            idle_timeout,
+            max_sessions: max_sessions.max(1),
+        }
+    }
+
+    /// How many sessions are live.
+    pub fn len(&self) -> usize {
+        lock(&self.sessions).len()
+    }
+
+    /// Whether no session is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl SessionStore for InMemorySessionStore {
+    fn insert(&self, session: Arc<HttpSession>) {
+        let mut map = lock(&self.sessions);
+        while map.len() >= self.max_sessions {
+            let oldest = map
+                .iter()
+                .min_by_key(|(_, s)| s.last_seen())
+                .map(|(id, _)| id.clone());
+            match oldest.and_then(|id| map.remove(&id)) {
+                Some(evicted) => {
+                    tracing::info!("session cap reached; evicting the least recently used session");
+                    evicted.end();
+                }
+                None => break,
+            }
+        }
+        map.insert(session.id().to_owned(), session);
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let mut map = lock(&self.sessions);
+        let session = map.get(id)?.clone();
+        if session.last_seen().elapsed() > self.idle_timeout {
+            map.remove(id);
+            drop(map);
+            session.end();
+            return None;
+        }
+        session.touch();
+        Some(session)
+    }
+
+    fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.sessions).remove(id)
+    }
+
+    fn sessions(&self) -> Vec<Arc<HttpSession>> {
+        lock(&self.sessions).values().cloned().collect()
+    }
+
+    fn sweep(&self) {
+        let expired: Vec<Arc<HttpSession>> = {
+            let mut map = lock(&self.sessions);
+            let ids: Vec<String> = map
+                .iter()
+                .filter(|(_, s)| s.last_seen().elapsed() > self.idle_timeout)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| map.remove(id)).collect()
+        };
+        for session in expired {
+            session.end();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Arc<HttpSession> {
+        Arc::new(HttpSession::new(
+            Arc::new(Connection::new(Sink::Discard, Duration::from_secs(1))),
+            None,
+        ))
+    }
+
+    #[test]
+    fn ids_are_long_visible_ascii_and_distinct() {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..10_000 {
+            let id = new_session_id();
+            assert_eq!(id.len(), 43);
+            assert!(id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+            assert!(seen.insert(id));
+        }
+    }
+
+    #[test]
+    fn the_cap_evicts_the_least_recently_used() {
+        let store = InMemorySessionStore::new(Duration::from_secs(60), 2);
+        let (a, b, c) = (session(), session(), session());
+        store.insert(a.clone());
+        std::thread::sleep(Duration::from_millis(2));
+        store.insert(b.clone());
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(store.get(a.id()).is_some(), "touching a makes b the oldest");
+        store.insert(c.clone());
+        assert_eq!(store.len(), 2);
+        assert!(store.get(b.id()).is_none());
+        assert!(store.get(a.id()).is_some() && store.get(c.id()).is_some());
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let store = InMemorySessionStore::new(Duration::from_millis(1), 10);
+        let a = session();
+        store.insert(a.clone());
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(store.get(a.id()).is_none());
+        let b = session();
+        store.insert(b);
+        std::thread::sleep(Duration::from_millis(5));
+        store.sweep();
+        assert!(store.is_empty());
+    }
+}

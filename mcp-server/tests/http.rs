@@ -1,0 +1,612 @@
+//! Streamable HTTP through the axum router (no socket): both eras, sessions, the security
+//! defaults and the attacks they stop.
+
+#![cfg(feature = "http")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use axum::body::Body;
+use http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use mcp_server::http::{HttpOptions, Principal};
+use mcp_server::registry::tool_fn;
+use mcp_server::types::{CreateMessageRequestParams, SamplingMessage, Tool};
+use mcp_server::{Context, Server};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+const V: &str = "2026-07-28";
+
+fn server() -> Server {
+    let server = Server::builder("http-test", "1.0.0").build();
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    let r = server.registry();
+    r.add_tool(
+        Tool::new("hi", schema.clone()),
+        tool_fn(|_: Value, _| async { "hello" }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        Tool::new("progress", schema.clone()),
+        tool_fn(|_: Value, ctx: Context| async move {
+            ctx.progress(1.0, Some(2.0), None).await;
+            ctx.progress(2.0, Some(2.0), None).await;
+            "done"
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        Tool::new("needs_sampling", schema.clone()),
+        tool_fn(|_: Value, ctx: Context| async move {
+            let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text("x")], 5);
+            ctx.sample(params)
+                .await
+                .map(|_| "sampled")
+                .map_err(|e| e.to_string())
+        }),
+        None,
+    )
+    .unwrap();
+    let mut mirrored = Tool::new(
+        "query",
+        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    mirrored.description = Some("A tool with a mirrored parameter.".into());
+    r.add_tool(
+        mirrored,
+        tool_fn(|a: Value, _| async move { a["region"].as_str().unwrap_or("").to_owned() }),
+        None,
+    )
+    .unwrap();
+    server
+}
+
+fn router(server: &Server, options: HttpOptions) -> axum::Router {
+    server.http_router_with(options, CancellationToken::new())
+}
+
+fn post(body: &str) -> http::request::Builder {
+    let _ = body;
+    Request::post("/mcp")
+        .header("host", "127.0.0.1:3000")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+}
+
+fn modern_body(method: &str, params: Value) -> String {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": V,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
+}
+
+fn modern(method: &str, name: Option<&str>, params: Value) -> Request<Body> {
+    let body = modern_body(method, params);
+    let mut b = post(&body)
+        .header("mcp-protocol-version", V)
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        b = b.header("mcp-name", name);
+    }
+    b.body(Body::from(body)).unwrap()
+}
+
+async fn send(router: &axum::Router, req: Request<Body>) -> (StatusCode, http::HeaderMap, String) {
+    let response = router.clone().oneshot(req).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, headers, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+fn json(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+async fn initialize(router: &axum::Router) -> String {
+    let (status, headers, body) = send(router, post(INIT).body(Body::from(INIT)).unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(json(&body)["result"]["protocolVersion"], "2025-11-25");
+    headers
+        .get("mcp-session-id")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn legacy(session: &str, body: &str) -> Request<Body> {
+    post(body)
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Body::from(body.to_owned()))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn hostile_hosts_and_origins_are_refused_before_the_body_is_read() {
+    let router = router(&server(), HttpOptions::default());
+    for (host, origin) in [
+        ("evil.example.com", None),
+        ("localhost.evil.com:3000", None),
+        ("127.0.0.1:3000", Some("http://evil.example")),
+        ("127.0.0.1:3000", Some("null")),
+        ("127.0.0.1:3000", Some("http://user@localhost")),
+    ] {
+        let mut b = Request::post("/mcp")
+            .header("host", host)
+            .header("content-type", "application/json");
+        if let Some(o) = origin {
+            b = b.header("origin", o);
+        }
+        // A body that would fail to parse: the refusal must come first.
+        let (status, _, body) = send(&router, b.body(Body::from("not json")).unwrap()).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{host} {origin:?}");
+        assert_eq!(json(&body)["id"], Value::Null);
+    }
+    for origin in [None, Some("http://localhost:5173")] {
+        let mut b = post(INIT);
+        if let Some(o) = origin {
+            b = b.header("origin", o);
+        }
+        let (status, _, _) = send(&router, b.body(Body::from(INIT)).unwrap()).await;
+        assert_eq!(status, StatusCode::OK, "{origin:?}");
+    }
+}
+
+#[tokio::test]
+async fn media_types_and_body_limits() {
+    let router = router(&server(), HttpOptions::default().max_body_size(1024));
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "text/plain")
+        .body(Body::from(INIT))
+        .unwrap();
+    assert_eq!(
+        send(&router, req).await.0,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE
+    );
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json; charset=utf-8")
+        .body(Body::from(INIT))
+        .unwrap();
+    assert_eq!(send(&router, req).await.0, StatusCode::OK);
+    let req = post(INIT)
+        .header("accept", "text/html")
+        .body(Body::from(INIT))
+        .unwrap();
+    let req = {
+        let (mut parts, body) = req.into_parts();
+        parts.headers.insert("accept", "text/html".parse().unwrap());
+        Request::from_parts(parts, body)
+    };
+    assert_eq!(send(&router, req).await.0, StatusCode::NOT_ACCEPTABLE);
+
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"p":"{}"}}}}"#,
+        "x".repeat(1024)
+    );
+    // Declared too large.
+    let req = post(&big)
+        .header("content-length", big.len())
+        .body(Body::from(big.clone()))
+        .unwrap();
+    assert_eq!(send(&router, req).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+    // Streamed (chunked) with no length.
+    let chunks = big
+        .as_bytes()
+        .chunks(100)
+        .map(bytes::Bytes::copy_from_slice)
+        .collect();
+    let req = post(&big).body(Body::new(Chunks(chunks))).unwrap();
+    assert_eq!(send(&router, req).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+    // A lying Content-Length.
+    let req = post(&big)
+        .header("content-length", "10")
+        .body(Body::from(big.clone()))
+        .unwrap();
+    assert_eq!(send(&router, req).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+/// A body delivered in chunks with no length: what a chunked upload looks like.
+struct Chunks(std::collections::VecDeque<bytes::Bytes>);
+
+impl http_body::Body for Chunks {
+    type Data = bytes::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, std::io::Error>>> {
+        std::task::Poll::Ready(self.0.pop_front().map(|b| Ok(http_body::Frame::data(b))))
+    }
+}
+
+#[tokio::test]
+async fn legacy_sessions_are_minted_required_and_ended() {
+    let router = router(&server(), HttpOptions::default());
+    let id = initialize(&router).await;
+    assert!(id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+
+    // An attacker-chosen id sent with initialize is never adopted.
+    let req = post(INIT)
+        .header("mcp-session-id", "chosen-by-attacker")
+        .body(Body::from(INIT))
+        .unwrap();
+    let (_, headers, _) = send(&router, req).await;
+    let minted = headers.get("mcp-session-id").unwrap().to_str().unwrap();
+    assert_ne!(minted, "chosen-by-attacker");
+    assert_ne!(minted, id);
+
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let (status, _, body) = send(&router, legacy(&id, list)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json(&body)["result"]["tools"].as_array().unwrap().len(), 4);
+
+    let (status, _, _) = send(&router, post(list).body(Body::from(list)).unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "no session id");
+    for bad in ["unknown", &"a".repeat(10_000)] {
+        let (status, _, _) = send(&router, legacy(bad, list)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let non_ascii = post(list)
+        .header(
+            "mcp-session-id",
+            http::HeaderValue::from_bytes(b"caf\xe9").unwrap(),
+        )
+        .body(Body::from(list))
+        .unwrap();
+    assert_eq!(send(&router, non_ascii).await.0, StatusCode::BAD_REQUEST);
+
+    let bad_version = post(list)
+        .header("mcp-session-id", &id)
+        .header("mcp-protocol-version", "1999-01-01")
+        .body(Body::from(list))
+        .unwrap();
+    assert_eq!(send(&router, bad_version).await.0, StatusCode::BAD_REQUEST);
+    let no_version = post(list)
+        .header("mcp-session-id", &id)
+        .body(Body::from(list))
+        .unwrap();
+    assert_eq!(
+        send(&router, no_version).await.0,
+        StatusCode::OK,
+        "absent means 2025-03-26"
+    );
+
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let (status, _, body) = send(&router, legacy(&id, note)).await;
+    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+
+    let delete = Request::delete("/mcp")
+        .header("host", "localhost")
+        .header("mcp-session-id", &id)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&router, delete).await.0, StatusCode::OK);
+    assert_eq!(
+        send(&router, legacy(&id, list)).await.0,
+        StatusCode::NOT_FOUND,
+        "ended sessions are unknown"
+    );
+
+    for method in [http::Method::GET, http::Method::DELETE] {
+        let req = Request::builder()
+            .method(method)
+            .uri("/mcp")
+            .header("host", "localhost")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(send(&router, req).await.0, StatusCode::METHOD_NOT_ALLOWED);
+    }
+}
+
+#[tokio::test]
+async fn sessions_are_bound_to_their_principal() {
+    let router = router(&server(), HttpOptions::default());
+    let mut req = post(INIT).body(Body::from(INIT)).unwrap();
+    req.extensions_mut().insert(Principal("alice".into()));
+    let (_, headers, _) = send(&router, req).await;
+    let id = headers
+        .get("mcp-session-id")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let mut as_bob = legacy(&id, list);
+    as_bob.extensions_mut().insert(Principal("bob".into()));
+    assert_eq!(send(&router, as_bob).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        send(&router, legacy(&id, list)).await.0,
+        StatusCode::NOT_FOUND,
+        "anonymous is another principal"
+    );
+    let mut as_alice = legacy(&id, list);
+    as_alice.extensions_mut().insert(Principal("alice".into()));
+    assert_eq!(send(&router, as_alice).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_session_cap_holds_under_twenty_thousand_initializes() {
+    let router = router(&server(), HttpOptions::default().max_sessions(500));
+    let first = initialize(&router).await;
+    let mut last = String::new();
+    for _ in 0..20_000 {
+        last = initialize(&router).await;
+    }
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    assert_eq!(
+        send(&router, legacy(&first, list)).await.0,
+        StatusCode::NOT_FOUND,
+        "the oldest was evicted"
+    );
+    assert_eq!(send(&router, legacy(&last, list)).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn modern_requests_check_headers_envelope_and_methods() {
+    let router = router(&server(), HttpOptions::default());
+    let (status, headers, body) = send(&router, modern("server/discover", None, json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(headers.get("content-type").unwrap(), "application/json");
+    assert!(
+        headers.get("mcp-session-id").is_none(),
+        "the modern era has no sessions"
+    );
+    assert_eq!(json(&body)["result"]["resultType"], "complete");
+
+    let call = modern("tools/call", Some("hi"), json!({"name": "hi"}));
+    let (status, _, body) = send(&router, call).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json(&body)["result"]["content"][0]["text"], "hello");
+
+    // Header problems: 400 / -32020.
+    let body = modern_body("tools/call", json!({"name": "hi"}));
+    for req in [
+        post(&body)
+            .header("mcp-protocol-version", V)
+            .header("mcp-name", "hi"),
+        post(&body)
+            .header("mcp-protocol-version", V)
+            .header("mcp-method", "tools/list")
+            .header("mcp-name", "hi"),
+        post(&body)
+            .header("mcp-protocol-version", V)
+            .header("mcp-method", "tools/call"),
+        post(&body)
+            .header("mcp-protocol-version", V)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "other"),
+        post(&body)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "hi"),
+    ] {
+        let (status, _, out) = send(&router, req.body(Body::from(body.clone())).unwrap()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{out}");
+        assert_eq!(json(&out)["error"]["code"], -32020);
+        assert_eq!(json(&out)["id"], 1);
+    }
+    // Mirrored tool parameters.
+    let body = modern_body(
+        "tools/call",
+        json!({"name": "query", "arguments": {"region": "us-west1"}}),
+    );
+    let base = || {
+        post(&body)
+            .header("mcp-protocol-version", V)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "query")
+    };
+    let (status, _, _) = send(
+        &router,
+        base()
+            .header("mcp-param-region", "us-west1")
+            .body(Body::from(body.clone()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    for req in [base(), base().header("mcp-param-region", "eu-west1")] {
+        let (status, _, out) = send(&router, req.body(Body::from(body.clone())).unwrap()).await;
+        assert_eq!(
+            (status, json(&out)["error"]["code"].clone()),
+            (StatusCode::BAD_REQUEST, json!(-32020))
+        );
+    }
+
+    // Unknown and removed methods: 404 / -32601, even `initialize` with the envelope.
+    for method in [
+        "no/such",
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+    ] {
+        let (status, _, out) = send(&router, modern(method, None, json!({}))).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method}");
+        assert_eq!(json(&out)["error"]["code"], -32601);
+        assert_eq!(json(&out)["id"], 1);
+    }
+
+    // Unsupported version: 400 / -32022 with the supported list.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "1900-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}})
+    .to_string();
+    let req = post(&body)
+        .header("mcp-protocol-version", "1900-01-01")
+        .header("mcp-method", "tools/list")
+        .body(Body::from(body.clone()))
+        .unwrap();
+    let (status, _, out) = send(&router, req).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json(&out)["error"]["code"], -32022);
+    assert_eq!(json(&out)["error"]["data"]["supported"], json!([V]));
+
+    // Missing client capability: 400 / -32021.
+    let (status, _, out) = send(
+        &router,
+        modern(
+            "tools/call",
+            Some("needs_sampling"),
+            json!({"name": "needs_sampling"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{out}");
+    assert_eq!(json(&out)["error"]["code"], -32021);
+
+    // Resource not found is the method's answer: 200 / -32602 with data.uri.
+    let (status, _, out) = send(
+        &router,
+        modern(
+            "resources/read",
+            Some("test://nope"),
+            json!({"uri": "test://nope"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json(&out)["error"]["code"], -32602);
+    assert_eq!(json(&out)["error"]["data"]["uri"], "test://nope");
+
+    // Batches do not exist in the modern era.
+    let batch = format!("[{}]", modern_body("tools/list", json!({})));
+    let (status, _, out) = send(
+        &router,
+        post(&batch).body(Body::from(batch.clone())).unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, json(&out)["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32600))
+    );
+
+    // Garbage: 400 / -32700.
+    let (status, _, out) = send(&router, post("{").body(Body::from("{")).unwrap()).await;
+    assert_eq!(
+        (status, json(&out)["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!(-32700))
+    );
+}
+
+#[tokio::test]
+async fn messages_before_the_result_make_an_sse_stream() {
+    let router = router(&server(), HttpOptions::default());
+    let mut params = json!({"name": "progress"});
+    params["_meta"] = json!({"progressToken": "t1"});
+    let body = modern_body("tools/call", params);
+    let body = {
+        let mut v = json(&body);
+        v["params"]["_meta"]["progressToken"] = json!("t1");
+        v.to_string()
+    };
+    let req = post(&body)
+        .header("mcp-protocol-version", V)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "progress")
+        .body(Body::from(body.clone()))
+        .unwrap();
+    let (status, headers, out) = send(&router, req).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("content-type").unwrap(), "text/event-stream");
+    assert_eq!(headers.get("x-accel-buffering").unwrap(), "no");
+    let events: Vec<Value> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(json)
+        .collect();
+    assert_eq!(events.len(), 3, "{out}");
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[1]["params"]["progress"], 2);
+    assert_eq!(events[2]["result"]["content"][0]["text"], "done");
+
+    // A client accepting only JSON gets JSON (the notifications cannot be carried).
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", V)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "progress")
+        .body(Body::from(body))
+        .unwrap();
+    let (status, headers, out) = send(&router, req).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("content-type").unwrap(), "application/json");
+    assert_eq!(json(&out)["result"]["content"][0]["text"], "done");
+}
+
+#[tokio::test]
+async fn listen_streams_acknowledge_then_deliver_tagged_notifications() {
+    let server = server();
+    let router = router(
+        &server,
+        HttpOptions::default().keep_alive(Duration::from_secs(3600)),
+    );
+    let body = json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": true, "promptsListChanged": true},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {}}
+    }})
+    .to_string();
+    let req = post(&body)
+        .header("mcp-protocol-version", V)
+        .header("mcp-method", "subscriptions/listen")
+        .body(Body::from(body.clone()))
+        .unwrap();
+    let response = router.clone().oneshot(req).await.unwrap();
+    assert_eq!(
+        response.headers().get("content-type").unwrap(),
+        "text/event-stream"
+    );
+    let mut body = response.into_body();
+    let mut next_event = async || -> Value {
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            if let Ok(data) = frame.into_data() {
+                let text = String::from_utf8(data.to_vec()).unwrap();
+                if let Some(line) = text.lines().find_map(|l| l.strip_prefix("data: ")) {
+                    return json(line);
+                }
+            }
+        }
+    };
+    let ack = next_event().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true}),
+        "no prompts here: not acknowledged"
+    );
+
+    server.registry().disable_tool("hi");
+    let changed = next_event().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
+}

@@ -50,6 +50,11 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::server::Server;
 
+#[cfg(feature = "conformance")]
+mod conformance;
+#[cfg(feature = "conformance")]
+pub use conformance::{SchemaValidator, assert_conformant, check_conformance, official_schema};
+
 type ElicitFn = dyn Fn(ElicitRequestParams) -> ElicitResult + Send + Sync;
 type SampleFn = dyn Fn(CreateMessageRequestParams) -> CreateMessageResult + Send + Sync;
 

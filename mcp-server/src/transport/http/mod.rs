@@ -512,23 +512,31 @@ impl HttpState {
             Ok(meta) => meta,
             Err(e) => return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
         };
-        if engine::is_modern(meta.as_ref()) {
-            let version = meta
-                .as_ref()
-                .and_then(|m| m.protocol_version.as_deref())
-                .unwrap_or_default();
+        // The envelope decides the era; a request announcing a modern version in its
+        // `MCP-Protocol-Version` header but missing the envelope is a modern request with a
+        // bad envelope (400, -32602), not a legacy one.
+        let header_modern = headers::single(&parts.headers, headers::PROTOCOL_VERSION)
+            .ok()
+            .flatten()
+            .and_then(|v| v.parse::<ProtocolVersion>().ok())
+            .is_some_and(|v| v.era() == mcp_core::Era::Modern);
+        if engine::is_modern(meta.as_ref()) || header_modern {
+            let body_version = meta.as_ref().and_then(|m| m.protocol_version.as_deref());
             let tool_schema = (request.method == "tools/call")
                 .then(|| tool_name(request.params.as_deref()))
                 .flatten()
                 .and_then(|name| self.server.registry().tool(&name))
                 .map(|t| t.tool.input_schema.clone());
-            if let Err(e) = headers::validate(
-                &parts.headers,
-                &request.method,
-                request.params.as_deref(),
-                version,
-                tool_schema.as_ref(),
-            ) {
+            // Without a body version, the envelope check below answers (-32602).
+            if let Some(version) = body_version
+                && let Err(e) = headers::validate(
+                    &parts.headers,
+                    &request.method,
+                    request.params.as_deref(),
+                    version,
+                    tool_schema.as_ref(),
+                )
+            {
                 return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
             }
             let conn = Arc::new(Connection::new(

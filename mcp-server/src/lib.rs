@@ -42,12 +42,19 @@
 
 pub mod context;
 mod engine;
+pub mod extract;
+mod macros;
 pub mod registry;
 mod result;
 pub mod schema;
 mod server;
 pub mod testing;
 mod transport;
+
+/// What `#[server]`-generated code uses; not public API.
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 
 /// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`] and
 /// [`Server::http_router`].
@@ -59,7 +66,22 @@ pub mod http {
     };
 }
 
+/// The guide's pages, compiled and run as doctests so their code cannot rot.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../docs/eras.md")]
+    mod eras {}
+    #[doc = include_str!("../../docs/context.md")]
+    mod context {}
+    #[doc = include_str!("../../docs/testing.md")]
+    mod testing {}
+    #[cfg(feature = "http")]
+    #[doc = include_str!("../../docs/http.md")]
+    mod http {}
+}
+
 pub use context::{Context, ContextError, Elicitation};
+pub use macros::{completion, prompt, resource, server, tool};
 pub use mcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
 pub use result::{
     HandlerError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
@@ -70,6 +92,8 @@ pub use server::{KeyError, McpServer, Server, ServerBuilder};
 /// The items most servers use.
 pub mod prelude {
     pub use crate::context::{Context, ContextError, Elicitation};
+    pub use crate::extract::{FromContext, State};
+    pub use crate::macros::{completion, prompt, resource, server, tool};
     pub use crate::result::{Json, PromptError, ResourceError, ToolError};
     pub use crate::server::{McpServer, Server};
     pub use mcp_core::types::{

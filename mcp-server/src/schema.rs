@@ -30,7 +30,36 @@ fn tidy(schema: schemars::Schema) -> JSONObject {
     };
     object.remove("$schema");
     object.remove("title");
+    objects_for_booleans(&mut object);
     object
+}
+
+/// Replaces boolean subschemas (`true` for a `serde_json::Value` field) under `properties`
+/// with their object forms: the 2025 revisions require every property schema of an input
+/// schema to be an object, and some clients assume it everywhere.
+fn objects_for_booleans(schema: &mut JSONObject) {
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        for prop in props.values_mut() {
+            if let Value::Bool(b) = prop {
+                *prop = if *b {
+                    Value::Object(JSONObject::new())
+                } else {
+                    serde_json::json!({"not": {}})
+                };
+            }
+        }
+    }
+    for value in schema.values_mut() {
+        nested(value);
+    }
+}
+
+fn nested(value: &mut Value) {
+    match value {
+        Value::Object(map) => objects_for_booleans(map),
+        Value::Array(items) => items.iter_mut().for_each(nested),
+        _ => {}
+    }
 }
 
 /// The input schema of a tool whose arguments deserialize into `T`: an object schema (a
@@ -41,6 +70,10 @@ pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
     if object.get("type").and_then(Value::as_str) != Some("object") {
         object.insert("type".into(), Value::String("object".into()));
     }
+    // Some clients require `properties` even when a tool takes no arguments.
+    object
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JSONObject::new()));
     object
 }
 

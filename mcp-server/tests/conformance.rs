@@ -18,15 +18,32 @@ fn object(v: Value) -> serde_json::Map<String, Value> {
 async fn a_correct_server_conforms_in_every_revision() {
     let server = Server::builder("conformant", "1.0.0").page_size(1).build();
     let r = server.registry();
-    let mut t = Tool::new("add", object(json!({"type": "object", "properties": {"a": {"type": "integer"}}})));
+    let mut t = Tool::new(
+        "add",
+        object(json!({"type": "object", "properties": {"a": {"type": "integer"}}})),
+    );
     t.description = Some("Adds.".into());
-    t.output_schema = Some(object(json!({"type": "object", "properties": {"sum": {"type": "integer"}}})));
-    r.add_tool(t, tool_fn(|_: Value, _| async { "x" }), None).unwrap();
-    r.add_tool(Tool::new("noop", object(json!({"type": "object"}))), tool_fn(|_: Value, _| async { "x" }), None)
+    t.output_schema = Some(object(
+        json!({"type": "object", "properties": {"sum": {"type": "integer"}}}),
+    ));
+    r.add_tool(t, tool_fn(|_: Value, _| async { "x" }), None)
         .unwrap();
-    r.add_resource(Resource::new("a://b", "b"), resource_fn(None, |_, _, _| async { "x" })).unwrap();
-    r.add_resource_template(ResourceTemplate::new("a://{id}", "t"), resource_fn(None, |_, _, _| async { "x" }))
-        .unwrap();
+    r.add_tool(
+        Tool::new("noop", object(json!({"type": "object"}))),
+        tool_fn(|_: Value, _| async { "x" }),
+        None,
+    )
+    .unwrap();
+    r.add_resource(
+        Resource::new("a://b", "b"),
+        resource_fn(None, |_, _, _| async { "x" }),
+    )
+    .unwrap();
+    r.add_resource_template(
+        ResourceTemplate::new("a://{id}", "t"),
+        resource_fn(None, |_, _, _| async { "x" }),
+    )
+    .unwrap();
     let mut p = Prompt::new("p");
     p.arguments = Some(vec![PromptArgument::new("x", true)]);
     r.add_prompt(p, prompt_fn(|_, _| async { "x" })).unwrap();
@@ -39,11 +56,20 @@ async fn a_broken_tool_is_reported() {
     // `inputSchema` must be an object schema: a hand-written descriptor got it wrong.
     let mut t = Tool::new("bad", object(json!({"type": "object"})));
     t.input_schema.insert("type".into(), json!(7));
-    server.registry().add_tool(t, tool_fn(|_: Value, _| async { "x" }), None).unwrap();
+    server
+        .registry()
+        .add_tool(t, tool_fn(|_: Value, _| async { "x" }), None)
+        .unwrap();
     let problems = check_conformance(&server).await.unwrap_err();
-    assert!(problems.iter().any(|p| p.contains("tools/list")), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.contains("tools/list")),
+        "{problems:?}"
+    );
     for v in ProtocolVersion::ALL {
-        assert!(problems.iter().any(|p| p.starts_with(v.as_str())), "{v}: {problems:?}");
+        assert!(
+            problems.iter().any(|p| p.starts_with(v.as_str())),
+            "{v}: {problems:?}"
+        );
     }
 }
 
@@ -51,7 +77,8 @@ async fn a_broken_tool_is_reported() {
 fn the_bundled_schemas_are_the_official_ones() {
     let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec");
     for v in ProtocolVersion::ALL {
-        let official = std::fs::read_to_string(shared.join(v.as_str()).join("schema.json")).unwrap();
+        let official =
+            std::fs::read_to_string(shared.join(v.as_str()).join("schema.json")).unwrap();
         assert_eq!(official_schema(v).unwrap(), official, "{v}");
     }
 }

@@ -38,7 +38,11 @@ impl SchemaValidator {
         let root: Value = official_schema(version)
             .and_then(|text| serde_json::from_str(text).ok())
             .unwrap_or(Value::Null);
-        let defs_key = if root.get("$defs").is_some() { "$defs" } else { "definitions" };
+        let defs_key = if root.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
         SchemaValidator { root, defs_key }
     }
 
@@ -56,7 +60,10 @@ impl SchemaValidator {
             key: self.root[key],
         });
         match jsonschema::validator_for(&schema) {
-            Ok(v) => v.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect(),
+            Ok(v) => v
+                .iter_errors(instance)
+                .map(|e| format!("{} at {}", e, e.instance_path))
+                .collect(),
             Err(e) => vec![format!("the schema does not compile: {e}")],
         }
     }
@@ -83,7 +90,11 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
         let mut checks: Vec<(&str, &str, Option<Value>)> = vec![
             ("tools/list", "ListToolsResult", None),
             ("resources/list", "ListResourcesResult", None),
-            ("resources/templates/list", "ListResourceTemplatesResult", None),
+            (
+                "resources/templates/list",
+                "ListResourceTemplatesResult",
+                None,
+            ),
             ("prompts/list", "ListPromptsResult", None),
         ];
         match version.era() {
@@ -91,7 +102,10 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
                 if let Some(init) = client.initialize_result() {
                     let value = serde_json::to_value(init).unwrap_or(Value::Null);
                     problems.extend(
-                        schema.errors("InitializeResult", &value).into_iter().map(|e| format!("{version} initialize: {e}")),
+                        schema
+                            .errors("InitializeResult", &value)
+                            .into_iter()
+                            .map(|e| format!("{version} initialize: {e}")),
                     );
                 }
             }
@@ -111,7 +125,10 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
                     Err(_) => break,
                 };
                 problems.extend(
-                    schema.errors(definition, &result).into_iter().map(|e| format!("{version} {method}: {e}")),
+                    schema
+                        .errors(definition, &result)
+                        .into_iter()
+                        .map(|e| format!("{version} {method}: {e}")),
                 );
                 match result.get("nextCursor").and_then(Value::as_str) {
                     Some(next) => cursor = Some(next.to_owned()),
@@ -120,7 +137,11 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
             }
         }
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
 }
 
 /// [`check_conformance`] for tests: panics with the list of violations.
@@ -141,6 +162,9 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
 pub async fn assert_conformant(server: &Server) {
     if let Err(problems) = check_conformance(server).await {
         let report = problems.join("\n  ");
-        assert!(problems.is_empty(), "the server's messages break the official schemas:\n  {report}");
+        assert!(
+            problems.is_empty(),
+            "the server's messages break the official schemas:\n  {report}"
+        );
     }
 }

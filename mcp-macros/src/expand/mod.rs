@@ -1,0 +1,226 @@
+//! From the validated model to Rust: the `McpServer` impl and one hidden handler type per
+//! primitive, inside `const _: () = { ... }`, reaching the runtime only through
+//! `::mcp_server::__private` paths.
+
+mod completion;
+mod prompt;
+mod resource;
+mod tool;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt as _;
+use syn::spanned::Spanned;
+use syn::{Ident, LitStr, Type};
+
+use crate::model::{Method, ParamKind, Receiver, ServerDef};
+
+/// The lints generated code never triggers in users' builds.
+fn allow_lints() -> TokenStream {
+    quote! {
+        #[allow(
+            non_camel_case_types,
+            non_snake_case,
+            non_upper_case_globals,
+            unused,
+            unused_qualifications,
+            missing_docs,
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery
+        )]
+    }
+}
+
+/// The impl block (already stripped of the macros' attributes) and everything generated.
+pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
+    let self_ty = &def.self_ty;
+    let mut items = TokenStream::new();
+    let mut register = TokenStream::new();
+    for t in &def.tools {
+        let (i, r) = tool::expand(self_ty, t);
+        items.extend(i);
+        register.extend(r);
+    }
+    for r in &def.resources {
+        let (i, reg) = resource::expand(self_ty, r);
+        items.extend(i);
+        register.extend(reg);
+    }
+    for p in &def.prompts {
+        let (i, r) = prompt::expand(self_ty, p);
+        items.extend(i);
+        register.extend(r);
+    }
+    for c in &def.completions {
+        let (i, r) = completion::expand(self_ty, c);
+        items.extend(i);
+        register.extend(r);
+    }
+    let info = server_info(def);
+    let instructions = match &def.args.instructions {
+        Some(text) => quote! {
+            fn instructions() -> ::mcp_server::__private::Option<&'static str> {
+                ::mcp_server::__private::Option::Some(#text)
+            }
+        },
+        None => TokenStream::new(),
+    };
+    let lints = allow_lints();
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #lints
+        const _: () = {
+            #items
+
+            #[automatically_derived]
+            impl ::mcp_server::McpServer for #self_ty {
+                #info
+                #instructions
+
+                fn register(
+                    this: ::mcp_server::__private::Arc<Self>,
+                    registry: &::mcp_server::__private::Registry,
+                ) -> ::mcp_server::__private::Result<(), ::mcp_server::__private::RegistryError> {
+                    #register
+                    ::mcp_server::__private::Result::Ok(())
+                }
+            }
+        };
+    }
+}
+
+fn server_info(def: &ServerDef) -> TokenStream {
+    let name = match &def.args.name {
+        Some(n) => quote!(#n),
+        None => quote!(::core::env!("CARGO_PKG_NAME")),
+    };
+    let version = match &def.args.version {
+        Some(v) => quote!(#v),
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let title = opt_str(def.args.title.as_ref());
+    quote! {
+        fn server_info() -> ::mcp_server::__private::Implementation {
+            ::mcp_server::__private::implementation(#name, #version, #title)
+        }
+    }
+}
+
+/// What is emitted when the macro found mistakes: the errors, the user's impl block
+/// (stripped of the macros' attributes, so it compiles as written) and a stub `McpServer`
+/// impl, so that code using the type as a server reports nothing more.
+pub(crate) fn fallback(
+    error: syn::Error,
+    item: TokenStream,
+    self_ty: Option<&Type>,
+) -> TokenStream {
+    let errors = error.to_compile_error();
+    let stub = self_ty.map(|ty| {
+        let lints = allow_lints();
+        quote! {
+            #[doc(hidden)]
+            #lints
+            const _: () = {
+                impl ::mcp_server::McpServer for #ty {
+                    fn server_info() -> ::mcp_server::__private::Implementation {
+                        ::mcp_server::__private::implementation("", "", ::mcp_server::__private::Option::None)
+                    }
+                    fn register(
+                        this: ::mcp_server::__private::Arc<Self>,
+                        registry: &::mcp_server::__private::Registry,
+                    ) -> ::mcp_server::__private::Result<(), ::mcp_server::__private::RegistryError> {
+                        ::mcp_server::__private::Result::Ok(())
+                    }
+                }
+            };
+        }
+    });
+    quote! {
+        #errors
+        #item
+        #stub
+    }
+}
+
+/// `Some("…")` or `None`.
+pub(crate) fn opt_str(lit: Option<&LitStr>) -> TokenStream {
+    match lit {
+        Some(l) => quote!(::mcp_server::__private::Option::Some(#l)),
+        None => quote!(::mcp_server::__private::Option::None),
+    }
+}
+
+/// `Some("…")` or `None` from a computed string.
+pub(crate) fn opt_string(s: Option<&String>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::mcp_server::__private::Option::Some(#s)),
+        None => quote!(::mcp_server::__private::Option::None),
+    }
+}
+
+/// The hidden handler type of a primitive: a newtype over the shared server.
+pub(crate) fn handler_type(prefix: &str, method: &Method, self_ty: &Type) -> (Ident, TokenStream) {
+    let name = format_ident!("__Mcp{}_{}", prefix, method.ident.unraw());
+    let def = quote! {
+        struct #name(::mcp_server::__private::Arc<#self_ty>);
+    };
+    (name, def)
+}
+
+/// The extractors' `let` statements (in the handler's async block, where `ctx` is owned) and
+/// the call's argument list, with `value(param index, param)` giving the other arguments.
+pub(crate) fn arguments(
+    method: &Method,
+    on_error: &TokenStream,
+    mut value: impl FnMut(usize, &crate::model::Param) -> TokenStream,
+) -> (TokenStream, Vec<TokenStream>) {
+    let mut lets = TokenStream::new();
+    let mut args = Vec::new();
+    for (i, p) in method.params.iter().enumerate() {
+        match &p.kind {
+            ParamKind::Extractor => {
+                let x = format_ident!("__x{}", i);
+                let ty = &p.ty;
+                let extract =
+                    quote_spanned!(ty.span()=> ::mcp_server::__private::extract::<#ty>(&ctx));
+                lets.extend(quote! {
+                    let #x = match #extract {
+                        ::mcp_server::__private::Result::Ok(v) => v,
+                        ::mcp_server::__private::Result::Err(e) => #on_error,
+                    };
+                });
+                args.push(quote!(#x));
+            }
+            _ => args.push(value(i, p)),
+        }
+    }
+    (lets, args)
+}
+
+/// The call of the user's method, awaited when it is async (and checked to be `Send`, with
+/// the error at the method's name).
+pub(crate) fn invoke(self_ty: &Type, method: &Method, args: &[TokenStream]) -> TokenStream {
+    let ident = &method.ident;
+    let receiver = match method.receiver {
+        Receiver::Ref => quote!(&*this),
+        Receiver::Arc => quote!(this),
+    };
+    let span = ident.span();
+    let call = quote_spanned!(span=> <#self_ty>::#ident(#receiver, #(#args),*));
+    if method.is_async {
+        quote_spanned!(span=> ::mcp_server::__private::send(#call).await)
+    } else {
+        call
+    }
+}
+
+/// The span of the return type (for trait errors about it), or the method's name.
+pub(crate) fn output_span(method: &Method) -> Span {
+    method
+        .output
+        .as_ref()
+        .map_or_else(|| method.ident.span(), Spanned::span)
+}

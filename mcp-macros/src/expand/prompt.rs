@@ -1,0 +1,104 @@
+//! A `#[prompt]`: its arguments (`FromStr` values, required unless `Option` or defaulted)
+//! and the `PromptHandler` impl.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Type;
+use syn::spanned::Spanned;
+
+use super::{arguments, handler_type, invoke, opt_str, opt_string, output_span};
+use crate::model::{ParamKind, PromptDef};
+
+pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream) {
+    let m = &p.method;
+    let (handler, mut items) = handler_type("Prompt", m, self_ty);
+
+    let mut reads = TokenStream::new();
+    let mut specs = Vec::new();
+    let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
+    let (lets, call_args) = arguments(m, &on_error, |i, param| {
+        let ParamKind::Value(v) = &param.kind else {
+            return TokenStream::new();
+        };
+        let var = format_ident!("__a{}", i);
+        let name = &v.name.value;
+        let read = match (&v.optional, &v.default) {
+            (Some(inner), None) => quote_spanned!(inner.span()=>
+                ::mcp_server::__private::prompt_arg_opt::<#inner>(arguments, #name)),
+            (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
+                ::mcp_server::__private::prompt_arg_opt::<#inner>(arguments, #name)
+                    .map(|v| v.or_else(|| #default))),
+            (None, Some(default)) => {
+                let ty = &param.ty;
+                quote_spanned!(ty.span()=>
+                    ::mcp_server::__private::prompt_arg_opt::<#ty>(arguments, #name)
+                        .map(|v| v.unwrap_or_else(|| #default)))
+            }
+            (None, None) => {
+                let ty = &param.ty;
+                quote_spanned!(ty.span()=>
+                    ::mcp_server::__private::prompt_arg::<#ty>(arguments, #name))
+            }
+        };
+        reads.extend(quote!(let #var = #read;));
+        let description = opt_string(v.description.as_ref());
+        let required = v.optional.is_none() && v.default.is_none();
+        specs.push(quote! {
+            ::mcp_server::__private::ArgumentSpec {
+                name: #name,
+                description: #description,
+                required: #required,
+            }
+        });
+        quote!(#var?)
+    });
+    let call = invoke(self_ty, m, &call_args);
+    let convert = quote_spanned!(output_span(m)=> ::mcp_server::__private::prompt_result(__out));
+
+    let name = &p.name.value;
+    let title = opt_str(p.title.as_ref());
+    let description = &p.description;
+    items.extend(quote! {
+        impl #handler {
+            const SPEC: ::mcp_server::__private::PromptSpec = ::mcp_server::__private::PromptSpec {
+                name: #name,
+                title: #title,
+                description: #description,
+                arguments: &[#(#specs),*],
+            };
+        }
+
+        #[automatically_derived]
+        impl ::mcp_server::__private::PromptHandler for #handler {
+            fn get(
+                &self,
+                arguments: &::mcp_server::__private::BTreeMap<
+                    ::mcp_server::__private::String,
+                    ::mcp_server::__private::String,
+                >,
+                ctx: ::mcp_server::__private::Context,
+            ) -> ::mcp_server::__private::BoxFuture<
+                ::mcp_server::__private::Result<
+                    ::mcp_server::__private::GetPromptResult,
+                    ::mcp_server::__private::HandlerError,
+                >,
+            > {
+                let this = ::mcp_server::__private::Arc::clone(&self.0);
+                #reads
+                ::mcp_server::__private::Box::pin(async move {
+                    #lets
+                    let __out = #call;
+                    #convert
+                })
+            }
+        }
+    });
+
+    let register = quote! {
+        registry.add_prompt(
+            ::mcp_server::__private::prompt(&#handler::SPEC),
+            #handler(::mcp_server::__private::Arc::clone(&this)),
+        )?;
+    };
+    (items, register)
+}

@@ -1,0 +1,107 @@
+//! A `#[resource]`: a static resource (`resources/list`) or a template
+//! (`resources/templates/list`) whose variables are parsed with `FromStr`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Type;
+use syn::spanned::Spanned;
+
+use super::{arguments, handler_type, invoke, opt_str, opt_string, output_span};
+use crate::model::{ParamKind, ResourceDef};
+
+pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStream) {
+    let m = &r.method;
+    let (handler, mut items) = handler_type("Resource", m, self_ty);
+
+    // Template variables are read before the future starts (`vars` is borrowed) and their
+    // errors are raised inside it, in parameter order.
+    let mut reads = TokenStream::new();
+    let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
+    let (lets, call_args) = arguments(m, &on_error, |i, p| {
+        let ParamKind::Value(v) = &p.kind else {
+            return TokenStream::new();
+        };
+        let var = format_ident!("__v{}", i);
+        let name = &v.name.value;
+        let read = match (&v.optional, &v.default) {
+            (Some(inner), None) => quote_spanned!(inner.span()=>
+                ::mcp_server::__private::uri_var_opt::<#inner>(vars, #name)),
+            (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
+                ::mcp_server::__private::uri_var_opt::<#inner>(vars, #name)
+                    .map(|v| v.or_else(|| #default))),
+            (None, Some(default)) => {
+                let ty = &p.ty;
+                quote_spanned!(ty.span()=>
+                    ::mcp_server::__private::uri_var_opt::<#ty>(vars, #name)
+                        .map(|v| v.unwrap_or_else(|| #default)))
+            }
+            (None, None) => {
+                let ty = &p.ty;
+                quote_spanned!(ty.span()=> ::mcp_server::__private::uri_var::<#ty>(vars, #name))
+            }
+        };
+        reads.extend(quote!(let #var = #read;));
+        quote!(#var?)
+    });
+    let call = invoke(self_ty, m, &call_args);
+    let mime = opt_str(r.mime_type.as_ref());
+    let convert = quote_spanned!(output_span(m)=>
+        ::mcp_server::__private::read_result(__out, &uri, #mime));
+
+    let uri = &r.uri;
+    let name = &r.name.value;
+    let title = opt_str(r.title.as_ref());
+    let description = opt_string(r.description.as_ref());
+    items.extend(quote! {
+        impl #handler {
+            const SPEC: ::mcp_server::__private::ResourceSpec = ::mcp_server::__private::ResourceSpec {
+                uri: #uri,
+                name: #name,
+                title: #title,
+                description: #description,
+                mime_type: #mime,
+            };
+        }
+
+        #[automatically_derived]
+        impl ::mcp_server::__private::ResourceHandler for #handler {
+            fn read(
+                &self,
+                uri: &str,
+                vars: &::mcp_server::__private::Match,
+                ctx: ::mcp_server::__private::Context,
+            ) -> ::mcp_server::__private::BoxFuture<
+                ::mcp_server::__private::Result<
+                    ::mcp_server::__private::ReadResourceResult,
+                    ::mcp_server::__private::HandlerError,
+                >,
+            > {
+                let this = ::mcp_server::__private::Arc::clone(&self.0);
+                let uri = ::mcp_server::__private::String::from(uri);
+                #reads
+                ::mcp_server::__private::Box::pin(async move {
+                    #lets
+                    let __out = #call;
+                    #convert
+                })
+            }
+        }
+    });
+
+    let add = if r.is_template {
+        quote! {
+            registry.add_resource_template(
+                ::mcp_server::__private::resource_template(&#handler::SPEC),
+                #handler(::mcp_server::__private::Arc::clone(&this)),
+            )?;
+        }
+    } else {
+        quote! {
+            registry.add_resource(
+                ::mcp_server::__private::resource(&#handler::SPEC),
+                #handler(::mcp_server::__private::Arc::clone(&this)),
+            )?;
+        }
+    };
+    (items, add)
+}

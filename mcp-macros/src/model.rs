@@ -1,0 +1,125 @@
+//! The typed model of a `#[server]` impl block: what each annotated method declares, with
+//! the user's syntax (and so its spans) kept for errors and for the expansion.
+
+use proc_macro2::Span;
+use syn::{Expr, Ident, LitInt, LitStr, Type};
+
+use crate::attrs::{Flag, ServerArgs};
+
+pub(crate) struct ServerDef {
+    pub(crate) self_ty: Type,
+    pub(crate) args: ServerArgs,
+    pub(crate) tools: Vec<ToolDef>,
+    pub(crate) resources: Vec<ResourceDef>,
+    pub(crate) prompts: Vec<PromptDef>,
+    pub(crate) completions: Vec<CompletionDef>,
+}
+
+/// A string chosen by the user or derived from the method, with the token to blame.
+pub(crate) struct Named {
+    pub(crate) value: String,
+    pub(crate) span: Span,
+}
+
+/// How the method receives the server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Receiver {
+    /// `&self`
+    Ref,
+    /// `self: Arc<Self>`
+    Arc,
+}
+
+/// What the annotated method looks like.
+pub(crate) struct Method {
+    pub(crate) ident: Ident,
+    pub(crate) receiver: Receiver,
+    pub(crate) is_async: bool,
+    /// The declared return type; `None` for `()`.
+    pub(crate) output: Option<Type>,
+    pub(crate) params: Vec<Param>,
+}
+
+/// One parameter, in declaration order.
+pub(crate) struct Param {
+    pub(crate) ty: Type,
+    pub(crate) kind: ParamKind,
+}
+
+pub(crate) enum ParamKind {
+    /// Taken from the request context (`Context`, `State<T>`, `#[extract]`).
+    Extractor,
+    /// The whole input (`#[args]`).
+    Args,
+    /// A named value: a tool argument, a template variable or a prompt argument.
+    Value(Box<ValueParam>),
+}
+
+pub(crate) struct ValueParam {
+    /// The Rust identifier.
+    pub(crate) ident: Ident,
+    /// The name on the wire (after `rename`).
+    pub(crate) name: Named,
+    pub(crate) description: Option<String>,
+    pub(crate) default: Option<Expr>,
+    pub(crate) rename: Option<LitStr>,
+    /// `T` when the type is `Option<T>`.
+    pub(crate) optional: Option<Type>,
+}
+
+impl Method {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &ValueParam> {
+        self.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Value(v) => Some(v.as_ref()),
+            _ => None,
+        })
+    }
+}
+
+pub(crate) struct ToolDef {
+    pub(crate) method: Method,
+    pub(crate) name: Named,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: String,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
+    pub(crate) input_schema: Option<Expr>,
+    pub(crate) output_schema: Option<Expr>,
+    pub(crate) timeout_ms: Option<LitInt>,
+    pub(crate) meta: Option<Expr>,
+    pub(crate) icons: Option<Expr>,
+    /// `T` when the method returns `Json<T>` or `Result<Json<T>, E>`.
+    pub(crate) structured: Option<Type>,
+}
+
+pub(crate) struct ResourceDef {
+    pub(crate) method: Method,
+    pub(crate) uri: LitStr,
+    /// The template's variables; empty for a static resource.
+    pub(crate) variables: Vec<String>,
+    pub(crate) is_template: bool,
+    pub(crate) name: Named,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<LitStr>,
+}
+
+pub(crate) struct PromptDef {
+    pub(crate) method: Method,
+    pub(crate) name: Named,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: String,
+}
+
+pub(crate) enum CompletionTarget {
+    Prompt(LitStr),
+    Resource(LitStr),
+}
+
+pub(crate) struct CompletionDef {
+    pub(crate) method: Method,
+    pub(crate) target: CompletionTarget,
+    pub(crate) argument: LitStr,
+}

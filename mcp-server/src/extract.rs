@@ -1,0 +1,121 @@
+//! Extractors: handler parameters filled from the request rather than from the client's
+//! arguments, and never part of an input schema.
+//!
+//! The `#[server]` macro treats a parameter as an extractor when its type's last path segment
+//! is `Context` or `State` (`ctx: Context`, `db: State<Db>`, `mcp_server::Context`), or when
+//! the parameter is marked `#[extract]` (any type implementing [`FromContext`]). Every other
+//! parameter is an argument. Extractors may appear anywhere in the parameter list and can be
+//! destructured (`State(db): State<Db>`).
+//!
+//! # Examples
+//!
+//! ```
+//! use mcp_server::extract::{FromContext, State};
+//! use mcp_server::error::ErrorObject;
+//! use mcp_server::prelude::*;
+//!
+//! struct Db { prefix: String }
+//!
+//! /// The id of the client that sent the request, or `anonymous`.
+//! struct ClientName(String);
+//!
+//! impl FromContext for ClientName {
+//!     fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+//!         Ok(ClientName(ctx.client_info().map_or("anonymous".into(), |i| i.name.clone())))
+//!     }
+//! }
+//!
+//! struct Greeter;
+//!
+//! #[mcp_server::server]
+//! impl Greeter {
+//!     /// Greets the caller.
+//!     #[tool]
+//!     fn greet(&self, State(db): State<Db>, #[extract] client: ClientName, name: String) -> String {
+//!         format!("{}{name} (via {})", db.prefix, client.0)
+//!     }
+//! }
+//!
+//! let server = Server::builder("greeter", "1.0.0")
+//!     .state(Db { prefix: "Hello, ".into() })
+//!     .handler(Greeter)
+//!     .unwrap();
+//! assert_eq!(server.registry().tool_names(), ["greet"]);
+//! ```
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use mcp_core::error::ErrorObject;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::Context;
+
+/// A value a handler can take from the request being served.
+///
+/// Implement it for your own types (authenticated user, request-scoped services, …) and
+/// mark the parameter `#[extract]`. An `Err` ends the request with that JSON-RPC error.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be taken from the request context",
+    label = "this parameter is an extractor, but `{Self}` does not implement `FromContext`",
+    note = "extractors are `Context`, `State<T>` and types implementing `mcp_server::extract::FromContext`; an argument from the client must not be marked #[extract] nor be named `Context` or `State`"
+)]
+pub trait FromContext: Sized {
+    /// The value for the request `ctx` serves.
+    ///
+    /// # Errors
+    ///
+    /// The value is not available: the request ends with this error.
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject>;
+}
+
+impl FromContext for Context {
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+        Ok(ctx.clone())
+    }
+}
+
+impl FromContext for CancellationToken {
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+        Ok(ctx.cancellation_token())
+    }
+}
+
+/// Shared application state of type `T`, registered with
+/// [`ServerBuilder::state`](crate::ServerBuilder::state).
+///
+/// Taking `State<T>` when no `T` was registered ends the request with an internal error
+/// (-32603) naming `T`.
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+        ctx.state::<T>().map(State).ok_or_else(|| {
+            ErrorObject::internal_error(format!(
+                "no shared state of type `{}` is registered (add it with ServerBuilder::state)",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("State").field(&self.0).finish()
+    }
+}

@@ -1,0 +1,28 @@
+//! Compile-time guarantees of the macros: each `tests/ui/{tool,resource,prompt,server}/*.rs`
+//! holds one mistake, next to the compiler output it must produce (`.stderr`;
+//! `TRYBUILD=overwrite` rewrites them). `tests/ui/pass/*.rs` must compile and run.
+//!
+//! Compiler messages change between releases, so the expected output is pinned to the
+//! toolchain it was written with; on another one the suite is skipped, loudly.
+
+/// The toolchain the `.stderr` files were written with.
+const PINNED: &str = "rustc 1.95.";
+
+#[test]
+fn ui() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if !version.starts_with(PINNED) {
+        eprintln!("skipping the UI tests: they are pinned to {PINNED}x, this is {version}");
+        return;
+    }
+    let t = trybuild::TestCases::new();
+    t.pass("tests/ui/pass/*.rs");
+    for area in ["tool", "resource", "prompt", "server"] {
+        t.compile_fail(format!("tests/ui/{area}/*.rs"));
+    }
+}

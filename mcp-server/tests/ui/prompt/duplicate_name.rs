@@ -1,0 +1,20 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// Reviews.
+    #[prompt]
+    fn review(&self) -> String {
+        String::new()
+    }
+
+    /// Reviews again.
+    #[prompt(name = "review")]
+    fn review_again(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

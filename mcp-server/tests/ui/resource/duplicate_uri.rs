@@ -1,0 +1,20 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// The index.
+    #[resource(uri = "notes://index")]
+    fn index(&self) -> String {
+        String::new()
+    }
+
+    /// The index again.
+    #[resource(uri = "notes://index")]
+    fn index_again(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

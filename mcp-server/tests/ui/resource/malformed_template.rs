@@ -1,0 +1,14 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// A note.
+    #[resource(uri = "notes://{id")]
+    fn note(&self, id: u64) -> String {
+        id.to_string()
+    }
+}
+
+fn main() {}

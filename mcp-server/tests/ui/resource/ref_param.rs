@@ -1,0 +1,14 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// A note.
+    #[resource(uri = "notes://{id}")]
+    fn note(&self, id: &str) -> String {
+        id.to_owned()
+    }
+}
+
+fn main() {}

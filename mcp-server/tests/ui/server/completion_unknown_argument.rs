@@ -1,0 +1,19 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// Reviews.
+    #[prompt]
+    fn review(&self, style: String) -> String {
+        style
+    }
+
+    #[completion(prompt = "review", argument = "tone")]
+    fn complete(&self, value: String) -> Vec<String> {
+        vec![value]
+    }
+}
+
+fn main() {}

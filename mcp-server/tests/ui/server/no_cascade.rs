@@ -1,0 +1,18 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// Echoes.
+    #[tool]
+    fn echo(&self, text: &str) -> String {
+        text.to_owned()
+    }
+}
+
+fn main() {
+    // The impl block and the server trait still exist: only the mistake is reported.
+    let _ = S.echo("x");
+    let _ = mcp_server::Server::new(S);
+}

@@ -1,0 +1,4 @@
+#[mcp_server::server]
+struct S;
+
+fn main() {}

@@ -1,0 +1,13 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+impl S {
+    /// Runs.
+    #[tool]
+    fn run(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

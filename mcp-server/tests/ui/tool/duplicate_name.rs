@@ -1,0 +1,20 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// Runs.
+    #[tool]
+    fn run(&self) -> String {
+        String::new()
+    }
+
+    /// Runs too.
+    #[tool(name = "run")]
+    fn run_again(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// Adds a note.
+    ///
+    /// # Arguments
+    /// * `titel` - a short title
+    #[tool]
+    fn add_note(&self, title: String) -> String {
+        title
+    }
+}
+
+fn main() {}

@@ -18,4 +18,7 @@ cargo test --workspace --all-features
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 
+step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
+bash tests/interop/run.sh
+
 step "all checks passed"

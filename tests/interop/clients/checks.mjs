@@ -1,0 +1,162 @@
+// The quickstart checks shared by the TypeScript clients. SDK v1 and v2 clients expose the
+// same calls (listTools, callTool, readResource, getPrompt), so one scenario drives both.
+// Every check prints one line: `ok - <label>: <check>` or `not ok - <label>: <check>: <why>`.
+
+import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
+
+export const GREET_NAME = 'Ada Lovelace';
+export const ECHO_TEXT = '  tabs\tand\nnewlines, "quotes", back\\slash, ünïcödé 🦀  ';
+const REVIEWED_CODE = 'fn add(a: i32, b: i32) -> i32 { a - b }';
+
+/**
+ * The server a client program talks to, from its command line: an `http://` or `https://`
+ * URL (a running server's Streamable HTTP endpoint) or the command that starts a stdio server.
+ */
+export function parseTarget(argv) {
+    if (argv.length === 0) throw new Error('no server: give a URL or a server command');
+    if (/^https?:\/\//.test(argv[0])) {
+        if (argv.length !== 1) throw new Error(`a URL target takes no further arguments: ${argv.slice(1).join(' ')}`);
+        return { kind: 'http', url: new URL(argv[0]) };
+    }
+    const [command, ...args] = argv;
+    return { kind: 'stdio', command, args };
+}
+
+/** A check runner for one client run: counts failures and prints one line per check. */
+export function reporter(label) {
+    let failed = 0;
+    return {
+        async check(name, body) {
+            try {
+                await body();
+                console.log(`ok - ${label}: ${name}`);
+            } catch (e) {
+                failed += 1;
+                const why = String(e?.message ?? e).replace(/\s+/g, ' ').slice(0, 600);
+                console.log(`not ok - ${label}: ${name}: ${why}`);
+            }
+        },
+        get failed() {
+            return failed;
+        }
+    };
+}
+
+/** Answers elicitation/create as a user typing GREET_NAME would, remembering what was asked. */
+export function elicitationAnswerer() {
+    const seen = [];
+    const answer = params => {
+        seen.push(params);
+        return { action: 'accept', content: { name: GREET_NAME } };
+    };
+    return { seen, answer };
+}
+
+function onlyText(result) {
+    strictEqual(result.isError ?? false, false, `isError with ${JSON.stringify(result.content)}`);
+    strictEqual(result.content.length, 1, `one content block expected, got ${JSON.stringify(result.content)}`);
+    strictEqual(result.content[0].type, 'text');
+    return result.content[0].text;
+}
+
+/**
+ * Runs the quickstart contract against a connected client.
+ *
+ * notFoundCode: the error code this client reports for a missing resource (the wire code is
+ * -32002 in the legacy era and -32602 in the modern era; some clients normalize it).
+ * elicitation: the answerer registered on the client, or null when this client cannot answer
+ * elicitation.
+ */
+export async function quickstartChecks(client, { check }, { notFoundCode, elicitation }) {
+    await check('tools/list offers add, echo, stats and greet, each with a description', async () => {
+        const { tools } = await client.listTools();
+        const byName = Object.fromEntries(tools.map(t => [t.name, t]));
+        for (const name of ['add', 'echo', 'stats', 'greet']) {
+            ok(byName[name], `no tool ${name} in ${tools.map(t => t.name).join(', ')}`);
+            ok(byName[name].description, `tool ${name} has no description`);
+            strictEqual(byName[name].inputSchema.type, 'object');
+        }
+        deepStrictEqual(byName.add.inputSchema.required, ['a', 'b']);
+        strictEqual(byName.stats.outputSchema?.type, 'object', 'stats has an object outputSchema');
+    });
+
+    await check('tools/call add {a:2, b:40} returns the text 42', async () => {
+        const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+        strictEqual(onlyText(result), '42');
+    });
+
+    await check('tools/call echo returns the text unchanged', async () => {
+        const result = await client.callTool({ name: 'echo', arguments: { text: ECHO_TEXT } });
+        strictEqual(onlyText(result), ECHO_TEXT);
+    });
+
+    await check('tools/call stats returns structuredContent {count, mean, min, max}', async () => {
+        const result = await client.callTool({ name: 'stats', arguments: { numbers: [1, 2, 3, 4] } });
+        strictEqual(result.isError ?? false, false, JSON.stringify(result.content));
+        deepStrictEqual(result.structuredContent, { count: 4, mean: 2.5, min: 1, max: 4 });
+        deepStrictEqual(JSON.parse(result.content[0].text), result.structuredContent, 'text mirrors the JSON');
+    });
+
+    await check('tools/call stats with no numbers is a tool error the model can read', async () => {
+        const result = await client.callTool({ name: 'stats', arguments: { numbers: [] } });
+        strictEqual(result.isError, true);
+        ok(/at least one/.test(result.content[0].text), result.content[0].text);
+    });
+
+    await check('resources/read quickstart://readme is markdown', async () => {
+        const { contents } = await client.readResource({ uri: 'quickstart://readme' });
+        strictEqual(contents.length, 1);
+        strictEqual(contents[0].uri, 'quickstart://readme');
+        strictEqual(contents[0].mimeType, 'text/markdown');
+        ok(contents[0].text.startsWith('# quickstart'), contents[0].text.slice(0, 80));
+    });
+
+    await check('resources/read through the template quickstart://notes/{id}', async () => {
+        const { resourceTemplates } = await client.listResourceTemplates();
+        ok(resourceTemplates.some(t => t.uriTemplate === 'quickstart://notes/{id}'), JSON.stringify(resourceTemplates));
+        const { contents } = await client.readResource({ uri: 'quickstart://notes/welcome' });
+        strictEqual(contents[0].mimeType, 'text/markdown');
+        ok(contents[0].text.includes('Welcome!'), contents[0].text);
+    });
+
+    await check(`resources/read of a missing note fails with ${notFoundCode} naming the URI`, async () => {
+        const uri = 'quickstart://notes/missing';
+        let result;
+        try {
+            result = await client.readResource({ uri });
+        } catch (e) {
+            strictEqual(e.code, notFoundCode, `code ${e.code}: ${e.message}`);
+            strictEqual(e.data?.uri, uri, `data ${JSON.stringify(e.data)}`);
+            return;
+        }
+        throw new Error(`no error; got ${JSON.stringify(result)}`);
+    });
+
+    await check('prompts/get code_review returns one user message quoting the code', async () => {
+        const { prompts } = await client.listPrompts();
+        const prompt = prompts.find(p => p.name === 'code_review');
+        ok(prompt?.description, 'code_review is listed with a description');
+        deepStrictEqual(
+            prompt.arguments.map(a => [a.name, a.required]),
+            [['code', true]]
+        );
+        const { messages } = await client.getPrompt({ name: 'code_review', arguments: { code: REVIEWED_CODE } });
+        strictEqual(messages.length, 1);
+        strictEqual(messages[0].role, 'user');
+        strictEqual(messages[0].content.type, 'text');
+        ok(messages[0].content.text.includes(REVIEWED_CODE), messages[0].content.text);
+    });
+
+    if (elicitation) {
+        await check(`tools/call greet elicits a name and answers "Hello, ${GREET_NAME}!"`, async () => {
+            const before = elicitation.seen.length;
+            const result = await client.callTool({ name: 'greet', arguments: {} });
+            strictEqual(onlyText(result), `Hello, ${GREET_NAME}!`);
+            strictEqual(elicitation.seen.length, before + 1, 'exactly one elicitation');
+            const asked = elicitation.seen.at(-1);
+            strictEqual(asked.message, 'What is your name?');
+            strictEqual(asked.requestedSchema.properties.name.type, 'string');
+            deepStrictEqual(asked.requestedSchema.required, ['name']);
+        });
+    }
+}

@@ -1,0 +1,56 @@
+// TypeScript SDK v1 (@modelcontextprotocol/sdk, legacy era only) against a quickstart server,
+// over stdio (the client starts the server) or Streamable HTTP (the server is already running).
+// Usage: node ts_v1.mjs SERVER_COMMAND [ARGS...]
+//        node ts_v1.mjs http://127.0.0.1:PORT/mcp
+
+import { ok, strictEqual } from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
+
+const target = parseTarget(process.argv.slice(2));
+const report = reporter(`ts-sdk-v1 ${target.kind}`);
+const elicitation = elicitationAnswerer();
+
+const client = new Client({ name: 'interop-ts-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+client.setRequestHandler(ElicitRequestSchema, async request => elicitation.answer(request.params));
+
+const transport =
+    target.kind === 'http'
+        ? new StreamableHTTPClientTransport(target.url)
+        : new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' });
+// The client hands the negotiated version to transports that want it (HTTP sends it in the
+// MCP-Protocol-Version header); record it on the way.
+let negotiated;
+const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+transport.setProtocolVersion = version => {
+    negotiated = version;
+    setProtocolVersion?.(version);
+};
+
+let connected = false;
+await report.check('initialize negotiates 2025-11-25 with the quickstart server', async () => {
+    await client.connect(transport);
+    connected = true;
+    strictEqual(negotiated, '2025-11-25');
+    strictEqual(client.getServerVersion()?.name, 'quickstart');
+});
+if (connected && target.kind === 'http') {
+    await report.check('initialize opens a legacy session (Mcp-Session-Id)', async () => {
+        ok(transport.sessionId, 'no Mcp-Session-Id on the initialize response');
+        ok(/^[\x21-\x7e]+$/.test(transport.sessionId), `session id not visible ASCII: ${JSON.stringify(transport.sessionId)}`);
+    });
+}
+if (connected) {
+    await quickstartChecks(client, report, { notFoundCode: -32002, elicitation });
+    if (target.kind === 'http') {
+        await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {
+            await transport.terminateSession();
+            strictEqual(transport.sessionId, undefined);
+        });
+    }
+    await client.close();
+}
+process.exitCode = report.failed === 0 && connected ? 0 : 1;

@@ -1,0 +1,67 @@
+// TypeScript SDK v2 client (@modelcontextprotocol/client) against a quickstart server, in one
+// version-negotiation mode: legacy (initialize), auto (server/discover, falling back to
+// initialize) or pinned to 2026-07-28 (discover must offer it; no fallback); over stdio (the
+// client starts the server) or Streamable HTTP (the server is already running).
+// Usage: node ts_v2.mjs legacy|auto|2026-07-28 SERVER_COMMAND [ARGS...]
+//        node ts_v2.mjs legacy|auto|2026-07-28 http://127.0.0.1:PORT/mcp
+
+import { ok, strictEqual } from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
+
+const [mode, ...rest] = process.argv.slice(2);
+const target = parseTarget(rest);
+const negotiation = mode === 'legacy' || mode === 'auto' ? mode : { pin: mode };
+// What the connection must end up with: our server speaks 2026-07-28 on both transports, so
+// `auto` has to pick the modern era rather than fall back.
+const expected = mode === 'legacy' ? { version: '2025-11-25', era: 'legacy' } : { version: '2026-07-28', era: 'modern' };
+const report = reporter(`ts-sdk-v2 ${mode} ${target.kind}`);
+const elicitation = elicitationAnswerer();
+
+const client = new Client(
+    { name: 'interop-ts-v2', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: negotiation } }
+);
+// Legacy: answers the server's elicitation/create request. Modern: the same handler fulfils
+// the input requests of an input_required result, and the client calls again.
+client.setRequestHandler('elicitation/create', async request => elicitation.answer(request.params));
+
+const transport =
+    target.kind === 'http'
+        ? new StreamableHTTPClientTransport(target.url)
+        : new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' });
+
+let connected = false;
+await report.check(`connect negotiates ${expected.version} (${expected.era} era)`, async () => {
+    await client.connect(transport);
+    connected = true;
+    strictEqual(client.getNegotiatedProtocolVersion(), expected.version);
+    strictEqual(client.getProtocolEra(), expected.era);
+    strictEqual(client.getServerVersion()?.name, 'quickstart');
+});
+if (connected && target.kind === 'http') {
+    if (expected.era === 'legacy') {
+        await report.check('initialize opens a legacy session (Mcp-Session-Id)', async () => {
+            ok(transport.sessionId, 'no Mcp-Session-Id on the initialize response');
+            ok(/^[\x21-\x7e]+$/.test(transport.sessionId), `session id not visible ASCII: ${JSON.stringify(transport.sessionId)}`);
+        });
+    } else {
+        await report.check('the 2026 era is stateless: no Mcp-Session-Id', async () => {
+            strictEqual(transport.sessionId, undefined);
+        });
+    }
+}
+if (connected) {
+    // v2 reports a missing resource as ResourceNotFoundError (-32602) in both eras: in the
+    // legacy era it rebuilds that from the wire's -32002 + data.uri (see README.md).
+    await quickstartChecks(client, report, { notFoundCode: -32602, elicitation });
+    if (target.kind === 'http' && expected.era === 'legacy') {
+        await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {
+            await transport.terminateSession();
+            strictEqual(transport.sessionId, undefined);
+        });
+    }
+    await client.close();
+}
+process.exitCode = report.failed === 0 && connected ? 0 : 1;

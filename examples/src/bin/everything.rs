@@ -1,0 +1,707 @@
+//! `everything`: the fixture of the official MCP conformance suite, written with the SDK's
+//! macros. It exposes exactly the tools, resources and prompts the suite's scenarios call
+//! (see `shared/CONFORMANCE.md`, "fixture contract"), for both protocol eras.
+//!
+//! ```sh
+//! cargo run -p mcp-examples --bin everything                            # stdio
+//! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001   # Streamable HTTP
+//! ```
+
+// A command-line usage message belongs on stderr.
+#![allow(clippy::print_stderr)]
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_server::prelude::*;
+use mcp_server::registry::{prompt_fn, resource_fn, tool_fn};
+use mcp_server::types::{
+    AudioContent, CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestedSchema,
+    EmbeddedResource, Prompt, Resource, SamplingMessage, TextResourceContents, Tool,
+};
+use serde_json::{Value, json};
+
+/// A 1×1 transparent PNG.
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+/// A tiny WAV file (a RIFF header and no samples).
+const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+struct Everything;
+
+fn image() -> ImageContent {
+    ImageContent::new(PNG, "image/png")
+}
+
+fn schema(value: Value) -> ElicitRequestedSchema {
+    serde_json::from_value(value).unwrap_or_default()
+}
+
+/// The `text` of the first text block of a sampling result.
+fn sampled_text(result: &mcp_server::types::CreateMessageResult) -> String {
+    result
+        .content
+        .blocks()
+        .iter()
+        .find_map(|b| {
+            serde_json::to_value(b)
+                .ok()?
+                .get("text")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .unwrap_or_default()
+}
+
+fn elicited(result: &mcp_server::types::ElicitResult) -> String {
+    serde_json::to_string(result).unwrap_or_default()
+}
+
+fn json_schema_2020_12() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "address",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "kind": {"type": "string", "enum": ["home", "work"]}
+        },
+        "allOf": [{"anyOf": [{"required": ["name"]}, {"required": ["address"]}]}],
+        "if": {"properties": {"kind": {"const": "work"}}, "required": ["kind"]},
+        "then": {"required": ["address"]},
+        "else": {"required": ["name"]},
+        "additionalProperties": false
+    })
+}
+
+fn custom_header_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "description": "Where to run.", "x-mcp-header": "Region"},
+            "query": {"type": "string", "description": "What to run."}
+        },
+        "required": ["region", "query"]
+    })
+}
+
+#[mcp_server::server(name = "mcp-rust-sdk-everything", version = "1.0.0")]
+impl Everything {
+    /// Returns a simple text response.
+    #[tool]
+    fn test_simple_text(&self) -> &'static str {
+        "This is a simple text response for testing."
+    }
+
+    /// Returns an image.
+    #[tool]
+    fn test_image_content(&self) -> ImageContent {
+        image()
+    }
+
+    /// Returns an audio clip.
+    #[tool]
+    fn test_audio_content(&self) -> AudioContent {
+        AudioContent::new(WAV, "audio/wav")
+    }
+
+    /// Returns an embedded resource.
+    #[tool]
+    fn test_embedded_resource(&self) -> EmbeddedResource {
+        let mut text = TextResourceContents::new(
+            "test://embedded-resource",
+            "This is an embedded resource content.",
+        );
+        text.mime_type = Some("text/plain".into());
+        EmbeddedResource::new(text)
+    }
+
+    /// Returns text, an image and an embedded resource.
+    #[tool]
+    fn test_multiple_content_types(&self) -> Vec<ContentBlock> {
+        let mut resource = TextResourceContents::new(
+            "test://mixed-content-resource",
+            r#"{"test":"data","value":123}"#,
+        );
+        resource.mime_type = Some("application/json".into());
+        vec![
+            ContentBlock::text("Multiple content types test:"),
+            image().into(),
+            EmbeddedResource::new(resource).into(),
+        ]
+    }
+
+    /// Logs three messages while it works.
+    #[tool]
+    async fn test_tool_with_logging(&self, ctx: Context) -> &'static str {
+        ctx.info("Tool execution started").await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.info("Tool processing data").await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.info("Tool execution completed").await;
+        "Tool with logging executed successfully"
+    }
+
+    /// Reports progress while it works.
+    #[tool]
+    async fn test_tool_with_progress(&self, ctx: Context) -> &'static str {
+        ctx.progress(0.0, Some(100.0), None).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.progress(50.0, Some(100.0), None).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.progress(100.0, Some(100.0), None).await;
+        "Tool with progress executed successfully"
+    }
+
+    /// Always fails, as a result the model can read.
+    #[tool]
+    fn test_error_handling(&self) -> Result<String, ToolError> {
+        Err(ToolError::new(
+            "This tool intentionally returns an error for testing",
+        ))
+    }
+
+    /// Asks the client's model to answer a prompt.
+    ///
+    /// # Arguments
+    /// * `prompt` - what to ask the model
+    #[tool]
+    async fn test_sampling(&self, prompt: String, ctx: Context) -> Result<String, ContextError> {
+        let result = ctx
+            .sample(CreateMessageRequestParams::new(
+                vec![SamplingMessage::user_text(prompt)],
+                100,
+            ))
+            .await?;
+        Ok(format!("LLM response: {}", sampled_text(&result)))
+    }
+
+    /// Asks the user for a username and an email address.
+    ///
+    /// # Arguments
+    /// * `message` - what to tell the user
+    #[tool]
+    async fn test_elicitation(
+        &self,
+        message: String,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let requested = schema(json!({
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "Your username"},
+                "email": {"type": "string", "description": "Your email address"}
+            },
+            "required": ["username", "email"]
+        }));
+        let result = ctx
+            .elicit_form(ElicitRequestFormParams::new(message, requested))
+            .await?;
+        Ok(format!("User response: {}", elicited(&result)))
+    }
+
+    /// Asks the user for fields that all have defaults.
+    #[tool]
+    async fn test_elicitation_sep1034_defaults(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let requested = schema(json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "default": true}
+            }
+        }));
+        let result = ctx
+            .elicit_form(ElicitRequestFormParams::new(
+                "Please review your profile",
+                requested,
+            ))
+            .await?;
+        Ok(format!("Elicitation result: {}", elicited(&result)))
+    }
+
+    /// Asks the user to choose among enumerated values, in every enum form.
+    #[tool]
+    async fn test_elicitation_sep1330_enums(&self, ctx: Context) -> Result<String, ContextError> {
+        let requested = schema(json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}
+                ]},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "items": {"anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"}
+                ]}}
+            }
+        }));
+        let result = ctx
+            .elicit_form(ElicitRequestFormParams::new(
+                "Choose your options",
+                requested,
+            ))
+            .await?;
+        Ok(format!("Elicitation result: {}", elicited(&result)))
+    }
+
+    /// Publishes a JSON Schema 2020-12 input schema verbatim.
+    #[tool(input_schema = json_schema_2020_12())]
+    fn json_schema_2020_12_tool(&self, #[args] input: Value) -> String {
+        format!("Received: {input}")
+    }
+
+    /// Finishes after a pause (for stream reconnection tests).
+    #[tool]
+    async fn test_reconnection(&self) -> &'static str {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        "Reconnection test completed"
+    }
+
+    /// Needs the client's sampling capability.
+    #[tool]
+    async fn test_missing_capability(&self, ctx: Context) -> Result<String, ContextError> {
+        let result = ctx
+            .sample(CreateMessageRequestParams::new(
+                vec![SamplingMessage::user_text("Say hello.")],
+                10,
+            ))
+            .await?;
+        Ok(sampled_text(&result))
+    }
+
+    /// Asks the user to confirm, without ever sending a request on the response stream.
+    #[tool]
+    async fn test_streaming_elicitation(&self, ctx: Context) -> Result<String, ContextError> {
+        let requested = schema(json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean"}},
+            "required": ["confirm"]
+        }));
+        let result = ctx
+            .elicit_form(ElicitRequestFormParams::new("Continue?", requested))
+            .await?;
+        Ok(format!(
+            "Streaming elicitation result: {}",
+            elicited(&result)
+        ))
+    }
+
+    /// Logs a message (sent only when the request asks for logs).
+    #[tool]
+    async fn test_logging_tool(&self, ctx: Context) -> &'static str {
+        ctx.info("Logging tool executed").await;
+        "Logging tool executed"
+    }
+
+    /// Changes the tool list.
+    #[tool]
+    fn test_trigger_tool_change(&self, ctx: Context) -> &'static str {
+        toggle_dynamic_tool(ctx.server());
+        "Tool list changed"
+    }
+
+    /// Changes the prompt list.
+    #[tool]
+    fn test_trigger_prompt_change(&self, ctx: Context) -> &'static str {
+        toggle_dynamic_prompt(ctx.server());
+        "Prompt list changed"
+    }
+
+    /// Asks the user's name, then greets them.
+    #[tool]
+    async fn test_input_required_result_elicitation(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let name = ask_name(&ctx, "user_name", "What is your name?").await?;
+        Ok(format!("Hello, {name}!"))
+    }
+
+    /// Asks the client's model a question.
+    #[tool]
+    async fn test_input_required_result_sampling(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let params = CreateMessageRequestParams::new(
+            vec![SamplingMessage::user_text("What is the capital of France?")],
+            100,
+        );
+        let result = ctx.input(Some("capital_question")).sample(params).await?;
+        Ok(format!("The model answered: {}", sampled_text(&result)))
+    }
+
+    /// Lists the client's roots.
+    #[tool]
+    async fn test_input_required_result_list_roots(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let roots = ctx.input(Some("client_roots")).roots().await?;
+        let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+        Ok(format!(
+            "The client has {} roots: {}",
+            roots.len(),
+            uris.join(", ")
+        ))
+    }
+
+    /// Asks for confirmation, carrying its own state between rounds.
+    #[tool]
+    async fn test_input_required_result_request_state(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let carried: Option<String> = ctx.request_state();
+        ctx.set_request_state("state-ok");
+        let requested = schema(json!({
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"]
+        }));
+        let result = ctx
+            .input(Some("confirm"))
+            .elicit_form(ElicitRequestFormParams::new("Please confirm", requested))
+            .await?;
+        Ok(format!(
+            "Confirmed ({}), request state: {}",
+            elicited(&result),
+            carried.unwrap_or_else(|| "missing".into())
+        ))
+    }
+
+    /// Asks for a name, a greeting and the roots, all at once.
+    #[tool]
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        ctx.set_request_state("multiple-inputs");
+        let greeting = CreateMessageRequestParams::new(
+            vec![SamplingMessage::user_text("Write a short greeting.")],
+            50,
+        );
+        let (name, greeting, roots) = tokio::join!(
+            ask_name(&ctx, "user_name", "What is your name?"),
+            ctx.input(Some("greeting")).sample(greeting),
+            ctx.input(Some("client_roots")).roots(),
+        );
+        Ok(format!(
+            "{} {} ({} roots)",
+            sampled_text(&greeting?),
+            name?,
+            roots?.len()
+        ))
+    }
+
+    /// Asks two questions, one round each.
+    #[tool]
+    async fn test_input_required_result_multi_round(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let name = ask_name(&ctx, "step1", "What is your name?").await?;
+        ctx.set_request_state(format!("step1-done:{name}"));
+        let color = ask_name(&ctx, "step2", "What is your favorite color?").await?;
+        Ok(format!("Hello, {name}! Your favorite color is {color}."))
+    }
+
+    /// Asks for input with an integrity-protected request state.
+    #[tool]
+    async fn test_input_required_result_tampered_state(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        ctx.set_request_state("untampered");
+        let name = ask_name(&ctx, "user_name", "What is your name?").await?;
+        Ok(format!("Hello, {name}!"))
+    }
+
+    /// Asks only for what the client declared it can do.
+    #[tool]
+    async fn test_input_required_result_capabilities(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ContextError> {
+        let caps = ctx.client_capabilities().clone();
+        let mut parts = Vec::new();
+        if caps.supports_elicitation_form() {
+            parts.push(format!(
+                "name={}",
+                ask_name(&ctx, "user_name", "What is your name?").await?
+            ));
+        }
+        if caps.supports_sampling() {
+            let params =
+                CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Say hello.")], 20);
+            parts.push(format!(
+                "sample={}",
+                sampled_text(&ctx.input(Some("greeting")).sample(params).await?)
+            ));
+        }
+        if caps.supports_roots() {
+            parts.push(format!(
+                "roots={}",
+                ctx.input(Some("client_roots")).roots().await?.len()
+            ));
+        }
+        Ok(if parts.is_empty() {
+            "No client capabilities to use".into()
+        } else {
+            parts.join(", ")
+        })
+    }
+
+    /// Mirrors its `region` parameter into the `Mcp-Param-Region` header.
+    #[tool(input_schema = custom_header_schema())]
+    fn test_custom_header(&self, #[args] input: Value) -> String {
+        format!("region={}", input["region"].as_str().unwrap_or_default())
+    }
+
+    /// A static text resource.
+    #[resource(
+        uri = "test://static-text",
+        name = "static-text",
+        mime_type = "text/plain"
+    )]
+    fn static_text(&self) -> &'static str {
+        "This is the content of the static text resource."
+    }
+
+    /// A static binary resource.
+    #[resource(
+        uri = "test://static-binary",
+        name = "static-binary",
+        mime_type = "image/png"
+    )]
+    fn static_binary(&self) -> Result<mcp_server::types::BlobResourceContents, ResourceError> {
+        let mut blob = mcp_server::types::BlobResourceContents::new("test://static-binary", PNG);
+        blob.mime_type = Some("image/png".into());
+        Ok(blob)
+    }
+
+    /// Data for an id.
+    #[resource(
+        uri = "test://template/{id}/data",
+        name = "template",
+        mime_type = "application/json"
+    )]
+    fn template(&self, id: String) -> String {
+        json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+    }
+
+    /// A resource that changes every three seconds.
+    #[resource(
+        uri = "test://watched-resource",
+        name = "watched-resource",
+        mime_type = "text/plain"
+    )]
+    fn watched(&self) -> String {
+        format!(
+            "Watched resource content at {:?}",
+            std::time::SystemTime::now()
+        )
+    }
+
+    /// A simple prompt.
+    #[prompt]
+    fn test_simple_prompt(&self) -> &'static str {
+        "This is a simple prompt for testing."
+    }
+
+    /// A prompt with two arguments.
+    ///
+    /// # Arguments
+    /// * `arg1` - the first argument
+    /// * `arg2` - the second argument
+    #[prompt]
+    fn test_prompt_with_arguments(&self, arg1: String, arg2: String) -> String {
+        format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+    }
+
+    /// A prompt embedding a resource.
+    #[prompt]
+    fn test_prompt_with_embedded_resource(
+        &self,
+        /// The URI of the resource to embed.
+        #[arg(rename = "resourceUri")]
+        resource_uri: String,
+    ) -> Vec<PromptMessage> {
+        let mut text =
+            TextResourceContents::new(resource_uri, "Embedded resource content for testing.");
+        text.mime_type = Some("text/plain".into());
+        vec![
+            PromptMessage::user(EmbeddedResource::new(text)),
+            PromptMessage::user(TextContent::new(
+                "Please process the embedded resource above.",
+            )),
+        ]
+    }
+
+    /// A prompt with an image.
+    #[prompt]
+    fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
+        vec![
+            PromptMessage::user(image()),
+            PromptMessage::user(TextContent::new("Please analyze the image above.")),
+        ]
+    }
+
+    /// A prompt that asks the user for context first.
+    #[prompt]
+    async fn test_input_required_result_prompt(&self, ctx: Context) -> Result<String, PromptError> {
+        let context = ask_name(&ctx, "user_context", "What context should the prompt use?")
+            .await
+            .map_err(PromptError::internal)?;
+        Ok(format!("Prompt with user context: {context}"))
+    }
+
+    #[completion(prompt = "test_prompt_with_arguments", argument = "arg1")]
+    fn complete_arg1(&self, value: String) -> Vec<String> {
+        ["paris", "park", "party"]
+            .into_iter()
+            .filter(|v| v.starts_with(&value))
+            .map(String::from)
+            .collect()
+    }
+}
+
+/// Asks the user for one string field, `name`, under the input key `key`.
+async fn ask_name(ctx: &Context, key: &str, message: &str) -> Result<String, ContextError> {
+    let requested = schema(json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"]
+    }));
+    let result = ctx
+        .input(Some(key))
+        .elicit_form(ElicitRequestFormParams::new(message, requested))
+        .await?;
+    let content = result.content.unwrap_or_default();
+    let value = content
+        .get("name")
+        .and_then(|v| v.as_str())
+        .unwrap_or("anonymous");
+    Ok(value.to_owned())
+}
+
+fn toggle_dynamic_tool(server: &Server) {
+    let registry = server.registry();
+    if !registry.remove_tool("test_dynamic_tool") {
+        add_dynamic_tool(server);
+    }
+}
+
+fn add_dynamic_tool(server: &Server) {
+    let mut tool = Tool::new(
+        "test_dynamic_tool",
+        json!({"type": "object"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    tool.description = Some("A tool registered at run time.".into());
+    let _ = server.registry().add_tool(
+        tool,
+        tool_fn(|_: Value, _| async { "Dynamic tool executed" }),
+        None,
+    );
+}
+
+fn toggle_dynamic_prompt(server: &Server) {
+    let registry = server.registry();
+    if !registry.remove_prompt("test_dynamic_prompt") {
+        add_dynamic_prompt(server);
+    }
+}
+
+fn add_dynamic_prompt(server: &Server) {
+    let mut prompt = Prompt::new("test_dynamic_prompt");
+    prompt.description = Some("A prompt registered at run time.".into());
+    let _ = server
+        .registry()
+        .add_prompt(prompt, prompt_fn(|_, _| async { "A dynamic prompt." }));
+}
+
+fn add_dynamic_resource(server: &Server) {
+    let mut resource = Resource::new("test://dynamic-resource", "dynamic-resource");
+    resource.mime_type = Some("text/plain".into());
+    let _ = server.registry().add_resource(
+        resource,
+        resource_fn(Some("text/plain"), |_, _, _| async {
+            "A dynamic resource."
+        }),
+    );
+}
+
+fn usage() -> ExitCode {
+    eprintln!("usage: everything [--http 127.0.0.1:PORT]");
+    ExitCode::from(2)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let http = match args.as_slice() {
+        [] => None,
+        [flag, addr] if flag == "--http" => Some(addr.clone()),
+        _ => return usage(),
+    };
+    let server = match Server::new(Everything) {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("everything: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The watched resource changes every 3 s; the dynamic primitives appear after 2 s.
+    {
+        let server = server.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            add_dynamic_tool(&server);
+            add_dynamic_resource(&server);
+            add_dynamic_prompt(&server);
+            let mut tick = tokio::time::interval(Duration::from_secs(3));
+            loop {
+                tick.tick().await;
+                server
+                    .registry()
+                    .notify_resource_updated("test://watched-resource");
+            }
+        });
+    }
+    let outcome = match http {
+        Some(addr) => server.serve_http(addr).await,
+        None => server.serve_stdio().await,
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("everything: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -237,6 +237,13 @@ impl Context {
         self.log(LoggingLevel::Error, None, message.into()).await;
     }
 
+    /// Legacy Streamable HTTP (2025-11-25): ends this request's SSE response stream now; the
+    /// client reconnects with `Last-Event-ID` and receives what follows (SSE polling, for
+    /// long-running calls behind proxies that cut long responses). A no-op elsewhere.
+    pub fn close_sse_stream(&self) {
+        self.inner.sink.close_stream();
+    }
+
     /// Whether the request was cancelled (by the client, a timeout, or a disconnect).
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()

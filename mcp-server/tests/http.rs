@@ -51,6 +51,17 @@ fn server() -> Server {
         None,
     )
     .unwrap();
+    r.add_tool(
+        Tool::new("polling", schema.clone()),
+        tool_fn(|_: Value, ctx: Context| async move {
+            ctx.progress(1.0, None, Some("started")).await;
+            ctx.close_sse_stream();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            "resumed"
+        }),
+        None,
+    )
+    .unwrap();
     let mut mirrored = Tool::new(
         "query",
         json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}})
@@ -254,7 +265,7 @@ async fn legacy_sessions_are_minted_required_and_ended() {
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let (status, _, body) = send(&router, legacy(&id, list)).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(json(&body)["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(json(&body)["result"]["tools"].as_array().unwrap().len(), 5);
 
     let (status, _, _) = send(&router, post(list).body(Body::from(list)).unwrap()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "no session id");
@@ -609,4 +620,118 @@ async fn listen_streams_acknowledge_then_deliver_tagged_notifications() {
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "sub-1"
     );
+}
+
+fn events(body: &str) -> Vec<(Option<String>, Option<Value>)> {
+    body.split("\n\n")
+        .filter(|e| !e.trim().is_empty() && !e.starts_with(':'))
+        .map(|e| {
+            let id = e
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .map(str::to_owned);
+            let data = e
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .filter(|d| !d.is_empty())
+                .map(json);
+            (id, data)
+        })
+        .collect()
+}
+
+async fn get_stream(
+    router: &axum::Router,
+    session: &str,
+    last_event_id: Option<&str>,
+) -> axum::response::Response {
+    let mut b = Request::get("/mcp")
+        .header("host", "localhost")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session);
+    if let Some(id) = last_event_id {
+        b = b.header("last-event-id", id);
+    }
+    router
+        .clone()
+        .oneshot(b.body(Body::empty()).unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn legacy_streams_resume_with_last_event_id() {
+    let router = router(&server(), HttpOptions::default());
+    let session = initialize(&router).await;
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"polling","_meta":{"progressToken":"p"}}}"#;
+    let (status, headers, body) = send(&router, legacy(&session, call)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("content-type").unwrap(), "text/event-stream");
+    let first = events(&body);
+    // The priming event (an id, a retry delay, no data), then the progress; the server closed
+    // the stream before the result.
+    assert!(body.contains("retry: 3000"), "{body}");
+    assert_eq!(first[0].1, None);
+    assert_eq!(
+        first[1].1.as_ref().unwrap()["method"],
+        "notifications/progress"
+    );
+    assert!(
+        first
+            .iter()
+            .all(|(_, d)| d.as_ref().is_none_or(|d| d.get("result").is_none())),
+        "{body}"
+    );
+    let last_seen = first.last().unwrap().0.clone().unwrap();
+
+    // Garbage ids are refused; another session's ids replay nothing.
+    let response = get_stream(&router, &session, Some("garbage")).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let other = initialize(&router).await;
+    let response = get_stream(&router, &other, Some(&last_seen)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut foreign = response.into_body();
+    let frame = tokio::time::timeout(Duration::from_secs(5), foreign.frame())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(frame.into_data().unwrap().to_vec()).unwrap();
+    assert!(
+        !text.contains("resumed") && !text.contains("progress"),
+        "{text}"
+    );
+    drop(foreign);
+
+    // The right session and id: exactly the missed result, then the stream ends.
+    let response = get_stream(&router, &session, Some(&last_seen)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let bytes = tokio::time::timeout(Duration::from_secs(10), response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    let resumed = events(&String::from_utf8(bytes.to_vec()).unwrap());
+    assert_eq!(resumed.len(), 1, "{resumed:?}");
+    let result = resumed[0].1.as_ref().unwrap();
+    assert_eq!(result["id"], 7);
+    assert_eq!(result["result"]["content"][0]["text"], "resumed");
+}
+
+#[tokio::test]
+async fn a_get_stream_ends_when_its_session_expires() {
+    let router = router(
+        &server(),
+        HttpOptions::default().session_idle_timeout(Duration::from_millis(100)),
+    );
+    let session = initialize(&router).await;
+    let response = get_stream(&router, &session, None).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    // The stream ends by itself once the session has been idle too long and is reaped.
+    let ended = tokio::time::timeout(Duration::from_secs(20), response.into_body().collect()).await;
+    assert!(ended.is_ok(), "the GET stream outlived its session");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let (status, _, body) = send(&router, legacy(&session, list)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(json(&body)["id"], 2, "the request id is echoed");
 }

@@ -268,9 +268,11 @@ impl Everything {
         format!("Received: {input}")
     }
 
-    /// Finishes after a pause (for stream reconnection tests).
+    /// Closes its response stream mid-call; the result arrives after the client reconnects.
     #[tool]
-    async fn test_reconnection(&self) -> &'static str {
+    async fn test_reconnection(&self, ctx: Context) -> &'static str {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.close_sse_stream();
         tokio::time::sleep(Duration::from_millis(100)).await;
         "Reconnection test completed"
     }

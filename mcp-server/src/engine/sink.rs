@@ -1,6 +1,7 @@
 //! Where outgoing messages of a request or a connection go.
 
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// A destination for serialized JSON-RPC messages: a transport's writer (stdio), a
 /// request's SSE stream, a session's GET stream — or nowhere, when the transport cannot carry
@@ -8,6 +9,9 @@ use tokio::sync::mpsc;
 #[derive(Debug, Clone)]
 pub(crate) enum Sink {
     Channel(mpsc::Sender<String>),
+    /// A legacy HTTP response stream that the handler may close before its result
+    /// (SSE polling, SEP-1699): the client reconnects and resumes it.
+    Closable(mpsc::Sender<String>, CancellationToken),
     Discard,
 }
 
@@ -15,15 +19,22 @@ impl Sink {
     /// Sends one message, waiting while the destination is full (backpressure). A closed
     /// destination drops the message: the peer is gone.
     pub(crate) async fn send(&self, message: String) {
-        if let Sink::Channel(tx) = self {
+        if let Sink::Channel(tx) | Sink::Closable(tx, _) = self {
             let _ = tx.send(message).await;
+        }
+    }
+
+    /// Closes the transport stream now, if it can be closed early and resumed.
+    pub(crate) fn close_stream(&self) {
+        if let Sink::Closable(_, close) = self {
+            close.cancel();
         }
     }
 
     /// Whether messages sent here can reach the peer.
     pub(crate) fn is_connected(&self) -> bool {
         match self {
-            Sink::Channel(tx) => !tx.is_closed(),
+            Sink::Channel(tx) | Sink::Closable(tx, _) => !tx.is_closed(),
             Sink::Discard => false,
         }
     }

@@ -17,6 +17,7 @@
 
 mod headers;
 mod origin;
+mod resume;
 mod session;
 mod sse;
 
@@ -381,22 +382,23 @@ impl HttpState {
     fn session(
         &self,
         parts: &http::request::Parts,
+        request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, axum::response::Response> {
         let id = match session_id(&parts.headers) {
             Ok(Some(id)) => id,
             Ok(None) => {
                 return Err(error_response(
                     StatusCode::BAD_REQUEST,
-                    None,
+                    request,
                     &ErrorObject::invalid_request("Bad Request: Mcp-Session-Id header is required"),
                 ));
             }
-            Err(e) => return Err(error_response(StatusCode::BAD_REQUEST, None, &e)),
+            Err(e) => return Err(error_response(StatusCode::BAD_REQUEST, request, &e)),
         };
         let not_found = || {
             error_response(
                 StatusCode::NOT_FOUND,
-                None,
+                request,
                 &ErrorObject::new(mcp_core::error::ErrorCode(-32001), "Session not found"),
             )
         };
@@ -568,7 +570,7 @@ impl HttpState {
             }
             return response;
         }
-        let session = match self.session(&parts) {
+        let session = match self.session(&parts, Some(&request.id)) {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -588,7 +590,7 @@ impl HttpState {
         conn: Arc<Connection>,
         request: jsonrpc::Request,
         modern: bool,
-        _session: Option<Arc<HttpSession>>,
+        session: Option<Arc<HttpSession>>,
     ) -> axum::response::Response {
         let id = request.id.clone();
         let Some(cancel) = conn.begin(&id) else {
@@ -603,7 +605,12 @@ impl HttpState {
         let sse = !self.options.json_only && accepts(headers, "text/event-stream");
         let (tx, mut notes) = mpsc::channel::<String>(64);
         let (last_tx, mut last) = oneshot::channel::<Response>();
-        let sink = if sse {
+        // A legacy session's SSE streams are resumable, and the handler may close them early.
+        let resumable = session.filter(|_| sse && !modern);
+        let close = CancellationToken::new();
+        let sink = if resumable.is_some() {
+            Sink::Closable(tx.clone(), close.clone())
+        } else if sse {
             Sink::Channel(tx.clone())
         } else if modern {
             Sink::Discard
@@ -632,6 +639,33 @@ impl HttpState {
                 }
             }
         });
+        if let Some(session) = resumable {
+            // Legacy era: a dropped connection is not a cancellation (the client cancels with
+            // `notifications/cancelled`); the stream can be resumed with `Last-Event-ID`.
+            tokio::select! {
+                biased;
+                Some(first) = notes.recv() => {
+                    return self.resumable_stream(session, Some(first), notes, last, close);
+                }
+                () = close.cancelled() => {
+                    return self.resumable_stream(session, None, notes, last, close);
+                }
+                result = &mut last => {
+                    let mut queued = Vec::new();
+                    while let Ok(note) = notes.try_recv() {
+                        queued.push(note);
+                    }
+                    return match result {
+                        Ok(response) if queued.is_empty() => json_response(StatusCode::OK, response.json),
+                        Ok(response) => {
+                            queued.push(response.json);
+                            sse_response(SseBody::new(queued, None, None, None, None))
+                        }
+                        Err(_) => empty(StatusCode::NO_CONTENT),
+                    };
+                }
+            }
+        }
         // The request is cancelled if this future is dropped (the client went away) before
         // the answer is complete.
         let guard = cancel.drop_guard();
@@ -669,6 +703,48 @@ impl HttpState {
         }
     }
 
+    /// Streams a legacy request's messages as a resumable SSE stream: each event has an id,
+    /// is kept in the session's event log, and reaches whichever connection follows the
+    /// stream — this response, or a later GET with `Last-Event-ID`.
+    fn resumable_stream(
+        &self,
+        session: Arc<HttpSession>,
+        first: Option<String>,
+        mut notes: mpsc::Receiver<String>,
+        last: oneshot::Receiver<Response>,
+        close: CancellationToken,
+    ) -> axum::response::Response {
+        let (stream, feed) = session.events.open();
+        if session.primes_streams() {
+            session
+                .events
+                .send_unlogged(stream, session.events.priming(stream));
+        }
+        if let Some(first) = first {
+            session.events.push(stream, &first);
+        }
+        tokio::spawn(async move {
+            let mut closed = false;
+            loop {
+                tokio::select! {
+                    note = notes.recv() => match note {
+                        Some(note) => session.events.push(stream, &note),
+                        None => break,
+                    },
+                    () = close.cancelled(), if !closed => {
+                        closed = true;
+                        session.events.detach(stream);
+                    }
+                }
+            }
+            if let Ok(response) = last.await {
+                session.events.push(stream, &response.json);
+            }
+            session.events.finish(stream);
+        });
+        sse_response(SseBody::frames(feed, Some(self.options.keep_alive)))
+    }
+
     /// A notification or a client's response: handed to the engine, answered 202.
     async fn absorb(
         self: Arc<Self>,
@@ -694,7 +770,7 @@ impl HttpState {
                 )
             };
         }
-        let session = match self.session(&parts) {
+        let session = match self.session(&parts, None) {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -724,7 +800,7 @@ impl HttpState {
         if session_id(&parts.headers).ok().flatten().is_none() {
             return refuse();
         }
-        let session = match self.session(&parts) {
+        let session = match self.session(&parts, None) {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -760,7 +836,7 @@ impl HttpState {
         if session_id(&parts.headers).ok().flatten().is_none() {
             return method_not_allowed();
         }
-        let session = match self.session(&parts) {
+        let session = match self.session(&parts, None) {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -773,19 +849,46 @@ impl HttpState {
                 ),
             );
         }
-        let (tx, rx) = mpsc::channel::<String>(256);
+        let keep_alive = Some(self.options.keep_alive);
+        // Resumption: the missed events of the stream the id names, then the rest of it.
+        if let Some(last) = parts.headers.get("last-event-id") {
+            let resumed = last
+                .to_str()
+                .map_err(|_| resume::MalformedEventId)
+                .and_then(|id| session.events.resume(id));
+            match resumed {
+                Ok(Some(feed)) => return sse_response(SseBody::frames(feed, keep_alive)),
+                // Another session's id, or a stream long gone: nothing to replay here.
+                Ok(None) => {}
+                Err(resume::MalformedEventId) => {
+                    return error_response(
+                        StatusCode::BAD_REQUEST,
+                        None,
+                        &ErrorObject::invalid_request("Bad Request: malformed Last-Event-ID"),
+                    );
+                }
+            }
+        }
+        let (stream, feed) = session.events.open();
+        if session.primes_streams() {
+            session
+                .events
+                .send_unlogged(stream, session.events.priming(stream));
+        }
+        let (tx, mut rx) = mpsc::channel::<String>(256);
         // A new stream replaces the previous one, which then ends.
         *match session.conn.sink.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         } = Sink::Channel(tx);
-        sse_response(SseBody::new(
-            Vec::new(),
-            Some(rx),
-            None,
-            Some(self.options.keep_alive),
-            None,
-        ))
+        let forwarded = session.clone();
+        tokio::spawn(async move {
+            while let Some(message) = rx.recv().await {
+                forwarded.events.push(stream, &message);
+            }
+            forwarded.events.finish(stream);
+        });
+        sse_response(SseBody::frames(feed, keep_alive))
     }
 
     async fn delete(self: Arc<Self>, request: Request<Body>) -> axum::response::Response {
@@ -803,7 +906,7 @@ impl HttpState {
         if session_id(&parts.headers).ok().flatten().is_none() {
             return method_not_allowed();
         }
-        let session = match self.session(&parts) {
+        let session = match self.session(&parts, None) {
             Ok(s) => s,
             Err(r) => return r,
         };

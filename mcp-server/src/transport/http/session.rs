@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 
+use super::resume::EventLog;
 use crate::engine::session::Connection;
 use crate::engine::sink::Sink;
 
@@ -23,6 +24,7 @@ pub struct HttpSession {
     pub(crate) conn: Arc<Connection>,
     principal: Option<String>,
     last_seen: Mutex<Instant>,
+    pub(crate) events: EventLog,
 }
 
 impl std::fmt::Debug for HttpSession {
@@ -40,6 +42,7 @@ impl HttpSession {
             conn,
             principal,
             last_seen: Mutex::new(Instant::now()),
+            events: EventLog::new(),
         }
     }
 
@@ -56,6 +59,15 @@ impl HttpSession {
     /// When the client last used the session.
     pub fn last_seen(&self) -> Instant {
         *lock(&self.last_seen)
+    }
+
+    /// Whether this session's SSE streams start with a priming event (an id and a retry
+    /// delay, before any message): for clients of 2025-11-25 and later.
+    pub(crate) fn primes_streams(&self) -> bool {
+        self.conn
+            .session()
+            .and_then(|s| s.negotiated())
+            .is_some_and(|n| n.version >= mcp_core::ProtocolVersion::V2025_11_25)
     }
 
     pub(crate) fn touch(&self) {

@@ -31,6 +31,7 @@ const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
 pub(crate) struct SseBody {
     queued: VecDeque<Bytes>,
+    frames: Option<mpsc::Receiver<Bytes>>,
     notes: Option<mpsc::Receiver<String>>,
     last: Option<oneshot::Receiver<Response>>,
     keep_alive: Option<Interval>,
@@ -53,11 +54,22 @@ impl SseBody {
         });
         SseBody {
             queued: queued.iter().map(|m| event(m)).collect(),
+            frames: None,
             notes,
             last,
             keep_alive,
             _cancel_on_drop: cancel_on_drop,
         }
+    }
+}
+
+impl SseBody {
+    /// A body that sends frames already formatted (with their event ids) until `frames`
+    /// closes: a resumable legacy stream.
+    pub(crate) fn frames(frames: mpsc::Receiver<Bytes>, keep_alive: Option<Duration>) -> SseBody {
+        let mut body = SseBody::new(Vec::new(), None, None, keep_alive, None);
+        body.frames = Some(frames);
+        body
     }
 }
 
@@ -72,6 +84,25 @@ impl http_body::Body for SseBody {
         let this = &mut *self;
         if let Some(bytes) = this.queued.pop_front() {
             return Poll::Ready(Some(Ok(Frame::data(bytes))));
+        }
+        if let Some(frames) = &mut this.frames {
+            return match frames.poll_recv(cx) {
+                Poll::Ready(Some(bytes)) => {
+                    if let Some(k) = &mut this.keep_alive {
+                        k.reset();
+                    }
+                    Poll::Ready(Some(Ok(Frame::data(bytes))))
+                }
+                Poll::Ready(None) => Poll::Ready(None),
+                Poll::Pending => {
+                    if let Some(k) = &mut this.keep_alive
+                        && k.poll_tick(cx).is_ready()
+                    {
+                        return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(KEEP_ALIVE)))));
+                    }
+                    Poll::Pending
+                }
+            };
         }
         if let Some(notes) = &mut this.notes {
             match notes.poll_recv(cx) {

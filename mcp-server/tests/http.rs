@@ -711,7 +711,7 @@ async fn legacy_streams_resume_with_last_event_id() {
         .unwrap()
         .unwrap()
         .to_bytes();
-    let resumed = events(&String::from_utf8(bytes.to_vec()).unwrap());
+    let resumed = events(std::str::from_utf8(&bytes).unwrap());
     assert_eq!(resumed.len(), 1, "{resumed:?}");
     let result = resumed[0].1.as_ref().unwrap();
     assert_eq!(result["id"], 7);

@@ -31,7 +31,54 @@ fn tidy(schema: schemars::Schema) -> JSONObject {
     object.remove("$schema");
     object.remove("title");
     objects_for_booleans(&mut object);
+    for value in object.values_mut() {
+        drop_foreign_formats(value);
+    }
     object
+}
+
+/// The `format` values JSON Schema 2020-12 defines. schemars also writes formats of its own
+/// for Rust number types (`uint`, `int32`, `double`, …), which strict validators (Ajv in
+/// strict mode, as the TypeScript SDK suggests configuring it) refuse outright.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Removes non-standard `format` keywords anywhere in a schema; the type and the numeric
+/// bounds schemars writes beside them still say what the Rust type accepts.
+fn drop_foreign_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let foreign = map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
+            if foreign {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_foreign_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_foreign_formats),
+        _ => {}
+    }
 }
 
 /// Replaces boolean subschemas (`true` for a `serde_json::Value` field) under `properties`
@@ -127,5 +174,28 @@ mod tests {
         assert_eq!(required, ["title", "tags", "address"]);
         assert!(!serde_json::to_string(&s).unwrap().contains("$ref"));
         assert!(s.get("$schema").is_none() && s.get("title").is_none());
+    }
+
+    #[derive(serde::Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Stats {
+        count: usize,
+        mean: f64,
+        small: u8,
+        #[schemars(url)]
+        home: String,
+    }
+
+    #[test]
+    fn only_standard_formats_are_kept() {
+        let s = serde_json::to_string(&output_schema_for::<Stats>()).unwrap();
+        for foreign in ["\"uint\"", "\"uint8\"", "\"double\""] {
+            assert!(!s.contains(foreign), "{foreign} in {s}");
+        }
+        assert!(s.contains("\"minimum\":0"), "the bounds stay: {s}");
+        assert!(
+            s.contains("\"format\":\"uri\""),
+            "standard formats stay: {s}"
+        );
     }
 }

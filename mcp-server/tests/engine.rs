@@ -353,7 +353,14 @@ async fn tools_work_the_same_in_both_eras() {
             .await
             .unwrap();
         assert_eq!(r.is_error, Some(true));
-        assert!(r.content[0].as_text().unwrap().contains("invalid"));
+        assert!(
+            r.content[0]
+                .as_text()
+                .unwrap()
+                .contains("invalid argument `a`"),
+            "{:?}",
+            r.content
+        );
 
         // A tool's own failure.
         let r = client.call_tool("fail", json!({})).await.unwrap();

@@ -71,8 +71,47 @@ pub trait CompletionHandler: Send + Sync + 'static {
 ///
 /// The arguments do not deserialize into `T`.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
-    let text = arguments.map_or("{}", RawValue::get);
-    serde_json::from_str(text).map_err(|e| format!("invalid arguments: {e}"))
+    // Absent and `null` arguments are an empty object: a tool without parameters may be called
+    // either way.
+    let text = match arguments.map(RawValue::get) {
+        None => "{}",
+        Some(t) if t.trim() == "null" => "{}",
+        Some(t) => t,
+    };
+    serde_json::from_str(text).map_err(|e| argument_error(text, &e))
+}
+
+/// serde's message, prefixed with the argument whose value it is about.
+fn argument_error(text: &str, error: &serde_json::Error) -> String {
+    let full = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    let message = full.strip_suffix(&position).unwrap_or(&full);
+    // Errors inside a member's value get its name; those about the object itself (a
+    // missing or unknown member) name the member already.
+    if let Some(key) = key_at(text, error.line(), error.column()) {
+        return format!("invalid argument `{key}`: {message}");
+    }
+    format!("invalid arguments: {message}")
+}
+
+/// The top-level member of the JSON object `text` whose value spans the error position.
+fn key_at(text: &str, line: usize, column: usize) -> Option<String> {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let offset = line_start + column;
+    let members: Vec<(String, &RawValue)> =
+        serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
+            .ok()?
+            .into_iter()
+            .collect();
+    let base = text.as_ptr() as usize;
+    members.into_iter().find_map(|(key, raw)| {
+        let start = (raw.get().as_ptr() as usize).checked_sub(base)?;
+        (start <= offset && offset <= start + raw.get().len()).then_some(key)
+    })
 }
 
 /// A tool handler from an async closure taking deserialized arguments and the request's

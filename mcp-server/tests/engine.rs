@@ -1067,3 +1067,70 @@ async fn hundred_thousand_pipelined_calls_lose_nothing() {
     served.await.unwrap().unwrap();
     assert_eq!(count, N);
 }
+
+/// An input that counts how much of it the server has read.
+struct CountingInput {
+    data: Vec<u8>,
+    pos: usize,
+    read: Arc<AtomicUsize>,
+}
+
+impl tokio::io::AsyncRead for CountingInput {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let n = buf.remaining().min(4096).min(self.data.len() - self.pos);
+        let start = self.pos;
+        buf.put_slice(&self.data[start..start + n]);
+        self.pos += n;
+        self.read.fetch_add(n, Ordering::SeqCst);
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// With an output nobody reads, the server must stop reading its input: requests in flight
+/// and responses waiting to be written are bounded, so memory is too. The paused clock makes
+/// this deterministic: the long sleep ends only once every task is blocked.
+#[tokio::test(start_paused = true)]
+async fn a_stalled_output_stops_the_input() {
+    const N: usize = 100_000;
+    let server = server();
+    let mut input = Vec::with_capacity(N * 100);
+    input.extend_from_slice(br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#);
+    input.push(b'\n');
+    for i in 0..N {
+        input.extend_from_slice(
+            format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{i},"b":1}}}}}}"#).as_bytes(),
+        );
+        input.push(b'\n');
+    }
+    let total = input.len();
+    let line = total / (N + 1);
+    let read = Arc::new(AtomicUsize::new(0));
+    let counting = CountingInput {
+        data: input,
+        pos: 0,
+        read: read.clone(),
+    };
+    // The server writes into a small pipe whose other end is never read.
+    let (never_read, output) = tokio::io::duplex(4096);
+    let served = tokio::spawn({
+        let server = server.clone();
+        async move { server.serve_io(counting, output).await }
+    });
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    let consumed = read.load(Ordering::SeqCst);
+    // The reader's buffer, the requests in flight, the responses queued for the writer and
+    // the pipe: a few thousand lines at most, never the whole input.
+    assert!(
+        consumed < 5_000 * line,
+        "read {} of {} lines",
+        consumed / line,
+        N
+    );
+    assert!(!served.is_finished());
+    served.abort();
+    drop(never_read);
+}

@@ -196,7 +196,12 @@ impl Server {
                         let reply = server
                             .handle_registered(&conn, req, sink.clone(), cancel)
                             .await;
-                        drop(permit);
+                        // The permit is held until the response is handed to the writer, so
+                        // a slow reader of our output slows the reading of our input too;
+                        // only a listen stream, which lasts, gives it back first.
+                        if matches!(reply, Reply::Listen(_)) {
+                            drop(permit);
+                        }
                         deliver(&conn, reply, &sink, &done).await;
                     });
                 }
@@ -229,10 +234,10 @@ impl Server {
                     let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
                     tasks.spawn(async move {
                         let responses = server.handle_batch(&conn, items, sink.clone()).await;
-                        drop(permit);
                         if !responses.is_empty() {
                             sink.send(format!("[{}]", responses.join(","))).await;
                         }
+                        drop(permit);
                     });
                 }
             }

@@ -75,6 +75,10 @@ mod guide {
     mod context {}
     #[doc = include_str!("../../docs/testing.md")]
     mod testing {}
+    #[doc = include_str!("../../docs/stdio.md")]
+    mod stdio {}
+    #[doc = include_str!("../../docs/conformance.md")]
+    mod conformance {}
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/http.md")]
     mod http {}

@@ -69,6 +69,8 @@ pub mod http {
 /// The guide's pages, compiled and run as doctests so their code cannot rot.
 #[cfg(doctest)]
 mod guide {
+    #[doc = include_str!("../../README.md")]
+    mod readme {}
     #[doc = include_str!("../../docs/eras.md")]
     mod eras {}
     #[doc = include_str!("../../docs/context.md")]

@@ -1134,3 +1134,56 @@ async fn a_stalled_output_stops_the_input() {
     served.abort();
     drop(never_read);
 }
+
+#[tokio::test]
+async fn batches_over_a_hundred_messages_are_refused_whole() {
+    let server = server();
+    let calls: Vec<String> = (0..101)
+        .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":1}}}}}}"#))
+        .collect();
+    let batch = format!("[{}]", calls.join(","));
+    let lines = raw_session(
+        &server,
+        &[
+            r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            &batch,
+        ],
+    )
+    .await;
+    assert_eq!(lines.len(), 2, "one answer for the whole batch: {lines:?}");
+    assert_eq!(lines[1]["error"]["code"], -32600);
+    assert!(
+        lines[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("100")
+    );
+}
+
+#[tokio::test]
+async fn a_response_over_the_limit_becomes_an_internal_error() {
+    let server = Server::builder("big", "1").max_response_size(1024).build();
+    server
+        .registry()
+        .add_tool(
+            tool("big"),
+            tool_fn(|_: Value, _| async { "x".repeat(2048) }),
+            None,
+        )
+        .unwrap();
+    server
+        .registry()
+        .add_tool(tool("small"), tool_fn(|_: Value, _| async { "ok" }), None)
+        .unwrap();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let e = client.call_tool("big", json!({})).await.unwrap_err();
+        let TestClientError::Rpc(e) = e else { panic!() };
+        assert_eq!(e.code.0, -32603);
+        assert_eq!(e.message, "response too large");
+        assert_eq!(
+            client.call_tool("small", json!({})).await.unwrap().content[0].as_text(),
+            Some("ok")
+        );
+    }
+}

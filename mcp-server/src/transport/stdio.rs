@@ -22,6 +22,10 @@ use crate::engine::sink::Sink;
 use crate::engine::{Reply, Response};
 use crate::server::Server;
 
+/// The most messages one 2025-03-26 batch may hold; a larger batch is refused whole, so one
+/// message cannot fan out into unbounded work.
+pub(crate) const MAX_BATCH: usize = 100;
+
 /// Messages waiting for the writer; beyond this, senders wait.
 const OUTBOUND_CAPACITY: usize = 1024;
 
@@ -217,10 +221,12 @@ impl Server {
                             .is_some_and(|n| n.version.allows_batches()),
                         _ => false,
                     };
-                    if !batches_allowed {
-                        let e = ErrorObject::invalid_request(
-                            "batches are only part of protocol revision 2025-03-26",
-                        );
+                    if !batches_allowed || items.len() > MAX_BATCH {
+                        let e = ErrorObject::invalid_request(if batches_allowed {
+                            "a batch may hold at most 100 messages"
+                        } else {
+                            "batches are only part of protocol revision 2025-03-26"
+                        });
                         sink.send(
                             serde_json::to_string(&WireErrorResponse::new(None, &e))
                                 .unwrap_or_default(),

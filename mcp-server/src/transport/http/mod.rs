@@ -793,7 +793,7 @@ impl HttpState {
                 StatusCode::BAD_REQUEST,
                 None,
                 &ErrorObject::invalid_request(
-                    "batches are only part of protocol revision 2025-03-26",
+                    "batches are only part of protocol revision 2025-03-26, 100 messages at most",
                 ),
             )
         };
@@ -809,7 +809,7 @@ impl HttpState {
             .session()
             .and_then(|s| s.negotiated())
             .is_some_and(|n| n.version.allows_batches());
-        if !allowed {
+        if !allowed || items.len() > crate::transport::stdio::MAX_BATCH {
             return refuse();
         }
         let conn = session.conn.clone();

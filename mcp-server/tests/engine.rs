@@ -1187,3 +1187,34 @@ async fn a_response_over_the_limit_becomes_an_internal_error() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_cancelled_tool_cancels_its_pending_elicitation_at_the_client() {
+    let server = server();
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    let s = server.clone();
+    let served = tokio::spawn(async move { s.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let mut lines = tokio::io::BufReader::new(cr).lines();
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n").await.unwrap();
+    let _init = lines.next_line().await.unwrap().unwrap();
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tools/call\",\"params\":{\"name\":\"greet\"}}\n").await.unwrap();
+    // The server asks the client for the name...
+    let ask: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(ask["method"], "elicitation/create");
+    // ...the client cancels the tool call instead of answering...
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"g\"}}\n").await.unwrap();
+    // ...and the server withdraws its question.
+    let withdrawn: Value =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(withdrawn["method"], "notifications/cancelled");
+    assert_eq!(withdrawn["params"]["requestId"], ask["id"]);
+    cw.shutdown().await.unwrap();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_ne!(v["id"], "g", "nothing is sent for the cancelled call");
+    }
+    served.await.unwrap().unwrap();
+}

@@ -125,6 +125,14 @@ impl LegacySession {
         let text = serde_json::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
             .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
         sink.send(text).await;
+        // If this future is dropped (the handler was cancelled) or gives up waiting, the
+        // client is told to stop working on the request.
+        let mut guard = Abandon {
+            session: self,
+            id: id.clone(),
+            sink: sink.clone(),
+            answered: false,
+        };
         let outcome = tokio::select! {
             r = rx => match r {
                 Ok(Ok(v)) => Ok(v),
@@ -135,7 +143,8 @@ impl LegacySession {
             () = self.closed.cancelled() => Err(ContextError::Disconnected),
             () = tokio::time::sleep(self.request_timeout) => Err(ContextError::Timeout),
         };
-        lock(&self.pending).remove(&id);
+        guard.answered = !matches!(outcome, Err(ContextError::Timeout)) && !cancel.is_cancelled();
+        drop(guard);
         outcome
     }
 
@@ -151,6 +160,35 @@ impl LegacySession {
     pub(crate) fn close(&self) {
         self.closed.cancel();
         lock(&self.pending).clear();
+    }
+}
+
+/// A server-to-client request in flight: when it is abandoned (its handler was cancelled or
+/// timed out waiting), `notifications/cancelled` tells the client so.
+struct Abandon<'a> {
+    session: &'a LegacySession,
+    id: RequestId,
+    sink: Sink,
+    answered: bool,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        lock(&self.session.pending).remove(&self.id);
+        if self.answered || self.session.closed.is_cancelled() {
+            return;
+        }
+        let params = serde_json::json!({"requestId": self.id, "reason": "the server no longer needs the answer"});
+        let Ok(text) = serde_json::to_string(&mcp_core::jsonrpc::WireNotification::new(
+            "notifications/cancelled",
+            Some(&params),
+        )) else {
+            return;
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let sink = self.sink.clone();
+            runtime.spawn(async move { sink.send(text).await });
+        }
     }
 }
 

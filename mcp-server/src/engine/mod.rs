@@ -605,6 +605,8 @@ impl Server {
         let id = &req.id;
         let params = req.params.as_deref();
         let version = scope.version;
+        // The methods below answer their own protocol errors through `?`.
+        let fail = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
         let list = |kind: ListKind| -> Reply {
             let cursor = match parse_params::<ListParams>(params) {
                 Ok(p) => p.cursor,
@@ -627,10 +629,22 @@ impl Server {
             "resources/list" => list(ListKind::Resources),
             "resources/templates/list" => list(ListKind::ResourceTemplates),
             "prompts/list" => list(ListKind::Prompts),
-            "tools/call" => self.call_tool(req, scope, sink, cancel).await,
-            "resources/read" => self.read_resource(req, scope, sink, cancel).await,
-            "prompts/get" => self.get_prompt(req, scope, sink, cancel).await,
-            "completion/complete" => self.complete(req, scope, sink, cancel).await,
+            "tools/call" => self
+                .call_tool(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            "resources/read" => self
+                .read_resource(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            "prompts/get" => self
+                .get_prompt(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            "completion/complete" => self
+                .complete(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
             other => Reply::Response(Response::error(
                 Some(id),
                 &ErrorObject::method_not_found(other),
@@ -765,36 +779,27 @@ impl Server {
         scope: Scope,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-    ) -> Reply {
+    ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: CallParams<'_> = match parse_params_borrowed(req.params.as_deref()) {
-            Ok(p) => p,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        let p: CallParams<'_> = parse_params_borrowed(req.params.as_deref())?;
         if let Some(args) = p.arguments
             && !args.get().starts_with('{')
         {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::invalid_params("`arguments` must be an object"),
-            ));
+            return Err(ErrorObject::invalid_params("`arguments` must be an object"));
         }
         let Some(tool) = self.registry().tool(&p.name) else {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::invalid_params(format!("unknown tool: {}", p.name)),
-            ));
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown tool: {}",
+                p.name
+            )));
         };
-        let ctx = match self.context(
+        let ctx = self.context(
             id,
             &scope,
             sink,
             cancel,
             Some((&p.mrtr, "tools/call", &p.name)),
-        ) {
-            Ok(ctx) => ctx,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        )?;
         let timeout = tool.timeout.unwrap_or(self.config().tool_timeout);
         let handler = tool.handler.clone();
         let arguments = p.arguments;
@@ -803,7 +808,7 @@ impl Server {
         if matches!(driven, Driven::TimedOut) {
             ctx.cancellation_token().cancel();
             if ctx.take_override().is_none() {
-                return Reply::Response(self.respond(
+                return Ok(Reply::Response(self.respond(
                     id,
                     scope.version,
                     CallToolResult::error(format!(
@@ -811,10 +816,10 @@ impl Server {
                         p.name,
                         timeout.as_secs_f64()
                     )),
-                ));
+                )));
             }
         }
-        self.finish(&ctx, driven, "tool", Some(("tools/call", &p.name)), None)
+        Ok(self.finish(&ctx, driven, "tool", Some(("tools/call", &p.name)), None))
     }
 
     async fn read_resource(
@@ -823,34 +828,22 @@ impl Server {
         scope: Scope,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-    ) -> Reply {
+    ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: ReadParams = match parse_params(req.params.as_deref()) {
-            Ok(p) => p,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        let p: ReadParams = parse_params(req.params.as_deref())?;
         if p.uri.len() > mcp_core::uri_template::MAX_URI_LEN {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::invalid_params("the URI is too long"),
-            ));
+            return Err(ErrorObject::invalid_params("the URI is too long"));
         }
         let Some((handler, vars, _mime)) = self.registry().resource(&p.uri) else {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::resource_not_found(&p.uri, scope.version.era()),
-            ));
+            return Err(ErrorObject::resource_not_found(&p.uri, scope.version.era()));
         };
-        let ctx = match self.context(
+        let ctx = self.context(
             id,
             &scope,
             sink,
             cancel,
             Some((&p.mrtr, "resources/read", &p.uri)),
-        ) {
-            Ok(ctx) => ctx,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        )?;
         let uri = p.uri.clone();
         let call_ctx = ctx.clone();
         let driven = drive(&ctx, self.config().tool_timeout, move || {
@@ -866,13 +859,13 @@ impl Server {
             }
             other => other,
         };
-        self.finish(
+        Ok(self.finish(
             &ctx,
             driven,
             "resource",
             Some(("resources/read", &p.uri)),
             Some(&p.uri),
-        )
+        ))
     }
 
     async fn get_prompt(
@@ -881,47 +874,38 @@ impl Server {
         scope: Scope,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-    ) -> Reply {
+    ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: GetPromptParams = match parse_params(req.params.as_deref()) {
-            Ok(p) => p,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        let p: GetPromptParams = parse_params(req.params.as_deref())?;
         let Some(prompt) = self.registry().prompt(&p.name) else {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::invalid_params(format!("unknown prompt: {}", p.name)),
-            ));
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown prompt: {}",
+                p.name
+            )));
         };
         let arguments = p.arguments.clone().unwrap_or_default();
         for arg in prompt.prompt.arguments.iter().flatten() {
             if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
-                return Reply::Response(Response::error(
-                    Some(id),
-                    &ErrorObject::invalid_params(format!(
-                        "missing required argument `{}`",
-                        arg.name
-                    )),
-                ));
+                return Err(ErrorObject::invalid_params(format!(
+                    "missing required argument `{}`",
+                    arg.name
+                )));
             }
         }
-        let ctx = match self.context(
+        let ctx = self.context(
             id,
             &scope,
             sink,
             cancel,
             Some((&p.mrtr, "prompts/get", &p.name)),
-        ) {
-            Ok(ctx) => ctx,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        )?;
         let handler = prompt.handler.clone();
         let call_ctx = ctx.clone();
         let driven = drive(&ctx, self.config().tool_timeout, move || {
             handler.get(&arguments, call_ctx)
         })
         .await;
-        self.finish(&ctx, driven, "prompt", Some(("prompts/get", &p.name)), None)
+        Ok(self.finish(&ctx, driven, "prompt", Some(("prompts/get", &p.name)), None))
     }
 
     async fn complete(
@@ -930,19 +914,16 @@ impl Server {
         scope: Scope,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-    ) -> Reply {
+    ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: CompleteRequestParams = match parse_params(req.params.as_deref()) {
-            Ok(p) => p,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        let p: CompleteRequestParams = parse_params(req.params.as_deref())?;
         let target = match &p.r#ref {
             CompletionReference::Prompt(r) => {
                 if self.registry().prompt(&r.name).is_none() {
-                    return Reply::Response(Response::error(
-                        Some(id),
-                        &ErrorObject::invalid_params(format!("unknown prompt: {}", r.name)),
-                    ));
+                    return Err(ErrorObject::invalid_params(format!(
+                        "unknown prompt: {}",
+                        r.name
+                    )));
                 }
                 CompletionTarget::Prompt(r.name.clone())
             }
@@ -951,16 +932,13 @@ impl Server {
             }
         };
         let Some(handler) = self.registry().completion(&target, &p.argument.name) else {
-            return Reply::Response(self.respond(
+            return Ok(Reply::Response(self.respond(
                 id,
                 scope.version,
                 CompleteResult::new(Vec::new()),
-            ));
+            )));
         };
-        let ctx = match self.context(id, &scope, sink, cancel, None) {
-            Ok(ctx) => ctx,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
+        let ctx = self.context(id, &scope, sink, cancel, None)?;
         let context_args = p.context.and_then(|c| c.arguments).unwrap_or_default();
         let value = p.argument.value.clone();
         let call_ctx = ctx.clone();
@@ -969,7 +947,7 @@ impl Server {
             Box::pin(async move { Ok::<_, HandlerError>(CompleteResult::new(fut.await)) })
         })
         .await;
-        self.finish(&ctx, driven, "completion", None, None)
+        Ok(self.finish(&ctx, driven, "completion", None, None))
     }
 }
 

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::process::Stdio;
 
+use mcp_server::Server;
 use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
 use mcp_server::types::{ElicitContentValue, ElicitRequestParams, ElicitResult};
 use serde_json::{Value, json};
@@ -36,7 +37,7 @@ fn answering(options: ClientOptions, name: &'static str) -> ClientOptions {
 }
 
 async fn connect(options: ClientOptions) -> TestClient {
-    TestClient::connect(&quickstart::server().unwrap(), options)
+    TestClient::connect(&Server::new(quickstart::Quickstart).unwrap(), options)
         .await
         .unwrap()
 }
@@ -280,18 +281,33 @@ async fn code_review_prompt() {
     }
 }
 
-#[test]
-fn command_line() {
-    use quickstart::{Mode, parse_args};
-    let args = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
-    assert_eq!(args(&[]), Ok(Mode::Stdio));
-    assert_eq!(
-        args(&["--http", "127.0.0.1:8080"]),
-        Ok(Mode::Http("127.0.0.1:8080".into()))
-    );
-    assert!(args(&["--http"]).is_err());
-    assert!(args(&["--stdio"]).is_err());
-    assert!(args(&["--http", "127.0.0.1:1", "extra"]).is_err());
+/// No arguments (stdio) and `--http ADDR` are served by the tests below; anything else is
+/// refused with the usage line before serving anything.
+#[tokio::test]
+async fn binary_refuses_other_arguments() {
+    let bin = env!("CARGO_BIN_EXE_quickstart");
+    for args in [
+        &["--http"][..],
+        &["--stdio"],
+        &["--http", "127.0.0.1:0", "extra"],
+    ] {
+        let run = tokio::process::Command::new(bin)
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let run = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+            .await
+            .expect("a refused command line ends at once")
+            .unwrap();
+        assert!(!run.status.success(), "{args:?} is refused");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains("usage: quickstart [--http 127.0.0.1:PORT]"),
+            "{args:?}: {stderr}"
+        );
+        assert!(run.stdout.is_empty(), "{args:?} wrote to stdout");
+    }
 }
 
 #[tokio::test]

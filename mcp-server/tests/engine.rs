@@ -1218,3 +1218,101 @@ async fn a_cancelled_tool_cancels_its_pending_elicitation_at_the_client() {
     }
     served.await.unwrap().unwrap();
 }
+
+/// An input delivered in chunks of pseudo-random sizes (0 = "not ready yet", then ready),
+/// like a pipe under load: a line may arrive in many pieces, several lines in one piece.
+struct Chunked {
+    data: Vec<u8>,
+    pos: usize,
+    state: u64,
+}
+
+impl Chunked {
+    fn next(&mut self) -> u64 {
+        // xorshift64*: deterministic, good enough to vary chunk sizes.
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+impl tokio::io::AsyncRead for Chunked {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let roll = self.next();
+        if roll % 7 == 0 {
+            // Not ready now; ready again at once (exercises the reader's pending path).
+            cx.waker().wake_by_ref();
+            return std::task::Poll::Pending;
+        }
+        let want = match roll % 4 {
+            0 => 1,
+            1 => (roll >> 8) as usize % 16 + 1,
+            2 => (roll >> 8) as usize % 300 + 1,
+            _ => (roll >> 8) as usize % 5000 + 1,
+        };
+        let n = want.min(buf.remaining()).min(self.data.len() - self.pos);
+        let start = self.pos;
+        buf.put_slice(&self.data[start..start + n]);
+        self.pos += n;
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn any_chunking_of_the_input_loses_no_request() {
+    const N: usize = 2_000;
+    for seed in [1u64, 7, 0x9E37_79B9_7F4A_7C15] {
+        let server = server();
+        let mut input = Vec::new();
+        input.extend_from_slice(br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#);
+        input.push(b'\n');
+        for i in 0..N {
+            // Vary the line lengths; some requests carry padding, some are notifications.
+            let pad = "x".repeat(i % 97);
+            input.extend_from_slice(
+                format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{i}{pad}"}}}}}}"#).as_bytes(),
+            );
+            input.push(b'\n');
+            if i % 50 == 0 {
+                input.extend_from_slice(
+                    b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}\n\n",
+                );
+            }
+        }
+        let reader = Chunked {
+            data: input,
+            pos: 0,
+            state: seed,
+        };
+        let (out_read, out_write) = tokio::io::duplex(1 << 16);
+        let served = tokio::spawn({
+            let server = server.clone();
+            async move { server.serve_io(reader, out_write).await }
+        });
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(out_read).lines();
+        let mut seen = vec![false; N];
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == "init" {
+                continue;
+            }
+            let i = v["id"].as_u64().unwrap() as usize;
+            assert!(!seen[i], "seed {seed}: response {i} twice");
+            seen[i] = true;
+            let text = v["result"]["content"][0]["text"].as_str().unwrap();
+            assert_eq!(text, format!("{i}{}", "x".repeat(i % 97)), "seed {seed}");
+        }
+        served.await.unwrap().unwrap();
+        assert!(
+            seen.iter().all(|s| *s),
+            "seed {seed}: lost {}",
+            seen.iter().filter(|s| !**s).count()
+        );
+    }
+}

@@ -1244,7 +1244,7 @@ impl tokio::io::AsyncRead for Chunked {
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
         let roll = self.next();
-        if roll % 7 == 0 {
+        if roll.is_multiple_of(7) {
             // Not ready now; ready again at once (exercises the reader's pending path).
             cx.waker().wake_by_ref();
             return std::task::Poll::Pending;
@@ -1278,7 +1278,7 @@ async fn any_chunking_of_the_input_loses_no_request() {
                 format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{i}{pad}"}}}}}}"#).as_bytes(),
             );
             input.push(b'\n');
-            if i % 50 == 0 {
+            if i.is_multiple_of(50) {
                 input.extend_from_slice(
                     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}\n\n",
                 );

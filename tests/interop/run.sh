@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop tests: MCP clients that nobody here wrote drive the example servers, over stdio
 # (the client starts `quickstart` itself) and over Streamable HTTP (this script starts
-# `quickstart --http 127.0.0.1:0` for each client run and stops it afterwards).
+# `quickstart --http 127.0.0.1:0` for each client run and stops it afterwards); then some of
+# them drive the `filesystem` example over stdio, on a scratch tree each creates and removes.
 #
 #   tests/interop/run.sh               install (if needed), build the examples, run every client
 #   tests/interop/run.sh --setup-only  install the clients only
@@ -92,6 +93,8 @@ say "building the example servers"
 (cd "$root" && cargo build -p mcp-examples --bins)
 quickstart="${CARGO_TARGET_DIR:-$root/target}/debug/quickstart"
 [[ -x $quickstart ]] || die "no quickstart binary at $quickstart"
+filesystem="${CARGO_TARGET_DIR:-$root/target}/debug/filesystem"
+[[ -x $filesystem ]] || die "no filesystem binary at $filesystem"
 
 # Node 22 first on PATH for everything the clients start (the Inspector's launcher included).
 export PATH="$(dirname "$node"):$PATH"
@@ -103,6 +106,8 @@ passed=0
 failed=0
 client_pid=""
 server_pid=""
+# The filesystem runs' clients create their trees under this TMPDIR (one directory per run).
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcp-interop.XXXXXX")
 
 # alive PID: the process runs (a child that exited but was not reaped yet does not count).
 alive() {
@@ -129,6 +134,7 @@ cleanup() {
   if [[ -n $client_pid ]]; then stop "$client_pid"; fi
   if [[ -n $server_pid ]]; then stop "$server_pid"; fi
   client_pid="" server_pid=""
+  rm -rf "$scratch"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -153,14 +159,18 @@ start_server() {
   return 1
 }
 
-# run NAME stdio|http COMMAND...: runs one client, the server's target appended to COMMAND
-# (stdio: the quickstart binary, which the client starts; http: the URL of a quickstart
-# server started for this run alone and stopped after it). The client's stdout is one
-# `ok - ` / `not ok - ` line per check.
+# run NAME stdio|http|stdio-fs COMMAND...: runs one client, the server's target appended to
+# COMMAND (stdio: the quickstart binary, which the client starts; http: the URL of a
+# quickstart server started for this run alone and stopped after it; stdio-fs: the filesystem
+# binary, which the client starts on a tree it creates under TMPDIR and must remove). The
+# client's stdout is one `ok - ` / `not ok - ` line per check.
 run() {
   local name=$1 transport=$2 slug status=0 ok_count fail_count server_log="" problem problems=()
+  local tmp leftovers
   shift 2
   slug=${name//[^A-Za-z0-9.-]/_}
+  tmp="$scratch/$slug"
+  mkdir -p "$tmp"
   printf '\n--- %s\n' "$name"
   if [[ $transport == http ]]; then
     server_log="$logs/$slug.server.err"
@@ -173,12 +183,14 @@ run() {
       return
     fi
     set -- "$@" "$url"
+  elif [[ $transport == stdio-fs ]]; then
+    set -- "$@" "$filesystem"
   else
     set -- "$@" "$quickstart"
   fi
   # In the background so that Ctrl-C reaches the traps at once; SIGKILL 10 s after a
   # SIGTERM that did not end it.
-  timeout --kill-after=10 300 "$@" >"$logs/$slug.out" 2>"$logs/$slug.err" &
+  TMPDIR=$tmp timeout --kill-after=10 300 "$@" >"$logs/$slug.out" 2>"$logs/$slug.err" &
   client_pid=$!
   # (Silenced: bash would report a client killed by the timeout as "Killed".)
   { wait "$client_pid" || status=$?; } 2>/dev/null
@@ -196,6 +208,14 @@ run() {
   elif ((status == 0 && ok_count == 0)); then
     problems+=("ran no check")
   fi
+  if [[ $transport == stdio-fs ]]; then
+    # The client removes the tree it made (a leftover is reported, then removed).
+    leftovers=$(find "$tmp" -mindepth 1 -maxdepth 1 -name 'mcp-interop-fs-*' -printf '%f ')
+    if [[ -n $leftovers ]]; then
+      problems+=("left its scratch tree behind: $leftovers")
+    fi
+  fi
+  rm -rf "$tmp"
   if [[ $transport == http ]]; then
     # The server must have served the whole run: still up, and never panicked.
     if ! alive "$server_pid"; then
@@ -236,6 +256,12 @@ for transport in stdio http; do
   run "inspector-cli legacy $transport" "$transport" "$node" "$clients/inspector.mjs" legacy
   run "inspector-cli modern $transport" "$transport" "$node" "$clients/inspector.mjs" modern
 done
+# The filesystem example over stdio: each client creates a scratch tree (a root with files
+# and symbolic links, and a file beside it that must stay out of reach), starts
+# `filesystem --allow-write ROOT` on it and removes the tree at the end.
+run "ts-sdk-v1 filesystem stdio" stdio-fs "$node" "$clients/ts_v1.mjs" --scenario=filesystem
+run "python-mcp session filesystem stdio" stdio-fs "$python" "$clients/py_client.py" session --scenario=filesystem
+run "python-mcp auto filesystem stdio" stdio-fs "$python" "$clients/py_client.py" auto --scenario=filesystem
 
 printf '\n%s passed, %s failed\n' "$passed" "$failed"
 ((failed == 0))

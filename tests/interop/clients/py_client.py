@@ -2,6 +2,11 @@
 
 Usage: python py_client.py session|auto SERVER_COMMAND [ARGS...]   (stdio: starts the server)
        python py_client.py session|auto http://127.0.0.1:PORT/mcp  (a running server)
+       python py_client.py session|auto --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
+
+The filesystem scenario (stdio only; mirrors fs_checks.mjs) creates a scratch tree under
+$TMPDIR, starts the `filesystem` example on it with `--allow-write <root>` appended to the
+command, and removes the tree at the end.
 
 - session: the low-level `ClientSession` with the `initialize` handshake (legacy era), on
   `stdio_client` or `streamable_http_client`.
@@ -16,8 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import shutil
 import sys
+import tempfile
 from contextlib import AbstractAsyncContextManager
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -173,6 +181,172 @@ async def quickstart_checks(client: Any, report: Reporter, elicitation: Elicitat
     await report.check(f'tools/call greet elicits a name and answers "Hello, {GREET_NAME}!"', greet)
 
 
+HELLO_TEXT = "hello from the filesystem interop test\nsecond line: ünïcödé 🦀\n"
+TODO_TEXT = "# todo\n\n- write interop tests\n"
+OUTSIDE_TEXT = "outside the root: never to be read or written\n"
+WRITTEN_TEXT = 'written by write_file\n\ttab, "quotes", back\\slash\n'
+
+
+class ScratchTree:
+    """<base>/outside.txt beside <base>/root (the served root), as in fs_checks.mjs."""
+
+    def __init__(self) -> None:
+        # realpath: the server reports canonical paths, and $TMPDIR may be a symbolic link.
+        self.base = os.path.realpath(tempfile.mkdtemp(prefix="mcp-interop-fs-"))
+        self.root = os.path.join(self.base, "root")
+        self.outside = os.path.join(self.base, "outside.txt")
+        os.makedirs(os.path.join(self.root, "notes"))
+        write_text(os.path.join(self.root, "hello.txt"), HELLO_TEXT)
+        write_text(os.path.join(self.root, "notes", "todo.md"), TODO_TEXT)
+        write_text(self.outside, OUTSIDE_TEXT)
+        os.symlink("../outside.txt", os.path.join(self.root, "link.txt"))
+        os.symlink(self.base, os.path.join(self.root, "escape"))
+        os.symlink("../created.txt", os.path.join(self.root, "dangling"))
+
+    def remove(self) -> None:
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def read_text(path: str) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+async def filesystem_checks(client: Any, report: Reporter, tree: ScratchTree) -> None:
+    """The filesystem contract against `filesystem --allow-write <tree.root>`."""
+    root, outside = tree.root, tree.outside
+
+    async def tools_list() -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        for name in ("read_file", "list_dir", "search", "write_file"):
+            expect(name in tools, f"no tool {name} in {sorted(tools)}")
+            expect(tools[name].description, f"tool {name} has no description")
+            expect(tools[name].input_schema.get("type") == "object", tools[name].input_schema)
+        expect(sorted(tools["write_file"].input_schema.get("required", [])) == ["content", "path"], tools["write_file"].input_schema)
+
+    await report.check("tools/list offers read_file, list_dir, search and write_file (--allow-write)", tools_list)
+
+    async def read_relative() -> None:
+        text = only_text(await client.call_tool("read_file", {"path": "hello.txt"}))
+        expect(text == HELLO_TEXT, repr(text))
+
+    await report.check("tools/call read_file hello.txt (relative to the root) returns its text", read_relative)
+
+    async def read_absolute() -> None:
+        text = only_text(await client.call_tool("read_file", {"path": os.path.join(root, "notes", "todo.md")}))
+        expect(text == TODO_TEXT, repr(text))
+
+    await report.check("tools/call read_file with the absolute path inside the root returns its text", read_absolute)
+
+    async def list_dir() -> None:
+        result = await client.call_tool("list_dir", {"path": root})
+        expect(not result.is_error, repr(result.content))
+        expected = {
+            "path": root,
+            "entries": [
+                {"name": "dangling", "kind": "symlink"},
+                {"name": "escape", "kind": "symlink"},
+                {"name": "hello.txt", "kind": "file", "size": len(HELLO_TEXT.encode())},
+                {"name": "link.txt", "kind": "symlink"},
+                {"name": "notes", "kind": "directory"},
+            ],
+            "truncated": False,
+        }
+        expect(result.structured_content == expected, repr(result.structured_content))
+        expect(json.loads(result.content[0].text) == expected, "text mirrors the JSON")
+
+    await report.check("tools/call list_dir of the root lists its entries (symlinks unfollowed) as structuredContent", list_dir)
+
+    async def search(expected: dict[str, list[str]]) -> None:
+        for pattern, matches in expected.items():
+            result = await client.call_tool("search", {"path": ".", "pattern": pattern})
+            expect(not result.is_error, repr(result.content))
+            expect(result.structured_content == {"matches": matches, "truncated": False}, f"{pattern}: {result.structured_content!r}")
+
+    todo = os.path.join(root, "notes", "todo.md")
+    await report.check(
+        "tools/call search finds notes/todo.md by glob and by substring",
+        lambda: search({"*.md": [todo], "TODO": [todo]}),
+    )
+    # link.txt (to ../outside.txt) is not a match; escape/ (to <base>) is not walked.
+    await report.check(
+        "tools/call search neither follows nor shows symbolic links that lead outside",
+        lambda: search({"*.txt": [os.path.join(root, "hello.txt")], "outside": []}),
+    )
+
+    async def write_and_read_back() -> None:
+        text = only_text(await client.call_tool("write_file", {"path": "written.txt", "content": WRITTEN_TEXT}))
+        expect(os.path.join(root, "written.txt") in text, text)
+        expect(read_text(os.path.join(root, "written.txt")) == WRITTEN_TEXT, "the file on disk")
+        back = only_text(await client.call_tool("read_file", {"path": "written.txt"}))
+        expect(back == WRITTEN_TEXT, repr(back))
+
+    await report.check("tools/call write_file creates written.txt, and read_file reads it back", write_and_read_back)
+
+    async def resource() -> None:
+        uri = "file://" + os.path.join(root, "hello.txt")
+        contents = (await client.read_resource(uri)).contents
+        expect(len(contents) == 1, repr(contents))
+        expect(str(contents[0].uri) == uri, contents[0].uri)
+        expect(contents[0].mime_type == "text/plain", contents[0].mime_type)
+        expect(contents[0].text == HELLO_TEXT, repr(contents[0].text))
+
+    await report.check("resources/read file:///<root>/hello.txt returns the text as text/plain", resource)
+
+    attempts: list[tuple[str, dict[str, str]]] = [
+        ("read_file", {"path": "../outside.txt"}),
+        ("read_file", {"path": outside}),
+        ("read_file", {"path": f"{root}/../outside.txt"}),
+        ("read_file", {"path": "%2E%2E/outside.txt"}),
+        ("list_dir", {"path": ".."}),
+        ("search", {"path": tree.base, "pattern": "outside"}),
+        ("write_file", {"path": "../outside.txt", "content": "overwritten via ..\n"}),
+        ("write_file", {"path": outside, "content": "overwritten via an absolute path\n"}),
+        ("read_file", {"path": "link.txt"}),
+        ("read_file", {"path": "escape/outside.txt"}),
+        ("list_dir", {"path": "escape"}),
+        ("search", {"path": "escape", "pattern": "outside"}),
+        ("write_file", {"path": "link.txt", "content": "overwritten through a symlink\n"}),
+        ("write_file", {"path": "escape/outside.txt", "content": "overwritten through a symlinked directory\n"}),
+        ("write_file", {"path": "dangling", "content": "created through a dangling symlink\n"}),
+    ]
+    for name, args in attempts:
+
+        async def refused(name: str = name, args: dict[str, str] = args) -> None:
+            result = await client.call_tool(name, args)
+            expect(result.is_error is True, f"not an isError result: {result!r}")
+            block = result.content[0]
+            expect(isinstance(block, types.TextContent), repr(block))
+            expect(block.text.startswith("path refused: "), f"not a refusal: {block.text!r}")
+
+        shown = json.dumps(args["path"].replace(tree.base, "<base>"))
+        await report.check(f'tools/call {name} {shown} (outside the root) is refused: isError "path refused: …"', refused)
+
+    for shown, path in (("<base>/outside.txt", outside), ("<root>/link.txt (a symlink to outside)", os.path.join(root, "link.txt"))):
+
+        async def resource_refused(path: str = path) -> None:
+            try:
+                result = await client.read_resource("file://" + path)
+            except MCPError as e:
+                expect(e.error.code == -32602, f"code {e.error.code}: {e.error.message}")
+                expect("path refused" in e.error.message, e.error.message)
+                return
+            raise AssertionError(f"no error; got {result!r}")
+
+        await report.check(f"resources/read file:///{shown} is refused with -32602", resource_refused)
+
+    async def untouched() -> None:
+        expect(read_text(outside) == OUTSIDE_TEXT, repr(read_text(outside)))
+        expect(not os.path.lexists(os.path.join(tree.base, "created.txt")), "<base>/created.txt exists (written through root/dangling)")
+
+    await report.check("the file outside the root is unchanged, and nothing was created outside it", untouched)
+
+
 def transport(server: StdioServerParameters | str) -> AbstractAsyncContextManager[Any]:
     """The client transport for `server`: a stdio command or a Streamable HTTP URL."""
     if isinstance(server, str):
@@ -181,7 +355,10 @@ def transport(server: StdioServerParameters | str) -> AbstractAsyncContextManage
     return stdio_client(server)
 
 
-async def run_session(server: StdioServerParameters | str, report: Reporter) -> None:
+async def run_session(
+    server: StdioServerParameters | str, report: Reporter, tree: ScratchTree | None = None
+) -> None:
+    scenario = "filesystem" if tree else "quickstart"
     elicitation = Elicitation()
     async with transport(server) as (read, write):
         async with ClientSession(read, write, elicitation_callback=elicitation) as session:
@@ -192,14 +369,47 @@ async def run_session(server: StdioServerParameters | str, report: Reporter) -> 
                 init = await session.initialize()
                 connected = True
                 expect(init.protocol_version == "2025-11-25", init.protocol_version)
-                expect(init.server_info.name == "quickstart", init.server_info)
+                expect(init.server_info.name == scenario, init.server_info)
 
-            await report.check("initialize negotiates 2025-11-25 with the quickstart server", initialize)
-            if connected:
+            await report.check(f"initialize negotiates 2025-11-25 with the {scenario} server", initialize)
+            if connected and tree:
+                await filesystem_checks(session, report, tree)
+            elif connected:
                 await quickstart_checks(session, report, elicitation, not_found_code=-32002)
+    if tree:
+        await roots_checks(server, report, tree)
 
 
-async def run_auto(server: StdioServerParameters | str, report: Reporter) -> None:
+async def roots_checks(server: StdioServerParameters | str, report: Reporter, tree: ScratchTree) -> None:
+    """A second session whose client declares `roots` (legacy era only): the server asks for
+    them with roots/list and serves only the intersection, here <root>/notes."""
+    notes = os.path.join(tree.root, "notes")
+    asked = 0
+
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        nonlocal asked
+        asked += 1
+        return types.ListRootsResult(roots=[types.Root(uri="file://" + notes, name="notes")])
+
+    async with transport(server) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+
+            async def narrowed() -> None:
+                await session.initialize()
+                text = only_text(await session.call_tool("read_file", {"path": "todo.md"}))
+                expect(text == TODO_TEXT, repr(text))
+                expect(asked >= 1, "the server never sent roots/list")
+                result = await session.call_tool("read_file", {"path": os.path.join(tree.root, "hello.txt")})
+                expect(result.is_error is True, f"not an isError result: {result!r}")
+                expect(result.content[0].text.startswith("path refused: "), repr(result.content[0].text))
+
+            await report.check(
+                "a client with roots [<root>/notes] is asked for them (roots/list) and served only notes/",
+                narrowed,
+            )
+
+
+async def run_auto(server: StdioServerParameters | str, report: Reporter, tree: ScratchTree | None = None) -> None:
     elicitation = Elicitation()
     client = Client(server, mode="auto", elicitation_callback=elicitation)
     entered = False
@@ -213,29 +423,47 @@ async def run_auto(server: StdioServerParameters | str, report: Reporter) -> Non
     await report.check("mode=auto negotiates 2026-07-28 through server/discover", connect)
     if entered:
         try:
-            await quickstart_checks(client, report, elicitation, not_found_code=-32602)
+            if tree:
+                await filesystem_checks(client, report, tree)
+            else:
+                await quickstart_checks(client, report, elicitation, not_found_code=-32602)
         finally:
             await client.__aexit__(None, None, None)
 
 
 async def main() -> int:
-    if len(sys.argv) < 3 or sys.argv[1] not in ("session", "auto"):
+    argv = sys.argv[1:]
+    scenario = "quickstart"
+    if len(argv) > 1 and argv[1].startswith("--scenario="):
+        scenario = argv.pop(1).removeprefix("--scenario=")
+    if len(argv) < 2 or argv[0] not in ("session", "auto") or scenario not in ("quickstart", "filesystem"):
         print(__doc__, file=sys.stderr)
         return 2
-    mode, command, *args = sys.argv[1:]
+    mode, command, *args = argv
     server: StdioServerParameters | str
     if re.match(r"https?://", command):
         if args:
             print(f"a URL target takes no further arguments: {args}", file=sys.stderr)
             return 2
+        if scenario == "filesystem":
+            print("the filesystem scenario runs over stdio only", file=sys.stderr)
+            return 2
         server, kind = command, "http"
     else:
         server, kind = StdioServerParameters(command=command, args=args), "stdio"
-    report = Reporter(f"python-mcp {mode} {kind}")
-    if mode == "session":
-        await run_session(server, report)
-    else:
-        await run_auto(server, report)
+    tree = ScratchTree() if scenario == "filesystem" else None
+    try:
+        if tree:
+            server = StdioServerParameters(command=command, args=[*args, "--allow-write", tree.root])
+        label = f"python-mcp {mode}{'' if scenario == 'quickstart' else ' ' + scenario} {kind}"
+        report = Reporter(label)
+        if mode == "session":
+            await run_session(server, report, tree)
+        else:
+            await run_auto(server, report, tree)
+    finally:
+        if tree:
+            tree.remove()
     return 1 if report.failed else 0
 
 

@@ -2,6 +2,9 @@
 // over stdio (the client starts the server) or Streamable HTTP (the server is already running).
 // Usage: node ts_v1.mjs SERVER_COMMAND [ARGS...]
 //        node ts_v1.mjs http://127.0.0.1:PORT/mcp
+//        node ts_v1.mjs --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
+// The filesystem scenario (stdio only; see fs_checks.mjs) creates a scratch tree and starts
+// the `filesystem` example on it, appending `--allow-write <root>` to the command.
 
 import { ok, strictEqual } from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,9 +12,19 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
+import { filesystemChecks, scratchTree } from './fs_checks.mjs';
 
-const target = parseTarget(process.argv.slice(2));
-const report = reporter(`ts-sdk-v1 ${target.kind}`);
+let argv = process.argv.slice(2);
+const scenario = argv[0]?.startsWith('--scenario=') ? argv.shift().slice('--scenario='.length) : 'quickstart';
+if (!['quickstart', 'filesystem'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
+const target = parseTarget(argv);
+if (scenario === 'filesystem' && target.kind !== 'stdio') throw new Error('the filesystem scenario runs over stdio only');
+const tree = scenario === 'filesystem' ? scratchTree() : null;
+if (tree) {
+    target.args = [...target.args, '--allow-write', tree.root];
+    process.on('exit', tree.remove);
+}
+const report = reporter(`ts-sdk-v1${scenario === 'quickstart' ? '' : ` ${scenario}`} ${target.kind}`);
 const elicitation = elicitationAnswerer();
 
 const client = new Client({ name: 'interop-ts-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -31,11 +44,11 @@ transport.setProtocolVersion = version => {
 };
 
 let connected = false;
-await report.check('initialize negotiates 2025-11-25 with the quickstart server', async () => {
+await report.check(`initialize negotiates 2025-11-25 with the ${scenario} server`, async () => {
     await client.connect(transport);
     connected = true;
     strictEqual(negotiated, '2025-11-25');
-    strictEqual(client.getServerVersion()?.name, 'quickstart');
+    strictEqual(client.getServerVersion()?.name, scenario);
 });
 if (connected && target.kind === 'http') {
     await report.check('initialize opens a legacy session (Mcp-Session-Id)', async () => {
@@ -43,7 +56,14 @@ if (connected && target.kind === 'http') {
         ok(/^[\x21-\x7e]+$/.test(transport.sessionId), `session id not visible ASCII: ${JSON.stringify(transport.sessionId)}`);
     });
 }
-if (connected) {
+if (connected && tree) {
+    try {
+        await filesystemChecks(client, report, tree, { refusedCode: -32602 });
+    } finally {
+        await client.close();
+        tree.remove();
+    }
+} else if (connected) {
     await quickstartChecks(client, report, { notFoundCode: -32002, elicitation });
     if (target.kind === 'http') {
         await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {

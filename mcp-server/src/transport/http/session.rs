@@ -3,7 +3,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, so tests can move it (a paused runtime) instead of sleeping.
+use tokio::time::Instant;
 
 use base64::Engine as _;
 
@@ -217,14 +220,16 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_cap_evicts_the_least_recently_used() {
+    #[tokio::test(start_paused = true)]
+    async fn the_cap_evicts_the_least_recently_used() {
         let store = InMemorySessionStore::new(Duration::from_secs(60), 2);
-        let (a, b, c) = (session(), session(), session());
+        let a = session();
         store.insert(a.clone());
-        std::thread::sleep(Duration::from_millis(2));
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let b = session();
         store.insert(b.clone());
-        std::thread::sleep(Duration::from_millis(2));
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let c = session();
         assert!(store.get(a.id()).is_some(), "touching a makes b the oldest");
         store.insert(c.clone());
         assert_eq!(store.len(), 2);
@@ -232,16 +237,24 @@ mod tests {
         assert!(store.get(a.id()).is_some() && store.get(c.id()).is_some());
     }
 
-    #[test]
-    fn idle_sessions_expire() {
-        let store = InMemorySessionStore::new(Duration::from_millis(1), 10);
+    #[tokio::test(start_paused = true)]
+    async fn idle_sessions_expire() {
+        let store = InMemorySessionStore::new(Duration::from_secs(60), 10);
         let a = session();
         store.insert(a.clone());
-        std::thread::sleep(Duration::from_millis(5));
-        assert!(store.get(a.id()).is_none());
+        tokio::time::advance(Duration::from_secs(59)).await;
+        assert!(
+            store.get(a.id()).is_some(),
+            "used within the timeout: kept, and touched"
+        );
+        tokio::time::advance(Duration::from_secs(61)).await;
+        assert!(store.get(a.id()).is_none(), "idle past the timeout: gone");
         let b = session();
         store.insert(b);
-        std::thread::sleep(Duration::from_millis(5));
+        tokio::time::advance(Duration::from_secs(30)).await;
+        store.sweep();
+        assert_eq!(store.len(), 1, "not idle long enough to be swept");
+        tokio::time::advance(Duration::from_secs(31)).await;
         store.sweep();
         assert!(store.is_empty());
     }

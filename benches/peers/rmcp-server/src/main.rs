@@ -1,0 +1,119 @@
+//! The two benchmark tools (`echo`, `add`) on the official Rust SDK, rmcp, with its macros
+//! and default settings, for mcp-bench to drive (benches/peers/README.md).
+//!
+//! ```text
+//! rmcp-server                               stdio (rmcp::transport::stdio)
+//! rmcp-server --pipes                       stdio through rmcp::transport::stdio_pipes
+//! rmcp-server --http ADDR                   Streamable HTTP, default config: sessions, SSE
+//! rmcp-server --http ADDR --stateless       no sessions, SSE responses
+//! rmcp-server --http ADDR --json            no sessions, JSON responses
+//! ```
+//!
+//! rmcp only answers with `application/json` when `legacy_session_mode` is off, so `--json`
+//! implies `--stateless`. Requests negotiating 2026-07-28 are always served without a
+//! session, whatever the flags.
+
+use rmcp::{
+    ServerHandler, ServiceExt,
+    handler::server::{router::tool::ToolRouter, wrapper::Parameters},
+    model::{Implementation, ServerCapabilities, ServerConfig},
+    schemars, tool, tool_handler, tool_router,
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    },
+};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// The text to send back.
+    text: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Clone)]
+struct Bench {
+    #[allow(dead_code, reason = "read by the code #[tool_handler] generates")]
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Bench {
+    fn new() -> Self {
+        Self { tool_router: Self::tool_router() }
+    }
+
+    #[tool(description = "Returns the text unchanged.")]
+    fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
+        text
+    }
+
+    #[tool(description = "Adds two integers.")]
+    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
+        (a + b).to_string()
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Bench {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("rmcp-bench", "3.9.0"))
+    }
+}
+
+struct Options {
+    http: Option<String>,
+    json: bool,
+    stateless: bool,
+    pipes: bool,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options { http: None, json: false, stateless: false, pipes: false };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => options.http = Some(args.next().ok_or("--http needs ADDR")?),
+            "--json" => options.json = true,
+            "--stateless" => options.stateless = true,
+            "--pipes" => options.pipes = true,
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if options.http.is_none() && (options.json || options.stateless) {
+        return Err("--json and --stateless need --http ADDR".into());
+    }
+    Ok(options)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let options = parse_args().map_err(|e| {
+        format!("{e}\nusage: rmcp-server [--pipes] | --http ADDR [--stateless] [--json]")
+    })?;
+    match options.http {
+        None if options.pipes => {
+            Bench::new().serve(rmcp::transport::stdio_pipes()).await?.waiting().await?;
+        }
+        None => {
+            Bench::new().serve(rmcp::transport::stdio()).await?.waiting().await?;
+        }
+        Some(addr) => {
+            let config = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(!(options.stateless || options.json))
+                .with_json_response(options.json);
+            let service: StreamableHttpService<Bench, LocalSessionManager> =
+                StreamableHttpService::new(|| Ok(Bench::new()), Default::default(), config);
+            let router = axum::Router::new().nest_service("/mcp", service);
+            let listener = tokio::net::TcpListener::bind(&addr).await?;
+            eprintln!("rmcp-server listening on http://{}/mcp", listener.local_addr()?);
+            axum::serve(listener, router).await?;
+        }
+    }
+    Ok(())
+}

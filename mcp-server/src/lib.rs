@@ -71,6 +71,22 @@ pub mod http {
 mod guide {
     #[doc = include_str!("../../README.md")]
     mod readme {}
+    #[doc = include_str!("../../docs/README.md")]
+    mod guide_contents {}
+    #[cfg(feature = "http")]
+    #[doc = include_str!("../../docs/getting-started.md")]
+    mod getting_started {}
+    #[doc = include_str!("../../docs/tools.md")]
+    mod tools {}
+    #[doc = include_str!("../../docs/resources.md")]
+    mod resources {}
+    #[doc = include_str!("../../docs/prompts.md")]
+    mod prompts {}
+    #[doc = include_str!("../../docs/state.md")]
+    mod state {}
+    #[cfg(feature = "http")]
+    #[doc = include_str!("../../docs/deploying.md")]
+    mod deploying {}
     #[doc = include_str!("../../docs/eras.md")]
     mod eras {}
     #[doc = include_str!("../../docs/context.md")]

@@ -564,6 +564,63 @@ async fn messages_before_the_result_make_an_sse_stream() {
 }
 
 #[tokio::test]
+async fn sse_responses_stream_every_answer_but_errors_keep_their_status() {
+    let router = router(&server(), HttpOptions::default().sse_responses(true));
+    let only_result = |out: &str| -> Vec<Value> {
+        out.lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(json)
+            .collect()
+    };
+    // Modern era: a plain result comes as a one-event stream.
+    let (status, headers, out) = send(
+        &router,
+        modern("tools/call", Some("hi"), json!({"name": "hi"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("content-type").unwrap(), "text/event-stream");
+    let events = only_result(&out);
+    assert_eq!(events.len(), 1, "{out}");
+    assert_eq!(events[0]["result"]["content"][0]["text"], "hello");
+    // An error with its own HTTP status stays JSON with that status.
+    let (status, headers, out) = send(&router, modern("no/such", None, json!({}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{out}");
+    assert_eq!(headers.get("content-type").unwrap(), "application/json");
+    // Legacy era, in a session: `initialize` is streamed too.
+    let (status, headers, out) = send(&router, post(INIT).body(Body::from(INIT)).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("content-type").unwrap(), "text/event-stream");
+    assert_eq!(
+        only_result(&out)[0]["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    let session = headers
+        .get("mcp-session-id")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hi"}}"#;
+    let (status, headers, out) = send(&router, legacy(&session, call)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers.get("content-type").unwrap(), "text/event-stream");
+    let events = only_result(&out);
+    assert_eq!(events.len(), 1, "{out}");
+    assert_eq!(events[0]["id"], 2);
+    // Without the option the same call is plain JSON.
+    let router = default_router();
+    let session = initialize(&router).await;
+    let (_, headers, out) = send(&router, legacy(&session, call)).await;
+    assert_eq!(headers.get("content-type").unwrap(), "application/json");
+    assert_eq!(json(&out)["result"]["content"][0]["text"], "hello");
+}
+
+fn default_router() -> axum::Router {
+    router(&server(), HttpOptions::default())
+}
+
+#[tokio::test]
 async fn listen_streams_acknowledge_then_deliver_tagged_notifications() {
     let server = server();
     let router = router(

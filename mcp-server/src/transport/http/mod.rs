@@ -78,6 +78,7 @@ pub struct HttpOptions {
     max_body_size: usize,
     keep_alive: Duration,
     json_only: bool,
+    sse_responses: bool,
     store: Option<Arc<dyn SessionStore>>,
     session_idle_timeout: Duration,
     max_sessions: usize,
@@ -103,6 +104,7 @@ impl Default for HttpOptions {
             max_body_size: 4 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
             json_only: false,
+            sse_responses: false,
             store: None,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
@@ -142,6 +144,15 @@ impl HttpOptions {
     /// then dropped, or go to the legacy session's GET stream).
     pub fn json_only(mut self, json_only: bool) -> Self {
         self.json_only = json_only;
+        self
+    }
+
+    /// Answer every request whose client accepts `text/event-stream` with an SSE stream, even
+    /// when the result is its only message (default: plain JSON unless messages come first).
+    /// For deployments that want one response shape; ignored when [`json_only`](Self::json_only)
+    /// is set.
+    pub fn sse_responses(mut self, always: bool) -> Self {
+        self.sse_responses = always;
         self
     }
 
@@ -656,7 +667,9 @@ impl HttpState {
                         queued.push(note);
                     }
                     return match result {
-                        Ok(response) if queued.is_empty() => json_response(StatusCode::OK, response.json),
+                        Ok(response) if queued.is_empty() && !self.options.sse_responses => {
+                            json_response(StatusCode::OK, response.json)
+                        }
                         Ok(response) => {
                             queued.push(response.json);
                             sse_response(SseBody::new(queued, None, None, None, None))
@@ -688,7 +701,13 @@ impl HttpState {
                     queued.push(note);
                 }
                 match result {
-                    Ok(response) if queued.is_empty() => {
+                    // Errors keep their HTTP status: only a 200 answer becomes a stream.
+                    Ok(response)
+                        if queued.is_empty()
+                            && !(sse
+                                && self.options.sse_responses
+                                && matches!(response.status, Status::Ok)) =>
+                    {
                         let status = if modern { status_code(response.status) } else { StatusCode::OK };
                         json_response(status, response.json)
                     }

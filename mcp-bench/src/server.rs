@@ -1,0 +1,40 @@
+//! `mcp-bench serve`: this SDK's side of the comparison — the same two tools every peer
+//! implements (`echo`, `add`), written the way a user would write them.
+
+use mcp_server::http::HttpOptions;
+use mcp_server::prelude::*;
+
+/// The benchmark server.
+pub struct Bench;
+
+#[mcp_server::server(name = "mcp-bench")]
+impl Bench {
+    /// Returns the text unchanged.
+    #[tool(read_only, idempotent)]
+    fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Adds two integers.
+    #[tool(read_only, idempotent)]
+    fn add(&self, a: i64, b: i64) -> String {
+        a.wrapping_add(b).to_string()
+    }
+}
+
+/// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream).
+pub async fn serve(addr: Option<String>, sse: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::new(Bench)?;
+    match addr {
+        None => server.serve_stdio().await?,
+        Some(addr) => {
+            let options = HttpOptions::default().sse_responses(sse);
+            server
+                .serve_http_with(addr.as_str(), options, async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await?;
+        }
+    }
+    Ok(())
+}

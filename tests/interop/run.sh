@@ -2,7 +2,9 @@
 # Interop tests: MCP clients that nobody here wrote drive the example servers, over stdio
 # (the client starts `quickstart` itself) and over Streamable HTTP (this script starts
 # `quickstart --http 127.0.0.1:0` for each client run and stops it afterwards); then some of
-# them drive the `filesystem` example over stdio, on a scratch tree each creates and removes.
+# them drive the `filesystem` example over stdio, on a scratch tree each creates and removes,
+# and the `sql-explorer` example over HTTP, started in an empty directory where it creates
+# its sample SQLite database.
 #
 #   tests/interop/run.sh               install (if needed), build the examples, run every client
 #   tests/interop/run.sh --setup-only  install the clients only
@@ -95,6 +97,8 @@ quickstart="${CARGO_TARGET_DIR:-$root/target}/debug/quickstart"
 [[ -x $quickstart ]] || die "no quickstart binary at $quickstart"
 filesystem="${CARGO_TARGET_DIR:-$root/target}/debug/filesystem"
 [[ -x $filesystem ]] || die "no filesystem binary at $filesystem"
+sql_explorer="${CARGO_TARGET_DIR:-$root/target}/debug/sql-explorer"
+[[ -x $sql_explorer ]] || die "no sql-explorer binary at $sql_explorer"
 
 # Node 22 first on PATH for everything the clients start (the Inspector's launcher included).
 export PATH="$(dirname "$node"):$PATH"
@@ -140,15 +144,16 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# start_server LOG: starts `quickstart --http 127.0.0.1:0` (loopback only; the OS picks a free
-# port), its stderr in LOG, and waits up to 30 s for the line that names its URL. Sets
-# server_pid and url; returns non-zero if the server exited or never said where it listens.
+# start_server LOG DIR SERVER: starts `SERVER --http 127.0.0.1:0` in DIR (loopback only; the
+# OS picks a free port), its stderr in LOG, and waits up to 30 s for the line that names its
+# URL. Sets server_pid and url; returns non-zero if the server exited or never said where it
+# listens.
 start_server() {
-  local log=$1 i
+  local log=$1 dir=$2 server=$3 i
   url=""
   # The URL comes from the server's `info` log line, so RUST_LOG must let it through.
   : >"$log"
-  RUST_LOG=${RUST_LOG:-info} "$quickstart" --http 127.0.0.1:0 </dev/null >/dev/null 2>>"$log" &
+  (cd "$dir" && RUST_LOG=${RUST_LOG:-info} exec "$server" --http 127.0.0.1:0 </dev/null >/dev/null 2>>"$log") &
   server_pid=$!
   for ((i = 0; i < 300; i++)); do
     url=$(sed -n 's|.*serving MCP over Streamable HTTP url=\(http://127\.0\.0\.1:[1-9][0-9]*/mcp\).*|\1|p' "$log" | head -n 1)
@@ -159,23 +164,26 @@ start_server() {
   return 1
 }
 
-# run NAME stdio|http|stdio-fs COMMAND...: runs one client, the server's target appended to
-# COMMAND (stdio: the quickstart binary, which the client starts; http: the URL of a
+# run NAME stdio|http|stdio-fs|http-sql COMMAND...: runs one client, the server's target
+# appended to COMMAND (stdio: the quickstart binary, which the client starts; http: the URL of a
 # quickstart server started for this run alone and stopped after it; stdio-fs: the filesystem
-# binary, which the client starts on a tree it creates under TMPDIR and must remove). The
-# client's stdout is one `ok - ` / `not ok - ` line per check.
+# binary, which the client starts on a tree it creates under TMPDIR and must remove; http-sql:
+# the URL of an sql-explorer started for this run in an empty directory, where it must create
+# its sample database). The client's stdout is one `ok - ` / `not ok - ` line per check.
 run() {
   local name=$1 transport=$2 slug status=0 ok_count fail_count server_log="" problem problems=()
-  local tmp leftovers
+  local tmp leftovers server=quickstart server_bin=$quickstart
   shift 2
   slug=${name//[^A-Za-z0-9.-]/_}
   tmp="$scratch/$slug"
   mkdir -p "$tmp"
   printf '\n--- %s\n' "$name"
-  if [[ $transport == http ]]; then
+  if [[ $transport == http || $transport == http-sql ]]; then
     server_log="$logs/$slug.server.err"
-    if ! start_server "$server_log"; then
-      printf 'not ok - %s: quickstart --http 127.0.0.1:0 did not start; its stderr:\n' "$name"
+    if [[ $transport == http-sql ]]; then server=sql-explorer server_bin=$sql_explorer; fi
+    mkdir -p "$tmp/server"
+    if ! start_server "$server_log" "$tmp/server" "$server_bin"; then
+      printf 'not ok - %s: %s --http 127.0.0.1:0 did not start; its stderr:\n' "$name" "$server"
       tail -n 40 "$server_log" | sed 's/^/    | /'
       stop "$server_pid"
       server_pid=""
@@ -215,14 +223,17 @@ run() {
       problems+=("left its scratch tree behind: $leftovers")
     fi
   fi
+  if [[ $transport == http-sql && ! -s $tmp/server/sql-explorer.sqlite ]]; then
+    problems+=("sql-explorer did not create sql-explorer.sqlite in its directory")
+  fi
   rm -rf "$tmp"
-  if [[ $transport == http ]]; then
+  if [[ $transport == http || $transport == http-sql ]]; then
     # The server must have served the whole run: still up, and never panicked.
     if ! alive "$server_pid"; then
-      problems+=("the quickstart server exited during the run")
+      problems+=("the $server server exited during the run")
     fi
     if grep -q 'panicked at' "$server_log"; then
-      problems+=("the quickstart server panicked")
+      problems+=("the $server server panicked")
     fi
     stop "$server_pid"
     server_pid=""
@@ -235,7 +246,7 @@ run() {
     printf '    stderr of %s (last 40 lines; all of it in %s):\n' "$name" "$logs/$slug.err"
     tail -n 40 "$logs/$slug.err" | sed 's/^/    | /'
     if [[ -n $server_log ]]; then
-      printf '    stderr of its quickstart server (last 40 lines; all of it in %s):\n' "$server_log"
+      printf '    stderr of its %s server (last 40 lines; all of it in %s):\n' "$server" "$server_log"
       tail -n 40 "$server_log" | sed 's/^/    | /'
     fi
   fi
@@ -262,6 +273,14 @@ done
 run "ts-sdk-v1 filesystem stdio" stdio-fs "$node" "$clients/ts_v1.mjs" --scenario=filesystem
 run "python-mcp session filesystem stdio" stdio-fs "$python" "$clients/py_client.py" session --scenario=filesystem
 run "python-mcp auto filesystem stdio" stdio-fs "$python" "$clients/py_client.py" auto --scenario=filesystem
+
+# The sql-explorer example over HTTP: run.sh starts it in an empty directory (it creates its
+# sample SQLite database there); the clients list its tools, query with bound parameters,
+# read schema://tables/orders and see a DELETE refused.
+run "ts-sdk-v1 sql-explorer http" http-sql "$node" "$clients/ts_v1.mjs" --scenario=sql-explorer
+run "ts-sdk-v2 2026-07-28 sql-explorer http" http-sql "$node" "$clients/ts_v2.mjs" 2026-07-28 --scenario=sql-explorer
+run "python-mcp session sql-explorer http" http-sql "$python" "$clients/py_client.py" session --scenario=sql-explorer
+run "python-mcp auto sql-explorer http" http-sql "$python" "$clients/py_client.py" auto --scenario=sql-explorer
 
 printf '\n%s passed, %s failed\n' "$passed" "$failed"
 ((failed == 0))

@@ -3,10 +3,12 @@
 Usage: python py_client.py session|auto SERVER_COMMAND [ARGS...]   (stdio: starts the server)
        python py_client.py session|auto http://127.0.0.1:PORT/mcp  (a running server)
        python py_client.py session|auto --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
+       python py_client.py session|auto --scenario=sql-explorer http://127.0.0.1:PORT/mcp
 
 The filesystem scenario (stdio only; mirrors fs_checks.mjs) creates a scratch tree under
 $TMPDIR, starts the `filesystem` example on it with `--allow-write <root>` appended to the
-command, and removes the tree at the end.
+command, and removes the tree at the end. The sql-explorer scenario (HTTP only; mirrors
+sql_checks.mjs) drives a running `sql-explorer` on its sample SQLite database.
 
 - session: the low-level `ClientSession` with the `initialize` handshake (legacy era), on
   `stdio_client` or `streamable_http_client`.
@@ -347,6 +349,58 @@ async def filesystem_checks(client: Any, report: Reporter, tree: ScratchTree) ->
     await report.check("the file outside the root is unchanged, and nothing was created outside it", untouched)
 
 
+BOOKS = [[1, "Atlas 1", "books"], [5, "Cookbook 5", "books"], [9, "Novel 9", "books"]]
+
+
+async def sql_explorer_checks(client: Any, report: Reporter) -> None:
+    """The sql-explorer contract against its sample database (created on first run)."""
+
+    async def tools_list() -> None:
+        tools = (await client.list_tools()).tools
+        expect([t.name for t in tools] == ["query", "explain", "list_tables"], [t.name for t in tools])
+        for tool in tools:
+            expect(tool.description, f"tool {tool.name} has no description")
+            expect(tool.annotations and tool.annotations.read_only_hint is True, f"{tool.name} is read-only")
+        expect(tools[0].input_schema.get("required") == ["sql"], tools[0].input_schema)
+        expect((tools[0].output_schema or {}).get("type") == "object", "query has an object outputSchema")
+
+    await report.check("tools/list offers query, explain and list_tables, read-only, query with an outputSchema", tools_list)
+
+    async def query() -> None:
+        sql = "SELECT id, name, category FROM products WHERE category = ? AND id <= ? ORDER BY id"
+        result = await client.call_tool("query", {"sql": sql, "params": ["books", 10]})
+        expect(not result.is_error, repr(result.content))
+        expected = {"columns": ["id", "name", "category"], "rows": BOOKS, "row_count": 3, "truncated": False}
+        expect(result.structured_content == expected, repr(result.structured_content))
+        expect(json.loads(result.content[0].text) == expected, "text mirrors the JSON")
+
+    await report.check(
+        "tools/call query with bound params returns structuredContent {columns, rows, row_count, truncated}", query
+    )
+
+    async def orders() -> None:
+        contents = (await client.read_resource("schema://tables/orders")).contents
+        expect(len(contents) == 1, repr(contents))
+        expect(contents[0].mime_type == "application/json", contents[0].mime_type)
+        table = json.loads(contents[0].text)
+        expect(table["name"] == "orders" and table["primary_key"] == ["id"], repr(table))
+        fk = [{"columns": ["customer_id"], "references_table": "customers", "references_columns": ["id"]}]
+        expect(table["foreign_keys"] == fk, repr(table["foreign_keys"]))
+        expect([c["name"] for c in table["columns"]] == ["id", "customer_id", "ordered_on", "status"], repr(table))
+
+    await report.check("resources/read schema://tables/orders describes the table as JSON", orders)
+
+    async def delete_refused() -> None:
+        result = await client.call_tool("query", {"sql": "DELETE FROM orders"})
+        expect(result.is_error is True, f"not an isError result: {result!r}")
+        text = result.content[0].text
+        expect(text == "only a single SELECT/WITH query is allowed; got DELETE", repr(text))
+        count = await client.call_tool("query", {"sql": "SELECT count(*) AS n FROM orders"})
+        expect((count.structured_content or {}).get("rows") == [[250]], repr(count.structured_content))
+
+    await report.check("tools/call query DELETE FROM orders is refused: isError, and nothing is deleted", delete_refused)
+
+
 def transport(server: StdioServerParameters | str) -> AbstractAsyncContextManager[Any]:
     """The client transport for `server`: a stdio command or a Streamable HTTP URL."""
     if isinstance(server, str):
@@ -358,7 +412,7 @@ def transport(server: StdioServerParameters | str) -> AbstractAsyncContextManage
 async def run_session(
     server: StdioServerParameters | str, report: Reporter, tree: ScratchTree | None = None
 ) -> None:
-    scenario = "filesystem" if tree else "quickstart"
+    scenario = "filesystem" if tree else SCENARIO
     elicitation = Elicitation()
     async with transport(server) as (read, write):
         async with ClientSession(read, write, elicitation_callback=elicitation) as session:
@@ -374,6 +428,8 @@ async def run_session(
             await report.check(f"initialize negotiates 2025-11-25 with the {scenario} server", initialize)
             if connected and tree:
                 await filesystem_checks(session, report, tree)
+            elif connected and scenario == "sql-explorer":
+                await sql_explorer_checks(session, report)
             elif connected:
                 await quickstart_checks(session, report, elicitation, not_found_code=-32002)
     if tree:
@@ -425,18 +481,26 @@ async def run_auto(server: StdioServerParameters | str, report: Reporter, tree: 
         try:
             if tree:
                 await filesystem_checks(client, report, tree)
+            elif SCENARIO == "sql-explorer":
+                await sql_explorer_checks(client, report)
             else:
                 await quickstart_checks(client, report, elicitation, not_found_code=-32602)
         finally:
             await client.__aexit__(None, None, None)
 
 
+# The scenario being run (set once by main).
+SCENARIO = "quickstart"
+
+
 async def main() -> int:
+    global SCENARIO
     argv = sys.argv[1:]
     scenario = "quickstart"
     if len(argv) > 1 and argv[1].startswith("--scenario="):
         scenario = argv.pop(1).removeprefix("--scenario=")
-    if len(argv) < 2 or argv[0] not in ("session", "auto") or scenario not in ("quickstart", "filesystem"):
+    SCENARIO = scenario
+    if len(argv) < 2 or argv[0] not in ("session", "auto") or scenario not in ("quickstart", "filesystem", "sql-explorer"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, command, *args = argv
@@ -449,6 +513,9 @@ async def main() -> int:
             print("the filesystem scenario runs over stdio only", file=sys.stderr)
             return 2
         server, kind = command, "http"
+    elif scenario == "sql-explorer":
+        print("the sql-explorer scenario runs over HTTP only", file=sys.stderr)
+        return 2
     else:
         server, kind = StdioServerParameters(command=command, args=args), "stdio"
     tree = ScratchTree() if scenario == "filesystem" else None

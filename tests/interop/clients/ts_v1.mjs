@@ -3,8 +3,10 @@
 // Usage: node ts_v1.mjs SERVER_COMMAND [ARGS...]
 //        node ts_v1.mjs http://127.0.0.1:PORT/mcp
 //        node ts_v1.mjs --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
+//        node ts_v1.mjs --scenario=sql-explorer http://127.0.0.1:PORT/mcp
 // The filesystem scenario (stdio only; see fs_checks.mjs) creates a scratch tree and starts
-// the `filesystem` example on it, appending `--allow-write <root>` to the command.
+// the `filesystem` example on it, appending `--allow-write <root>` to the command. The
+// sql-explorer scenario (HTTP only; see sql_checks.mjs) drives a running sql-explorer.
 
 import { ok, strictEqual } from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,12 +15,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
 import { filesystemChecks, scratchTree } from './fs_checks.mjs';
+import { sqlExplorerChecks } from './sql_checks.mjs';
 
 let argv = process.argv.slice(2);
 const scenario = argv[0]?.startsWith('--scenario=') ? argv.shift().slice('--scenario='.length) : 'quickstart';
-if (!['quickstart', 'filesystem'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
+if (!['quickstart', 'filesystem', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
 const target = parseTarget(argv);
 if (scenario === 'filesystem' && target.kind !== 'stdio') throw new Error('the filesystem scenario runs over stdio only');
+if (scenario === 'sql-explorer' && target.kind !== 'http') throw new Error('the sql-explorer scenario runs over HTTP only');
 const tree = scenario === 'filesystem' ? scratchTree() : null;
 if (tree) {
     target.args = [...target.args, '--allow-write', tree.root];
@@ -64,7 +68,11 @@ if (connected && tree) {
         tree.remove();
     }
 } else if (connected) {
-    await quickstartChecks(client, report, { notFoundCode: -32002, elicitation });
+    if (scenario === 'sql-explorer') {
+        await sqlExplorerChecks(client, report);
+    } else {
+        await quickstartChecks(client, report, { notFoundCode: -32002, elicitation });
+    }
     if (target.kind === 'http') {
         await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {
             await transport.terminateSession();

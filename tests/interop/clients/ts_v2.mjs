@@ -4,19 +4,25 @@
 // client starts the server) or Streamable HTTP (the server is already running).
 // Usage: node ts_v2.mjs legacy|auto|2026-07-28 SERVER_COMMAND [ARGS...]
 //        node ts_v2.mjs legacy|auto|2026-07-28 http://127.0.0.1:PORT/mcp
+//        node ts_v2.mjs legacy|auto|2026-07-28 --scenario=sql-explorer http://127.0.0.1:PORT/mcp
+// The sql-explorer scenario (HTTP only; see sql_checks.mjs) drives a running sql-explorer.
 
 import { ok, strictEqual } from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
+import { sqlExplorerChecks } from './sql_checks.mjs';
 
 const [mode, ...rest] = process.argv.slice(2);
+const scenario = rest[0]?.startsWith('--scenario=') ? rest.shift().slice('--scenario='.length) : 'quickstart';
+if (!['quickstart', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
 const target = parseTarget(rest);
+if (scenario === 'sql-explorer' && target.kind !== 'http') throw new Error('the sql-explorer scenario runs over HTTP only');
 const negotiation = mode === 'legacy' || mode === 'auto' ? mode : { pin: mode };
 // What the connection must end up with: our server speaks 2026-07-28 on both transports, so
 // `auto` has to pick the modern era rather than fall back.
 const expected = mode === 'legacy' ? { version: '2025-11-25', era: 'legacy' } : { version: '2026-07-28', era: 'modern' };
-const report = reporter(`ts-sdk-v2 ${mode} ${target.kind}`);
+const report = reporter(`ts-sdk-v2 ${mode}${scenario === 'quickstart' ? '' : ` ${scenario}`} ${target.kind}`);
 const elicitation = elicitationAnswerer();
 
 const client = new Client(
@@ -38,7 +44,7 @@ await report.check(`connect negotiates ${expected.version} (${expected.era} era)
     connected = true;
     strictEqual(client.getNegotiatedProtocolVersion(), expected.version);
     strictEqual(client.getProtocolEra(), expected.era);
-    strictEqual(client.getServerVersion()?.name, 'quickstart');
+    strictEqual(client.getServerVersion()?.name, scenario);
 });
 if (connected && target.kind === 'http') {
     if (expected.era === 'legacy') {
@@ -55,7 +61,11 @@ if (connected && target.kind === 'http') {
 if (connected) {
     // v2 reports a missing resource as ResourceNotFoundError (-32602) in both eras: in the
     // legacy era it rebuilds that from the wire's -32002 + data.uri (see README.md).
-    await quickstartChecks(client, report, { notFoundCode: -32602, elicitation });
+    if (scenario === 'sql-explorer') {
+        await sqlExplorerChecks(client, report);
+    } else {
+        await quickstartChecks(client, report, { notFoundCode: -32602, elicitation });
+    }
     if (target.kind === 'http' && expected.era === 'legacy') {
         await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {
             await transport.terminateSession();

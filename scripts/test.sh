@@ -13,8 +13,9 @@ step "cargo clippy (all targets, all features, warnings are errors)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "PostgreSQL for the sql-explorer tests (a throwaway cluster, stopped on exit)"
-eval "$(bash scripts/postgres.sh start)"
 trap 'bash scripts/postgres.sh stop' EXIT
+pg_env=$(bash scripts/postgres.sh start) # (an assignment, so that set -e sees a failure)
+eval "$pg_env"
 
 step "cargo test (unit, integration and doc tests)"
 cargo test --workspace --all-features

@@ -21,9 +21,12 @@ CASES = {
     "sessions": "memory per open 2025-11-25 HTTP session",
 }
 NOTES = {
+    ("http-sse", "rmcp"): "default config, no TCP_NODELAY",
+    ("http-sse", "rmcp-nodelay"): "TCP_NODELAY on accepted sockets",
     ("http-json", "rmcp-stateless"): "rmcp answers JSON only without sessions",
     ("http-modern", "rmcp"): "JSON responses (`json_response`)",
-    ("http-modern", "rmcp-sse"): "rmcp's default: SSE responses",
+    ("http-modern", "rmcp-sse"): "rmcp's default: SSE responses, no TCP_NODELAY",
+    ("http-modern", "rmcp-sse-nodelay"): "SSE responses, TCP_NODELAY",
     ("seq", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
     ("pipe", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
 }
@@ -74,7 +77,7 @@ def load(path):
 
 def throughput_table(case, servers, groups, failed):
     ours = groups.get((case, "ours"), [])
-    first = next(iter(groups.get((case, s)) for s in servers if groups.get((case, s))), [{}])[0]
+    first = (ours or next((groups[(case, s)] for s in servers if groups.get((case, s))), [{}]))[0]
     shape = f"{first.get('calls', '?')} calls"
     if first.get("mode") == "stdio":
         shape += f", {first.get('pipeline', '?')} in flight"
@@ -89,7 +92,10 @@ def throughput_table(case, servers, groups, failed):
         m = {k: median(rows, k) for k in
              ("calls_per_s", "p50_us", "p99_us", "cpu_us_per_call", "peak_rss_kb", "startup_ms")}
         o = {k: median(ours, k) for k in m}
-        name = server + (f" ({NOTES[(case, server)]})" if (case, server) in NOTES else "")
+        notes = [NOTES[(case, server)]] if (case, server) in NOTES else []
+        if rows and rows[0].get("calls") != first.get("calls"):
+            notes.append(f"{rows[0].get('calls')} calls")
+        name = server + (f" ({'; '.join(notes)})" if notes else "")
         if failed.get((case, server)):
             name += f" — {failed[(case, server)]} failed"
         rss = m["peak_rss_kb"] / 1024 if m["peak_rss_kb"] is not None else None
@@ -104,11 +110,11 @@ def throughput_table(case, servers, groups, failed):
 
 def sessions_table(case, servers, groups, failed):
     ours = groups.get((case, "ours"), [])
-    first = next(iter(groups.get((case, s)) for s in servers if groups.get((case, s))), [{}])[0]
+    first = (ours or next((groups[(case, s)] for s in servers if groups.get((case, s))), [{}]))[0]
     out = [f"**{CASES[case]}** ({first.get('count', '?')} sessions; medians over the rounds)", "",
            "| server | runs | RSS before, MiB | RSS open, MiB | KiB per session "
-           "| ours ÷ peer | RSS after DELETE, MiB |",
-           "|---|---|---|---|---|---|---|"]
+           "| ours ÷ peer | RSS after DELETE, MiB | returned |",
+           "|---|---|---|---|---|---|---|---|"]
     for server in servers:
         rows = groups.get((case, server), [])
         mib = {k: (v / 1024 if v is not None else None) for k, v in
@@ -117,7 +123,7 @@ def sessions_table(case, servers, groups, failed):
         name = server + (f" — {failed[(case, server)]} failed" if failed.get((case, server)) else "")
         out.append(f"| {name} | {len(rows)} | {fmt(mib['rss_base_kb'], 1)} | {fmt(mib['rss_open_kb'], 1)} "
                    f"| {fmt(per, 1)} | {ratio(median(ours, 'kb_per_session'), per)} "
-                   f"| {fmt(mib['rss_after_delete_kb'], 1)} |")
+                   f"| {fmt(mib['rss_after_delete_kb'], 1)} | {fmt(median(rows, 'returned_pct'))}% |")
     return out
 
 

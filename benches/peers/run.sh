@@ -8,7 +8,8 @@
 #   ROUNDS=1 QUICK=1 benches/peers/run.sh     a smoke run (small counts, under 2 minutes)
 #
 # Counts (defaults, QUICK=1 ones in brackets): SEQ_CALLS 20000 [2000], PIPE_CALLS 100000
-# [10000], PIPELINE 32, HTTP_CALLS 50000 [3000], HTTP_WORKERS 16, SESSIONS 2000 [200],
+# [10000], PIPELINE 32, HTTP_CALLS 50000 [3000], HTTP_SLOW_CALLS 5000 [500] (see below),
+# HTTP_WORKERS 16, SESSIONS 2000 [200],
 # TOOL echo. CASES limits the run to some of: seq pipe http-sse http-json http-modern
 # sessions (space-separated). Exits non-zero if any run failed; the others still count.
 set -euo pipefail
@@ -25,6 +26,7 @@ PIPE_CALLS=${PIPE_CALLS:-$(pick 100000 10000)}
 PIPELINE=${PIPELINE:-32}
 HTTP_CALLS=${HTTP_CALLS:-$(pick 50000 3000)}
 HTTP_WORKERS=${HTTP_WORKERS:-16}
+HTTP_SLOW_CALLS=${HTTP_SLOW_CALLS:-$(pick 5000 500)}
 SESSIONS=${SESSIONS:-$(pick 2000 200)}
 TOOL=${TOOL:-echo}
 CASES=${CASES:-seq pipe http-sse http-json http-modern sessions}
@@ -95,7 +97,9 @@ run() {
   say "$label: $(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(", ".join(f"{k}={r[k]}" for k in ("calls_per_s","p50_us","cpu_us_per_call","kb_per_session") if k in r))' "$line")"
 }
 
-# Each case lists its servers as "LABEL|DRIVER-ARGS|SERVER-COMMAND"; {addr} is the driver's.
+# Each case lists its servers as "LABEL|DRIVER-ARGS|SERVER-COMMAND[|CALLS]"; {addr} is the
+# driver's. CALLS overrides the case's count for a server too slow for it (rmcp's SSE
+# responses without TCP_NODELAY, see README.md): calls/s stays comparable.
 servers_for() {
   case $1 in
     seq | pipe)
@@ -106,7 +110,8 @@ servers_for() {
       echo "floor|stdio|$floor" ;;
     http-sse)
       echo "ours|http --era legacy|$bench serve --http {addr} --sse"
-      echo "rmcp|http --era legacy|$rmcp --http {addr}"
+      echo "rmcp|http --era legacy|$rmcp --http {addr}|$HTTP_SLOW_CALLS"
+      echo "rmcp-nodelay|http --era legacy|$rmcp --http {addr} --nodelay"
       echo "ts|http --era legacy|${ts[*]} --http {addr}" ;;
     http-json)
       echo "ours|http --era legacy|$bench serve --http {addr}"
@@ -115,7 +120,8 @@ servers_for() {
     http-modern)
       echo "ours|http --era modern|$bench serve --http {addr}"
       echo "rmcp|http --era modern|$rmcp --http {addr} --json"
-      echo "rmcp-sse|http --era modern|$rmcp --http {addr}" ;;
+      echo "rmcp-sse|http --era modern|$rmcp --http {addr}|$HTTP_SLOW_CALLS"
+      echo "rmcp-sse-nodelay|http --era modern|$rmcp --http {addr} --nodelay" ;;
     sessions)
       echo "ours|sessions|$bench serve --http {addr}"
       echo "rmcp|sessions|$rmcp --http {addr}"
@@ -124,11 +130,12 @@ servers_for() {
   esac
 }
 
+# case_args CASE [CALLS]: the driver's flags for a case (CALLS: the server's own count).
 case_args() {
   case $1 in
-    seq) echo "--calls $SEQ_CALLS --pipeline 1 --tool $TOOL" ;;
-    pipe) echo "--calls $PIPE_CALLS --pipeline $PIPELINE --tool $TOOL" ;;
-    http-*) echo "--calls $HTTP_CALLS --workers $HTTP_WORKERS --tool $TOOL" ;;
+    seq) echo "--calls ${2:-$SEQ_CALLS} --pipeline 1 --tool $TOOL" ;;
+    pipe) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --tool $TOOL" ;;
+    http-*) echo "--calls ${2:-$HTTP_CALLS} --workers $HTTP_WORKERS --tool $TOOL" ;;
     sessions) echo "--count $SESSIONS" ;;
   esac
 }
@@ -141,13 +148,13 @@ for ((round = 1; round <= ROUNDS; round++)); do
     # Start each round's rotation one server later, so no server always runs first.
     n=${#servers[@]}
     for ((i = 0; i < n; i++)); do
-      IFS='|' read -r who driver cmd <<<"${servers[(i + round - 1) % n]}"
+      IFS='|' read -r who driver cmd calls <<<"${servers[(i + round - 1) % n]}"
       # A new port for each server: no run waits for the last one's socket to be released.
       port=$((port >= 18799 ? 18700 : port + 1))
       extra=()
       [[ $driver == stdio ]] || extra=(--port "$port")
       # shellcheck disable=SC2086 # word splitting of the argument lists is intended
-      run "$c/$who" $driver $(case_args "$c") "${extra[@]}" --label "$c/$who" -- $cmd
+      run "$c/$who" $driver $(case_args "$c" "$calls") "${extra[@]}" --label "$c/$who" -- $cmd
     done
   done
 done

@@ -7,12 +7,14 @@
 //! rmcp-server --http ADDR                   Streamable HTTP, default config: sessions, SSE
 //! rmcp-server --http ADDR --stateless       no sessions, SSE responses
 //! rmcp-server --http ADDR --json            no sessions, JSON responses
+//! rmcp-server --http ADDR --nodelay         (with any of these) TCP_NODELAY on every connection
 //! ```
 //!
 //! rmcp only answers with `application/json` when `legacy_session_mode` is off, so `--json`
 //! implies `--stateless`. Requests negotiating 2026-07-28 are always served without a
 //! session, whatever the flags.
 
+use axum::serve::ListenerExt;
 use rmcp::{
     ServerHandler, ServiceExt,
     handler::server::{router::tool::ToolRouter, wrapper::Parameters},
@@ -71,10 +73,11 @@ struct Options {
     json: bool,
     stateless: bool,
     pipes: bool,
+    nodelay: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
-    let mut options = Options { http: None, json: false, stateless: false, pipes: false };
+    let mut options = Options { http: None, json: false, stateless: false, pipes: false, nodelay: false };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -82,11 +85,12 @@ fn parse_args() -> Result<Options, String> {
             "--json" => options.json = true,
             "--stateless" => options.stateless = true,
             "--pipes" => options.pipes = true,
+            "--nodelay" => options.nodelay = true,
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
-    if options.http.is_none() && (options.json || options.stateless) {
-        return Err("--json and --stateless need --http ADDR".into());
+    if options.http.is_none() && (options.json || options.stateless || options.nodelay) {
+        return Err("--json, --stateless and --nodelay need --http ADDR".into());
     }
     Ok(options)
 }
@@ -94,7 +98,7 @@ fn parse_args() -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse_args().map_err(|e| {
-        format!("{e}\nusage: rmcp-server [--pipes] | --http ADDR [--stateless] [--json]")
+        format!("{e}\nusage: rmcp-server [--pipes] | --http ADDR [--stateless] [--json] [--nodelay]")
     })?;
     match options.http {
         None if options.pipes => {
@@ -112,7 +116,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let router = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind(&addr).await?;
             eprintln!("rmcp-server listening on http://{}/mcp", listener.local_addr()?);
-            axum::serve(listener, router).await?;
+            if options.nodelay {
+                let listener = listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                axum::serve(listener, router).await?;
+            } else {
+                axum::serve(listener, router).await?;
+            }
         }
     }
     Ok(())

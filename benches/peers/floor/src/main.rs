@@ -45,7 +45,10 @@ fn main() -> std::io::Result<()> {
 fn answer(line: &str) -> Option<Value> {
     let mut message: Value = serde_json::from_str(line).ok()?;
     let id = message.get_mut("id")?.take();
-    let params = message.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+    let params = message
+        .get_mut("params")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
     let result = match message.get("method").and_then(Value::as_str) {
         Some("initialize") => json!({
             "protocolVersion": "2025-11-25",
@@ -67,7 +70,10 @@ fn answer(line: &str) -> Option<Value> {
 }
 
 fn call(mut params: Value) -> Value {
-    let mut args = params.get_mut("arguments").map(Value::take).unwrap_or(Value::Null);
+    let mut args = params
+        .get_mut("arguments")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
     let text = match params.get("name").and_then(Value::as_str) {
         Some("echo") => match args.get_mut("text").map(Value::take) {
             Some(Value::String(text)) => Ok(text),

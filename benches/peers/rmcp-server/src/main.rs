@@ -46,7 +46,9 @@ struct Bench {
 #[tool_router]
 impl Bench {
     fn new() -> Self {
-        Self { tool_router: Self::tool_router() }
+        Self {
+            tool_router: Self::tool_router(),
+        }
     }
 
     #[tool(description = "Returns the text unchanged.")]
@@ -77,7 +79,13 @@ struct Options {
 }
 
 fn parse_args() -> Result<Options, String> {
-    let mut options = Options { http: None, json: false, stateless: false, pipes: false, nodelay: false };
+    let mut options = Options {
+        http: None,
+        json: false,
+        stateless: false,
+        pipes: false,
+        nodelay: false,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -98,14 +106,24 @@ fn parse_args() -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse_args().map_err(|e| {
-        format!("{e}\nusage: rmcp-server [--pipes] | --http ADDR [--stateless] [--json] [--nodelay]")
+        format!(
+            "{e}\nusage: rmcp-server [--pipes] | --http ADDR [--stateless] [--json] [--nodelay]"
+        )
     })?;
     match options.http {
         None if options.pipes => {
-            Bench::new().serve(rmcp::transport::stdio_pipes()).await?.waiting().await?;
+            Bench::new()
+                .serve(rmcp::transport::stdio_pipes())
+                .await?
+                .waiting()
+                .await?;
         }
         None => {
-            Bench::new().serve(rmcp::transport::stdio()).await?.waiting().await?;
+            Bench::new()
+                .serve(rmcp::transport::stdio())
+                .await?
+                .waiting()
+                .await?;
         }
         Some(addr) => {
             let config = StreamableHttpServerConfig::default()
@@ -115,15 +133,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 StreamableHttpService::new(|| Ok(Bench::new()), Default::default(), config);
             let router = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind(&addr).await?;
-            eprintln!("rmcp-server listening on http://{}/mcp", listener.local_addr()?);
-            if options.nodelay {
-                let listener = listener.tap_io(|tcp| {
+            eprintln!(
+                "rmcp-server listening on http://{}/mcp",
+                listener.local_addr()?
+            );
+            // axum::serve leaves Nagle on, as rmcp's examples run it.
+            let nodelay = options.nodelay;
+            let listener = listener.tap_io(move |tcp| {
+                if nodelay {
                     let _ = tcp.set_nodelay(true);
-                });
-                axum::serve(listener, router).await?;
-            } else {
-                axum::serve(listener, router).await?;
-            }
+                }
+            });
+            axum::serve(listener, router).await?;
         }
     }
     Ok(())

@@ -631,7 +631,9 @@ impl HttpState {
         let server = self.server.clone();
         let shutdown = self.shutdown.clone();
         let task_cancel = cancel.clone();
-        tokio::spawn(async move {
+        // Boxed: the request's future is several KB, and the spawn path would move it more
+        // than once.
+        tokio::spawn(Box::pin(async move {
             let reply = server
                 .handle_registered(&conn, request, sink, task_cancel.clone())
                 .await;
@@ -649,7 +651,7 @@ impl HttpState {
                     }
                 }
             }
-        });
+        }));
         if let Some(session) = resumable {
             // Legacy era: a dropped connection is not a cancellation (the client cancels with
             // `notifications/cancelled`); the stream can be resumed with `Last-Event-ID`.

@@ -99,3 +99,61 @@ pub fn round(x: f64, digits: i32) -> f64 {
     let f = 10f64.powi(digits);
     (x * f).round() / f
 }
+
+/// Samples a process's CPU time and peak RSS every few milliseconds, so the figures survive
+/// a server that exits as soon as its input ends (its `/proc` entry goes with it).
+pub struct Sampler {
+    pid: u32,
+    cpu_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    hwm_kb: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// Starts sampling `pid`.
+    pub fn start(pid: u32) -> Sampler {
+        use std::sync::atomic::Ordering::Relaxed;
+        let cpu_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let hwm_kb = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (c, h, s) = (cpu_ms.clone(), hwm_kb.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Relaxed) {
+                if let Some(cpu) = cpu_time(pid) {
+                    c.fetch_max(cpu.as_millis() as u64, Relaxed);
+                }
+                if let Some(kb) = status_kb(pid, "VmHWM") {
+                    h.fetch_max(kb, Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        Sampler {
+            pid,
+            cpu_ms,
+            hwm_kb,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops sampling: the CPU time used so far and the peak RSS (a last direct reading
+    /// when the process is still there, else the last sample).
+    pub fn finish(mut self) -> (Option<Duration>, Option<u64>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if let Some(cpu) = cpu_time(self.pid) {
+            self.cpu_ms.fetch_max(cpu.as_millis() as u64, Relaxed);
+        }
+        if let Some(kb) = status_kb(self.pid, "VmHWM") {
+            self.hwm_kb.fetch_max(kb, Relaxed);
+        }
+        self.stop.store(true, Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let cpu = Some(Duration::from_millis(self.cpu_ms.load(Relaxed)));
+        let hwm = Some(self.hwm_kb.load(Relaxed)).filter(|&kb| kb > 0);
+        (cpu, hwm)
+    }
+}

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::calls::{Calls, Era, is_response};
-use crate::report::{CallRun, Latencies, cpu_time, status_kb};
+use crate::report::{CallRun, Latencies, Sampler, cpu_time};
 
 /// What to run.
 #[derive(Debug)]
@@ -115,6 +115,7 @@ impl StdioRun {
         }
 
         let cpu_before = cpu_time(pid);
+        let sampler = Sampler::start(pid);
         let started = Instant::now();
         let latencies = if self.pipeline <= 1 {
             self.sequential(writer, &mut reader, &mut line)?
@@ -122,10 +123,10 @@ impl StdioRun {
             self.pipelined(writer, &mut reader, &mut line, started)?
         };
         let elapsed = started.elapsed();
-        let cpu = cpu_time(pid)
+        let (cpu_after, peak_rss_kb) = sampler.finish();
+        let cpu = cpu_after
             .zip(cpu_before)
-            .map(|(after, before)| after - before);
-        let peak_rss_kb = status_kb(pid, "VmHWM");
+            .map(|(after, before)| after.saturating_sub(before));
 
         // stdin is closed by now: the server must exit on its own.
         let status = loop {

@@ -3,6 +3,8 @@
 //!
 //! - Lines longer than the server's message limit are skipped up to the next newline and
 //!   answered with -32600; lines that are not JSON get -32700; the server goes on.
+//! - A request whose handler completes without waiting is answered before the next line is
+//!   read; one that waits becomes its own task.
 //! - Requests run concurrently up to the server's in-flight limit; at the limit the reader
 //!   stops reading (backpressure), so memory stays bounded however fast the client writes.
 //! - On end of input, requests in flight finish and every response is written before
@@ -226,7 +228,17 @@ impl Server {
                         }
                         deliver(&conn, reply, &sink, &done).await;
                     };
-                    tasks.spawn(Box::pin(fut));
+                    // Boxed once (the future is several KB). A request that completes
+                    // without waiting (most tool calls) is answered right here; one that
+                    // waits goes on as its own task, polled again there with its own waker.
+                    let mut fut = Box::pin(fut);
+                    let finished = std::future::poll_fn(|cx| {
+                        std::task::Poll::Ready(fut.as_mut().poll(cx).is_ready())
+                    })
+                    .await;
+                    if !finished {
+                        tasks.spawn(fut);
+                    }
                 }
                 Ok(Incoming::Single(other)) => {
                     if let Some(reply) = self.handle_message(&conn, other, sink.clone()).await {

@@ -40,6 +40,13 @@ pub async fn run(
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = rss()?;
 
+    // Open and delete the same number again: memory the allocator kept for reuse (rather
+    // than leaked) shows as no new growth.
+    let again = open(&mut connection, count).await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let reopened = rss()?;
+    delete(&mut connection, again).await?;
+
     let grown = opened.saturating_sub(base);
     Ok(json!({
         "label": label,
@@ -49,6 +56,8 @@ pub async fn run(
         "rss_open_kb": opened,
         "kb_per_session": round(grown as f64 / count as f64, 2),
         "rss_after_delete_kb": after,
+        "rss_reopen_kb": reopened,
+        "reopen_growth_kb": reopened.saturating_sub(opened.max(after)),
         "returned_pct": if grown == 0 { 100.0 } else { round(100.0 * opened.saturating_sub(after) as f64 / grown as f64, 1) },
         "errors": 0,
     }))

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Interop tests: MCP clients that nobody here wrote drive the example servers, over stdio
-# (the client starts `quickstart` itself) and over Streamable HTTP (this script starts
-# `quickstart --http 127.0.0.1:0` for each client run and stops it afterwards); then some of
-# them drive the `filesystem` example over stdio, on a scratch tree each creates and removes,
-# and the `sql-explorer` example over HTTP, started in an empty directory where it creates
-# its sample SQLite database.
+# (the client starts the server itself) and over Streamable HTTP (this script starts
+# `SERVER --http 127.0.0.1:0` for each client run and stops it afterwards): every client
+# drives `quickstart` and `showcase` on both transports; then some of them drive the
+# `filesystem` example over stdio, on a scratch tree each creates and removes, and the
+# `sql-explorer` example over HTTP, started in an empty directory where it creates its sample
+# SQLite database.
 #
 #   tests/interop/run.sh               install (if needed), build the examples, run every client
 #   tests/interop/run.sh --setup-only  install the clients only
@@ -93,12 +94,10 @@ fi
 
 say "building the example servers"
 (cd "$root" && cargo build -p mcp-examples --bins)
-quickstart="${CARGO_TARGET_DIR:-$root/target}/debug/quickstart"
-[[ -x $quickstart ]] || die "no quickstart binary at $quickstart"
-filesystem="${CARGO_TARGET_DIR:-$root/target}/debug/filesystem"
-[[ -x $filesystem ]] || die "no filesystem binary at $filesystem"
-sql_explorer="${CARGO_TARGET_DIR:-$root/target}/debug/sql-explorer"
-[[ -x $sql_explorer ]] || die "no sql-explorer binary at $sql_explorer"
+bin="${CARGO_TARGET_DIR:-$root/target}/debug"
+for server in quickstart showcase filesystem sql-explorer; do
+  [[ -x $bin/$server ]] || die "no $server binary at $bin/$server"
+done
 
 # Node 22 first on PATH for everything the clients start (the Inspector's launcher included).
 export PATH="$(dirname "$node"):$PATH"
@@ -164,23 +163,22 @@ start_server() {
   return 1
 }
 
-# run NAME stdio|http|stdio-fs|http-sql COMMAND...: runs one client, the server's target
-# appended to COMMAND (stdio: the quickstart binary, which the client starts; http: the URL of a
-# quickstart server started for this run alone and stopped after it; stdio-fs: the filesystem
-# binary, which the client starts on a tree it creates under TMPDIR and must remove; http-sql:
-# the URL of an sql-explorer started for this run in an empty directory, where it must create
-# its sample database). The client's stdout is one `ok - ` / `not ok - ` line per check.
+# run NAME stdio|http SERVER COMMAND...: runs one client against the example SERVER, the
+# server's target appended to COMMAND (stdio: the binary, which the client starts; http: the
+# URL of a server started for this run alone, in an empty directory, and stopped after it).
+# The filesystem client starts its server on a tree it creates under TMPDIR and must remove;
+# sql-explorer must create its sample database in its directory. The client's stdout is one
+# `ok - ` / `not ok - ` line per check.
 run() {
-  local name=$1 transport=$2 slug status=0 ok_count fail_count server_log="" problem problems=()
-  local tmp leftovers server=quickstart server_bin=$quickstart
-  shift 2
+  local name=$1 transport=$2 server=$3 slug status=0 ok_count fail_count server_log="" problem problems=()
+  local tmp leftovers server_bin=$bin/$3
+  shift 3
   slug=${name//[^A-Za-z0-9.-]/_}
   tmp="$scratch/$slug"
   mkdir -p "$tmp"
   printf '\n--- %s\n' "$name"
-  if [[ $transport == http || $transport == http-sql ]]; then
+  if [[ $transport == http ]]; then
     server_log="$logs/$slug.server.err"
-    if [[ $transport == http-sql ]]; then server=sql-explorer server_bin=$sql_explorer; fi
     mkdir -p "$tmp/server"
     if ! start_server "$server_log" "$tmp/server" "$server_bin"; then
       printf 'not ok - %s: %s --http 127.0.0.1:0 did not start; its stderr:\n' "$name" "$server"
@@ -191,10 +189,8 @@ run() {
       return
     fi
     set -- "$@" "$url"
-  elif [[ $transport == stdio-fs ]]; then
-    set -- "$@" "$filesystem"
   else
-    set -- "$@" "$quickstart"
+    set -- "$@" "$server_bin"
   fi
   # In the background so that Ctrl-C reaches the traps at once; SIGKILL 10 s after a
   # SIGTERM that did not end it.
@@ -216,18 +212,18 @@ run() {
   elif ((status == 0 && ok_count == 0)); then
     problems+=("ran no check")
   fi
-  if [[ $transport == stdio-fs ]]; then
+  if [[ $server == filesystem ]]; then
     # The client removes the tree it made (a leftover is reported, then removed).
     leftovers=$(find "$tmp" -mindepth 1 -maxdepth 1 -name 'mcp-interop-fs-*' -printf '%f ')
     if [[ -n $leftovers ]]; then
       problems+=("left its scratch tree behind: $leftovers")
     fi
   fi
-  if [[ $transport == http-sql && ! -s $tmp/server/sql-explorer.sqlite ]]; then
+  if [[ $server == sql-explorer && ! -s $tmp/server/sql-explorer.sqlite ]]; then
     problems+=("sql-explorer did not create sql-explorer.sqlite in its directory")
   fi
   rm -rf "$tmp"
-  if [[ $transport == http || $transport == http-sql ]]; then
+  if [[ $transport == http ]]; then
     # The server must have served the whole run: still up, and never panicked.
     if ! alive "$server_pid"; then
       problems+=("the $server server exited during the run")
@@ -254,33 +250,37 @@ run() {
   failed=$((failed + fail_count))
 }
 
-# Every client over stdio, then every client over Streamable HTTP. Each HTTP run gets a fresh
-# server, so no run depends on sessions or state another one left behind.
+# Every client over stdio, then every client over Streamable HTTP, against quickstart (tools,
+# a resource, a prompt) and showcase (elicitation, a resource template). Each HTTP run gets a
+# fresh server, so no run depends on sessions or state another one left behind.
 clients="$here/clients"
 for transport in stdio http; do
-  run "ts-sdk-v1 $transport" "$transport" "$node" "$clients/ts_v1.mjs"
-  run "ts-sdk-v2 legacy $transport" "$transport" "$node" "$clients/ts_v2.mjs" legacy
-  run "ts-sdk-v2 auto $transport" "$transport" "$node" "$clients/ts_v2.mjs" auto
-  run "ts-sdk-v2 2026-07-28 $transport" "$transport" "$node" "$clients/ts_v2.mjs" 2026-07-28
-  run "python-mcp session $transport" "$transport" "$python" "$clients/py_client.py" session
-  run "python-mcp auto $transport" "$transport" "$python" "$clients/py_client.py" auto
-  run "inspector-cli legacy $transport" "$transport" "$node" "$clients/inspector.mjs" legacy
-  run "inspector-cli modern $transport" "$transport" "$node" "$clients/inspector.mjs" modern
+  for server in quickstart showcase; do
+    scenario=(--scenario="$server")
+    run "ts-sdk-v1 $server $transport" "$transport" "$server" "$node" "$clients/ts_v1.mjs" "${scenario[@]}"
+    run "ts-sdk-v2 legacy $server $transport" "$transport" "$server" "$node" "$clients/ts_v2.mjs" legacy "${scenario[@]}"
+    run "ts-sdk-v2 auto $server $transport" "$transport" "$server" "$node" "$clients/ts_v2.mjs" auto "${scenario[@]}"
+    run "ts-sdk-v2 2026-07-28 $server $transport" "$transport" "$server" "$node" "$clients/ts_v2.mjs" 2026-07-28 "${scenario[@]}"
+    run "python-mcp session $server $transport" "$transport" "$server" "$python" "$clients/py_client.py" session "${scenario[@]}"
+    run "python-mcp auto $server $transport" "$transport" "$server" "$python" "$clients/py_client.py" auto "${scenario[@]}"
+    run "inspector-cli legacy $server $transport" "$transport" "$server" "$node" "$clients/inspector.mjs" legacy "${scenario[@]}"
+    run "inspector-cli modern $server $transport" "$transport" "$server" "$node" "$clients/inspector.mjs" modern "${scenario[@]}"
+  done
 done
 # The filesystem example over stdio: each client creates a scratch tree (a root with files
 # and symbolic links, and a file beside it that must stay out of reach), starts
 # `filesystem --allow-write ROOT` on it and removes the tree at the end.
-run "ts-sdk-v1 filesystem stdio" stdio-fs "$node" "$clients/ts_v1.mjs" --scenario=filesystem
-run "python-mcp session filesystem stdio" stdio-fs "$python" "$clients/py_client.py" session --scenario=filesystem
-run "python-mcp auto filesystem stdio" stdio-fs "$python" "$clients/py_client.py" auto --scenario=filesystem
+run "ts-sdk-v1 filesystem stdio" stdio filesystem "$node" "$clients/ts_v1.mjs" --scenario=filesystem
+run "python-mcp session filesystem stdio" stdio filesystem "$python" "$clients/py_client.py" session --scenario=filesystem
+run "python-mcp auto filesystem stdio" stdio filesystem "$python" "$clients/py_client.py" auto --scenario=filesystem
 
 # The sql-explorer example over HTTP: run.sh starts it in an empty directory (it creates its
 # sample SQLite database there); the clients list its tools, query with bound parameters,
 # read schema://tables/orders and see a DELETE refused.
-run "ts-sdk-v1 sql-explorer http" http-sql "$node" "$clients/ts_v1.mjs" --scenario=sql-explorer
-run "ts-sdk-v2 2026-07-28 sql-explorer http" http-sql "$node" "$clients/ts_v2.mjs" 2026-07-28 --scenario=sql-explorer
-run "python-mcp session sql-explorer http" http-sql "$python" "$clients/py_client.py" session --scenario=sql-explorer
-run "python-mcp auto sql-explorer http" http-sql "$python" "$clients/py_client.py" auto --scenario=sql-explorer
+run "ts-sdk-v1 sql-explorer http" http sql-explorer "$node" "$clients/ts_v1.mjs" --scenario=sql-explorer
+run "ts-sdk-v2 2026-07-28 sql-explorer http" http sql-explorer "$node" "$clients/ts_v2.mjs" 2026-07-28 --scenario=sql-explorer
+run "python-mcp session sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" session --scenario=sql-explorer
+run "python-mcp auto sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" auto --scenario=sql-explorer
 
 printf '\n%s passed, %s failed\n' "$passed" "$failed"
 ((failed == 0))

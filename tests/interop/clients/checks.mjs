@@ -1,4 +1,4 @@
-// The quickstart checks shared by the TypeScript clients. SDK v1 and v2 clients expose the
+// The quickstart and showcase checks shared by the TypeScript clients. SDK v1 and v2 clients expose the
 // same calls (listTools, callTool, readResource, getPrompt), so one scenario drives both.
 // Every check prints one line: `ok - <label>: <check>` or `not ok - <label>: <check>: <why>`.
 
@@ -59,19 +59,12 @@ function onlyText(result) {
     return result.content[0].text;
 }
 
-/**
- * Runs the quickstart contract against a connected client.
- *
- * notFoundCode: the error code this client reports for a missing resource (the wire code is
- * -32002 in the legacy era and -32602 in the modern era; some clients normalize it).
- * elicitation: the answerer registered on the client, or null when this client cannot answer
- * elicitation.
- */
-export async function quickstartChecks(client, { check }, { notFoundCode, elicitation }) {
-    await check('tools/list offers add, echo, stats and greet, each with a description', async () => {
+/** Runs the quickstart contract (tools, a resource, a prompt) against a connected client. */
+export async function quickstartChecks(client, { check }) {
+    await check('tools/list offers add, echo and stats, each with a description', async () => {
         const { tools } = await client.listTools();
         const byName = Object.fromEntries(tools.map(t => [t.name, t]));
-        for (const name of ['add', 'echo', 'stats', 'greet']) {
+        for (const name of ['add', 'echo', 'stats']) {
             ok(byName[name], `no tool ${name} in ${tools.map(t => t.name).join(', ')}`);
             ok(byName[name].description, `tool ${name} has no description`);
             strictEqual(byName[name].inputSchema.type, 'object');
@@ -111,27 +104,6 @@ export async function quickstartChecks(client, { check }, { notFoundCode, elicit
         ok(contents[0].text.startsWith('# quickstart'), contents[0].text.slice(0, 80));
     });
 
-    await check('resources/read through the template quickstart://notes/{id}', async () => {
-        const { resourceTemplates } = await client.listResourceTemplates();
-        ok(resourceTemplates.some(t => t.uriTemplate === 'quickstart://notes/{id}'), JSON.stringify(resourceTemplates));
-        const { contents } = await client.readResource({ uri: 'quickstart://notes/welcome' });
-        strictEqual(contents[0].mimeType, 'text/markdown');
-        ok(contents[0].text.includes('Welcome!'), contents[0].text);
-    });
-
-    await check(`resources/read of a missing note fails with ${notFoundCode} naming the URI`, async () => {
-        const uri = 'quickstart://notes/missing';
-        let result;
-        try {
-            result = await client.readResource({ uri });
-        } catch (e) {
-            strictEqual(e.code, notFoundCode, `code ${e.code}: ${e.message}`);
-            strictEqual(e.data?.uri, uri, `data ${JSON.stringify(e.data)}`);
-            return;
-        }
-        throw new Error(`no error; got ${JSON.stringify(result)}`);
-    });
-
     await check('prompts/get code_review returns one user message quoting the code', async () => {
         const { prompts } = await client.listPrompts();
         const prompt = prompts.find(p => p.name === 'code_review');
@@ -146,17 +118,52 @@ export async function quickstartChecks(client, { check }, { notFoundCode, elicit
         strictEqual(messages[0].content.type, 'text');
         ok(messages[0].content.text.includes(REVIEWED_CODE), messages[0].content.text);
     });
+}
 
-    if (elicitation) {
-        await check(`tools/call greet elicits a name and answers "Hello, ${GREET_NAME}!"`, async () => {
-            const before = elicitation.seen.length;
-            const result = await client.callTool({ name: 'greet', arguments: {} });
-            strictEqual(onlyText(result), `Hello, ${GREET_NAME}!`);
-            strictEqual(elicitation.seen.length, before + 1, 'exactly one elicitation');
-            const asked = elicitation.seen.at(-1);
-            strictEqual(asked.message, 'What is your name?');
-            strictEqual(asked.requestedSchema.properties.name.type, 'string');
-            deepStrictEqual(asked.requestedSchema.required, ['name']);
-        });
-    }
+/**
+ * Runs the showcase contract (elicitation, a resource template) against a connected client.
+ *
+ * notFoundCode: the error code this client reports for a missing resource (the wire code is
+ * -32002 in the legacy era and -32602 in the modern era; some clients normalize it).
+ * elicitation: the answerer registered on the client.
+ */
+export async function showcaseChecks(client, { check }, { notFoundCode, elicitation }) {
+    await check('tools/list offers greet with a description', async () => {
+        const { tools } = await client.listTools();
+        deepStrictEqual(tools.map(t => t.name), ['greet']);
+        ok(tools[0].description, 'greet has no description');
+        strictEqual(tools[0].inputSchema.type, 'object');
+    });
+
+    await check('resources/read through the template showcase://notes/{id}', async () => {
+        const { resourceTemplates } = await client.listResourceTemplates();
+        ok(resourceTemplates.some(t => t.uriTemplate === 'showcase://notes/{id}'), JSON.stringify(resourceTemplates));
+        const { contents } = await client.readResource({ uri: 'showcase://notes/welcome' });
+        strictEqual(contents[0].mimeType, 'text/markdown');
+        ok(contents[0].text.includes('Welcome!'), contents[0].text);
+    });
+
+    await check(`resources/read of a missing note fails with ${notFoundCode} naming the URI`, async () => {
+        const uri = 'showcase://notes/missing';
+        let result;
+        try {
+            result = await client.readResource({ uri });
+        } catch (e) {
+            strictEqual(e.code, notFoundCode, `code ${e.code}: ${e.message}`);
+            strictEqual(e.data?.uri, uri, `data ${JSON.stringify(e.data)}`);
+            return;
+        }
+        throw new Error(`no error; got ${JSON.stringify(result)}`);
+    });
+
+    await check(`tools/call greet elicits a name and answers "Hello, ${GREET_NAME}!"`, async () => {
+        const before = elicitation.seen.length;
+        const result = await client.callTool({ name: 'greet', arguments: {} });
+        strictEqual(onlyText(result), `Hello, ${GREET_NAME}!`);
+        strictEqual(elicitation.seen.length, before + 1, 'exactly one elicitation');
+        const asked = elicitation.seen.at(-1);
+        strictEqual(asked.message, 'What is your name?');
+        strictEqual(asked.requestedSchema.properties.name.type, 'string');
+        deepStrictEqual(asked.requestedSchema.required, ['name']);
+    });
 }

@@ -1,10 +1,10 @@
-// The MCP Inspector CLI (`mcp-inspector --cli`) against a quickstart server, in one protocol
+// The MCP Inspector CLI (`mcp-inspector --cli`) against an example server, in one protocol
 // era, over stdio (the Inspector starts the server) or Streamable HTTP (`--transport http`,
 // the server is already running). Each check is one Inspector process (that is how the CLI
 // works: connect, one method, print the result as JSON, exit), so this also covers connecting
 // and closing cleanly.
-// Usage: node inspector.mjs legacy|modern SERVER_COMMAND [ARGS...]
-//        node inspector.mjs legacy|modern http://127.0.0.1:PORT/mcp
+// Usage: node inspector.mjs legacy|modern [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
+//        node inspector.mjs legacy|modern [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
 
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,11 +15,13 @@ import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { ECHO_TEXT, parseTarget, reporter } from './checks.mjs';
 
 const [era, ...rest] = process.argv.slice(2);
+const scenario = rest[0]?.startsWith('--scenario=') ? rest.shift().slice('--scenario='.length) : 'quickstart';
+if (!['quickstart', 'showcase'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
 const target = parseTarget(rest);
 // The Inspector's target: the server command (everything that is not an option), or the URL.
 const server = target.kind === 'http' ? [target.url.href, '--transport', 'http'] : [target.command, ...target.args];
 const inspector = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'mcp-inspector');
-const report = reporter(`inspector-cli ${era} ${target.kind}`);
+const report = reporter(`inspector-cli ${era} ${scenario} ${target.kind}`);
 const version = era === 'modern' ? '2026-07-28' : '2025-11-25';
 // The Inspector keeps a catalog and OAuth state under $HOME: give it a throwaway one.
 const home = mkdtempSync(join(tmpdir(), 'mcp-inspector-home-'));
@@ -64,14 +66,21 @@ try {
     await report.check(`initialize negotiates ${version}`, async () => {
         const r = await result('--method', 'initialize');
         strictEqual(r.protocolVersion, version);
-        strictEqual(r.serverInfo.name, 'quickstart');
+        strictEqual(r.serverInfo.name, scenario);
     });
+    if (scenario === 'quickstart') await quickstart();
+    else await showcase();
+} finally {
+    rmSync(home, { recursive: true, force: true });
+}
+process.exitCode = report.failed === 0 ? 0 : 1;
 
+async function quickstart() {
     // --strict: the Inspector's schema portability lint; exit 6 on an error-severity problem.
-    await report.check('tools/list --strict offers add, echo, stats and greet, described, with portable schemas', async () => {
+    await report.check('tools/list --strict offers add, echo and stats, described, with portable schemas', async () => {
         const { tools } = await result('--method', 'tools/list', '--strict');
         const byName = Object.fromEntries(tools.map(t => [t.name, t]));
-        for (const name of ['add', 'echo', 'stats', 'greet']) {
+        for (const name of ['add', 'echo', 'stats']) {
             ok(byName[name]?.description, `tool ${name} missing or without a description`);
         }
         strictEqual(byName.stats.outputSchema?.type, 'object');
@@ -101,17 +110,25 @@ try {
         ok(contents[0].text.startsWith('# quickstart'), contents[0].text.slice(0, 80));
     });
 
-    await report.check('resources/templates/list shows quickstart://notes/{id}', async () => {
-        const { resourceTemplates } = await result('--method', 'resources/templates/list');
-        deepStrictEqual(resourceTemplates.map(t => t.uriTemplate), ['quickstart://notes/{id}']);
-    });
-
     await report.check('prompts/get code_review with --prompt-args quotes the code', async () => {
         const code = 'let total = a - b; // "sum"';
         const { messages } = await result('--method', 'prompts/get', '--prompt-name', 'code_review', '--prompt-args', `code=${code}`);
         strictEqual(messages.length, 1);
         strictEqual(messages[0].role, 'user');
         ok(messages[0].content.text.includes(code), messages[0].content.text);
+    });
+}
+
+async function showcase() {
+    await report.check('tools/list --strict offers greet, described, with a portable schema', async () => {
+        const { tools } = await result('--method', 'tools/list', '--strict');
+        deepStrictEqual(tools.map(t => t.name), ['greet']);
+        ok(tools[0].description, 'greet has no description');
+    });
+
+    await report.check('resources/templates/list shows showcase://notes/{id}', async () => {
+        const { resourceTemplates } = await result('--method', 'resources/templates/list');
+        deepStrictEqual(resourceTemplates.map(t => t.uriTemplate), ['showcase://notes/{id}']);
     });
 
     // The Inspector CLI cannot answer elicitation and does not declare it: greet must say so
@@ -128,7 +145,4 @@ try {
             ok(/does not support elicitation/.test(run.json.result.content[0].text), run.stdout);
         }
     });
-} finally {
-    rmSync(home, { recursive: true, force: true });
 }
-process.exitCode = report.failed === 0 ? 0 : 1;

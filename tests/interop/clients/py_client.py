@@ -1,7 +1,9 @@
-"""Python `mcp` SDK against a quickstart server, over stdio or Streamable HTTP.
+"""Python `mcp` SDK against an example server, over stdio or Streamable HTTP.
 
-Usage: python py_client.py session|auto SERVER_COMMAND [ARGS...]   (stdio: starts the server)
-       python py_client.py session|auto http://127.0.0.1:PORT/mcp  (a running server)
+Usage: python py_client.py session|auto [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
+           (stdio: starts the server)
+       python py_client.py session|auto [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
+           (a running server)
        python py_client.py session|auto --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
        python py_client.py session|auto --scenario=sql-explorer http://127.0.0.1:PORT/mcp
 
@@ -85,19 +87,19 @@ class Elicitation:
         return types.ElicitResult(action="accept", content={"name": GREET_NAME})
 
 
-async def quickstart_checks(client: Any, report: Reporter, elicitation: Elicitation, not_found_code: int) -> None:
+async def quickstart_checks(client: Any, report: Reporter) -> None:
     """The quickstart contract; `client` is a ClientSession or an mcp.Client (same calls)."""
 
     async def tools_list() -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        for name in ("add", "echo", "stats", "greet"):
+        for name in ("add", "echo", "stats"):
             expect(name in tools, f"no tool {name} in {sorted(tools)}")
             expect(tools[name].description, f"tool {name} has no description")
             expect(tools[name].input_schema.get("type") == "object", tools[name].input_schema)
         expect(tools["add"].input_schema.get("required") == ["a", "b"], tools["add"].input_schema)
         expect((tools["stats"].output_schema or {}).get("type") == "object", "stats has an object outputSchema")
 
-    await report.check("tools/list offers add, echo, stats and greet, each with a description", tools_list)
+    await report.check("tools/list offers add, echo and stats, each with a description", tools_list)
 
     async def add() -> None:
         text = only_text(await client.call_tool("add", {"a": 2, "b": 40}))
@@ -136,27 +138,6 @@ async def quickstart_checks(client: Any, report: Reporter, elicitation: Elicitat
 
     await report.check("resources/read quickstart://readme is markdown", readme)
 
-    async def note() -> None:
-        templates = (await client.list_resource_templates()).resource_templates
-        expect(any(t.uri_template == "quickstart://notes/{id}" for t in templates), repr(templates))
-        contents = (await client.read_resource("quickstart://notes/welcome")).contents
-        expect(contents[0].mime_type == "text/markdown", contents[0].mime_type)
-        expect("Welcome!" in contents[0].text, contents[0].text)
-
-    await report.check("resources/read through the template quickstart://notes/{id}", note)
-
-    async def missing_note() -> None:
-        uri = "quickstart://notes/missing"
-        try:
-            result = await client.read_resource(uri)
-        except MCPError as e:
-            expect(e.error.code == not_found_code, f"code {e.error.code}: {e.error.message}")
-            expect((e.error.data or {}).get("uri") == uri, f"data {e.error.data!r}")
-            return
-        raise AssertionError(f"no error; got {result!r}")
-
-    await report.check(f"resources/read of a missing note fails with {not_found_code} naming the URI", missing_note)
-
     async def prompt() -> None:
         prompts = {p.name: p for p in (await client.list_prompts()).prompts}
         expect("code_review" in prompts and prompts["code_review"].description, repr(prompts))
@@ -168,6 +149,39 @@ async def quickstart_checks(client: Any, report: Reporter, elicitation: Elicitat
         expect(REVIEWED_CODE in messages[0].content.text, messages[0].content.text)
 
     await report.check("prompts/get code_review returns one user message quoting the code", prompt)
+
+
+async def showcase_checks(client: Any, report: Reporter, elicitation: Elicitation, not_found_code: int) -> None:
+    """The showcase contract (elicitation, a resource template); `client` as above."""
+
+    async def tools_list() -> None:
+        tools = (await client.list_tools()).tools
+        expect([t.name for t in tools] == ["greet"], repr(tools))
+        expect(tools[0].description, "greet has no description")
+        expect(tools[0].input_schema.get("type") == "object", tools[0].input_schema)
+
+    await report.check("tools/list offers greet with a description", tools_list)
+
+    async def note() -> None:
+        templates = (await client.list_resource_templates()).resource_templates
+        expect(any(t.uri_template == "showcase://notes/{id}" for t in templates), repr(templates))
+        contents = (await client.read_resource("showcase://notes/welcome")).contents
+        expect(contents[0].mime_type == "text/markdown", contents[0].mime_type)
+        expect("Welcome!" in contents[0].text, contents[0].text)
+
+    await report.check("resources/read through the template showcase://notes/{id}", note)
+
+    async def missing_note() -> None:
+        uri = "showcase://notes/missing"
+        try:
+            result = await client.read_resource(uri)
+        except MCPError as e:
+            expect(e.error.code == not_found_code, f"code {e.error.code}: {e.error.message}")
+            expect((e.error.data or {}).get("uri") == uri, f"data {e.error.data!r}")
+            return
+        raise AssertionError(f"no error; got {result!r}")
+
+    await report.check(f"resources/read of a missing note fails with {not_found_code} naming the URI", missing_note)
 
     async def greet() -> None:
         before = len(elicitation.seen)
@@ -430,8 +444,10 @@ async def run_session(
                 await filesystem_checks(session, report, tree)
             elif connected and scenario == "sql-explorer":
                 await sql_explorer_checks(session, report)
+            elif connected and scenario == "showcase":
+                await showcase_checks(session, report, elicitation, not_found_code=-32002)
             elif connected:
-                await quickstart_checks(session, report, elicitation, not_found_code=-32002)
+                await quickstart_checks(session, report)
     if tree:
         await roots_checks(server, report, tree)
 
@@ -483,8 +499,10 @@ async def run_auto(server: StdioServerParameters | str, report: Reporter, tree: 
                 await filesystem_checks(client, report, tree)
             elif SCENARIO == "sql-explorer":
                 await sql_explorer_checks(client, report)
+            elif SCENARIO == "showcase":
+                await showcase_checks(client, report, elicitation, not_found_code=-32602)
             else:
-                await quickstart_checks(client, report, elicitation, not_found_code=-32602)
+                await quickstart_checks(client, report)
         finally:
             await client.__aexit__(None, None, None)
 
@@ -500,7 +518,7 @@ async def main() -> int:
     if len(argv) > 1 and argv[1].startswith("--scenario="):
         scenario = argv.pop(1).removeprefix("--scenario=")
     SCENARIO = scenario
-    if len(argv) < 2 or argv[0] not in ("session", "auto") or scenario not in ("quickstart", "filesystem", "sql-explorer"):
+    if len(argv) < 2 or argv[0] not in ("session", "auto") or scenario not in ("quickstart", "showcase", "filesystem", "sql-explorer"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, command, *args = argv
@@ -522,7 +540,7 @@ async def main() -> int:
     try:
         if tree:
             server = StdioServerParameters(command=command, args=[*args, "--allow-write", tree.root])
-        label = f"python-mcp {mode}{'' if scenario == 'quickstart' else ' ' + scenario} {kind}"
+        label = f"python-mcp {mode} {scenario} {kind}"
         report = Reporter(label)
         if mode == "session":
             await run_session(server, report, tree)

@@ -1,7 +1,7 @@
-// TypeScript SDK v1 (@modelcontextprotocol/sdk, legacy era only) against a quickstart server,
+// TypeScript SDK v1 (@modelcontextprotocol/sdk, legacy era only) against an example server,
 // over stdio (the client starts the server) or Streamable HTTP (the server is already running).
-// Usage: node ts_v1.mjs SERVER_COMMAND [ARGS...]
-//        node ts_v1.mjs http://127.0.0.1:PORT/mcp
+// Usage: node ts_v1.mjs [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
+//        node ts_v1.mjs [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
 //        node ts_v1.mjs --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
 //        node ts_v1.mjs --scenario=sql-explorer http://127.0.0.1:PORT/mcp
 // The filesystem scenario (stdio only; see fs_checks.mjs) creates a scratch tree and starts
@@ -13,13 +13,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
+import { elicitationAnswerer, parseTarget, quickstartChecks, reporter, showcaseChecks } from './checks.mjs';
 import { filesystemChecks, scratchTree } from './fs_checks.mjs';
 import { sqlExplorerChecks } from './sql_checks.mjs';
 
 let argv = process.argv.slice(2);
 const scenario = argv[0]?.startsWith('--scenario=') ? argv.shift().slice('--scenario='.length) : 'quickstart';
-if (!['quickstart', 'filesystem', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
+if (!['quickstart', 'showcase', 'filesystem', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
 const target = parseTarget(argv);
 if (scenario === 'filesystem' && target.kind !== 'stdio') throw new Error('the filesystem scenario runs over stdio only');
 if (scenario === 'sql-explorer' && target.kind !== 'http') throw new Error('the sql-explorer scenario runs over HTTP only');
@@ -28,7 +28,7 @@ if (tree) {
     target.args = [...target.args, '--allow-write', tree.root];
     process.on('exit', tree.remove);
 }
-const report = reporter(`ts-sdk-v1${scenario === 'quickstart' ? '' : ` ${scenario}`} ${target.kind}`);
+const report = reporter(`ts-sdk-v1 ${scenario} ${target.kind}`);
 const elicitation = elicitationAnswerer();
 
 const client = new Client({ name: 'interop-ts-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -70,8 +70,10 @@ if (connected && tree) {
 } else if (connected) {
     if (scenario === 'sql-explorer') {
         await sqlExplorerChecks(client, report);
+    } else if (scenario === 'showcase') {
+        await showcaseChecks(client, report, { notFoundCode: -32002, elicitation });
     } else {
-        await quickstartChecks(client, report, { notFoundCode: -32002, elicitation });
+        await quickstartChecks(client, report);
     }
     if (target.kind === 'http') {
         await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {

@@ -1,28 +1,28 @@
-// TypeScript SDK v2 client (@modelcontextprotocol/client) against a quickstart server, in one
+// TypeScript SDK v2 client (@modelcontextprotocol/client) against an example server, in one
 // version-negotiation mode: legacy (initialize), auto (server/discover, falling back to
 // initialize) or pinned to 2026-07-28 (discover must offer it; no fallback); over stdio (the
 // client starts the server) or Streamable HTTP (the server is already running).
-// Usage: node ts_v2.mjs legacy|auto|2026-07-28 SERVER_COMMAND [ARGS...]
-//        node ts_v2.mjs legacy|auto|2026-07-28 http://127.0.0.1:PORT/mcp
+// Usage: node ts_v2.mjs legacy|auto|2026-07-28 [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
+//        node ts_v2.mjs legacy|auto|2026-07-28 [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
 //        node ts_v2.mjs legacy|auto|2026-07-28 --scenario=sql-explorer http://127.0.0.1:PORT/mcp
 // The sql-explorer scenario (HTTP only; see sql_checks.mjs) drives a running sql-explorer.
 
 import { ok, strictEqual } from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { elicitationAnswerer, parseTarget, quickstartChecks, reporter } from './checks.mjs';
+import { elicitationAnswerer, parseTarget, quickstartChecks, reporter, showcaseChecks } from './checks.mjs';
 import { sqlExplorerChecks } from './sql_checks.mjs';
 
 const [mode, ...rest] = process.argv.slice(2);
 const scenario = rest[0]?.startsWith('--scenario=') ? rest.shift().slice('--scenario='.length) : 'quickstart';
-if (!['quickstart', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
+if (!['quickstart', 'showcase', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
 const target = parseTarget(rest);
 if (scenario === 'sql-explorer' && target.kind !== 'http') throw new Error('the sql-explorer scenario runs over HTTP only');
 const negotiation = mode === 'legacy' || mode === 'auto' ? mode : { pin: mode };
 // What the connection must end up with: our server speaks 2026-07-28 on both transports, so
 // `auto` has to pick the modern era rather than fall back.
 const expected = mode === 'legacy' ? { version: '2025-11-25', era: 'legacy' } : { version: '2026-07-28', era: 'modern' };
-const report = reporter(`ts-sdk-v2 ${mode}${scenario === 'quickstart' ? '' : ` ${scenario}`} ${target.kind}`);
+const report = reporter(`ts-sdk-v2 ${mode} ${scenario} ${target.kind}`);
 const elicitation = elicitationAnswerer();
 
 const client = new Client(
@@ -63,8 +63,10 @@ if (connected) {
     // legacy era it rebuilds that from the wire's -32002 + data.uri (see README.md).
     if (scenario === 'sql-explorer') {
         await sqlExplorerChecks(client, report);
+    } else if (scenario === 'showcase') {
+        await showcaseChecks(client, report, { notFoundCode: -32602, elicitation });
     } else {
-        await quickstartChecks(client, report, { notFoundCode: -32602, elicitation });
+        await quickstartChecks(client, report);
     }
     if (target.kind === 'http' && expected.era === 'legacy') {
         await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {

@@ -1,0 +1,74 @@
+//! The smallest honest MCP server: three tools, a resource and a prompt.
+use mcp_server::prelude::*;
+
+/// Summary statistics of a list of numbers.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Stats {
+    count: usize,
+    mean: f64,
+    min: f64,
+    max: f64,
+}
+
+/// The server: each method below is a tool, a resource or a prompt.
+pub struct Quickstart;
+
+#[mcp_server::server(name = "quickstart")]
+impl Quickstart {
+    /// Adds two integers.
+    #[tool(read_only)]
+    fn add(&self, a: i64, b: i64) -> Result<String, &'static str> {
+        Ok(a.checked_add(b).ok_or("sum overflows i64")?.to_string())
+    }
+
+    /// Returns the text unchanged.
+    #[tool(read_only)]
+    fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Counts a list of numbers and gives their mean, minimum and maximum.
+    #[tool(read_only)]
+    fn stats(&self, numbers: Vec<f64>) -> Result<Json<Stats>, &'static str> {
+        let count = numbers.len();
+        if count == 0 {
+            return Err("give at least one number");
+        }
+        Ok(Json(Stats {
+            count,
+            mean: numbers.iter().sum::<f64>() / count as f64,
+            min: numbers.iter().copied().fold(f64::INFINITY, f64::min),
+            max: numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }))
+    }
+
+    /// What this server offers.
+    #[resource(uri = "quickstart://readme", mime_type = "text/markdown")]
+    fn readme(&self) -> &'static str {
+        "# quickstart\n\nThe tools `add`, `echo` and `stats`, and the prompt `code_review`.\n"
+    }
+
+    /// Asks for a careful review of a piece of code.
+    #[prompt]
+    fn code_review(&self, code: String) -> String {
+        format!("Review this code; list bugs first, then unclear names.\n\n{code}")
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // stdout carries the protocol over stdio: logs go to stderr (RUST_LOG filters them).
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .init();
+
+    let server = Server::new(Quickstart)?;
+    match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+        [] => Ok(server.serve_stdio().await?),
+        [flag, addr] if flag == "--http" => Ok(server.serve_http(addr.as_str()).await?),
+        _ => Err("usage: quickstart [--http 127.0.0.1:PORT]".into()),
+    }
+}

@@ -1,0 +1,263 @@
+//! The quickstart example's contract, through the in-process client in both eras, plus the
+//! built binary's command line and stdout hygiene. Third-party clients drive the same binary
+//! in tests/interop; tests/readme.rs checks that the README shows this very source.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Stdio;
+
+use mcp_server::Server;
+use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+mod common;
+use common::{eras, rpc_code};
+
+// The binary's source, compiled here as a module so the test serves the very same server.
+#[allow(dead_code)]
+#[path = "../src/bin/quickstart.rs"]
+mod quickstart;
+
+async fn connect(options: ClientOptions) -> TestClient {
+    TestClient::connect(&Server::new(quickstart::Quickstart).unwrap(), options)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn lists_describe_every_tool_resource_and_prompt() {
+    for (options, _) in eras() {
+        let client = connect(options).await;
+        let tools = client.list_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["add", "echo", "stats"]);
+        for tool in &tools {
+            assert!(
+                tool.description.is_some(),
+                "{} has a description",
+                tool.name
+            );
+            assert_eq!(tool.input_schema["type"], "object");
+            assert_eq!(tool.input_schema["additionalProperties"], false);
+        }
+        assert_eq!(tools[0].input_schema["required"], json!(["a", "b"]));
+        assert_eq!(tools[0].input_schema["properties"]["a"]["type"], "integer");
+        assert_eq!(tools[1].input_schema["required"], json!(["text"]));
+        assert_eq!(
+            tools[2].input_schema["properties"]["numbers"]["items"]["type"],
+            "number"
+        );
+        let output = tools[2]
+            .output_schema
+            .as_ref()
+            .expect("stats has an outputSchema");
+        assert_eq!(output["type"], "object");
+        assert_eq!(output["required"], json!(["count", "mean", "min", "max"]));
+
+        let resources = client.list_resources().await.unwrap();
+        assert_eq!(resources.len(), 1);
+        assert_eq!(resources[0].uri, "quickstart://readme");
+        assert_eq!(resources[0].mime_type.as_deref(), Some("text/markdown"));
+        assert!(client.list_resource_templates().await.unwrap().is_empty());
+
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts.len(), 1);
+        assert_eq!(prompts[0].name, "code_review");
+        assert!(prompts[0].description.is_some());
+        let args = prompts[0].arguments.as_ref().unwrap();
+        assert_eq!(args.len(), 1);
+        assert_eq!(
+            (args[0].name.as_str(), args[0].required),
+            ("code", Some(true))
+        );
+    }
+}
+
+#[tokio::test]
+async fn add_echo_and_stats() {
+    for (options, _) in eras() {
+        let client = connect(options).await;
+        let r = client
+            .call_tool("add", json!({"a": 2, "b": 40}))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, None);
+        assert_eq!(r.content.len(), 1);
+        assert_eq!(r.content[0].as_text(), Some("42"));
+
+        let r = client
+            .call_tool("add", json!({"a": i64::MAX, "b": 1}))
+            .await
+            .unwrap();
+        assert_eq!(
+            r.is_error,
+            Some(true),
+            "overflow is a tool error, not a panic"
+        );
+
+        let r = client
+            .call_tool("add", json!({"a": 1.5, "b": 1}))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(true), "integers only");
+
+        let text = "  tabs\tand\nnewlines, \"quotes\", back\\slash, ünïcödé 🦀  ";
+        let r = client
+            .call_tool("echo", json!({"text": text}))
+            .await
+            .unwrap();
+        assert_eq!(r.content.len(), 1);
+        assert_eq!(r.content[0].as_text(), Some(text));
+
+        let r = client
+            .call_tool("stats", json!({"numbers": [1, 2, 3, 4]}))
+            .await
+            .unwrap();
+        let expected = json!({"count": 4, "mean": 2.5, "min": 1.0, "max": 4.0});
+        assert_eq!(r.structured_content, Some(expected.clone()));
+        let mirrored: Value = serde_json::from_str(r.content[0].as_text().unwrap()).unwrap();
+        assert_eq!(
+            mirrored, expected,
+            "the text block mirrors the structured result"
+        );
+
+        let r = client
+            .call_tool("stats", json!({"numbers": []}))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.content[0].as_text().unwrap().contains("at least one"));
+        assert_eq!(r.structured_content, None);
+    }
+}
+
+#[tokio::test]
+async fn readme_and_an_unknown_uri() {
+    for (options, modern) in eras() {
+        let client = connect(options).await;
+        let r = client.read_resource("quickstart://readme").await.unwrap();
+        assert_eq!(r.contents.len(), 1);
+        assert_eq!(r.contents[0].mime_type(), Some("text/markdown"));
+        let text = serde_json::to_value(&r.contents[0]).unwrap()["text"].clone();
+        assert!(text.as_str().unwrap().starts_with("# quickstart"));
+
+        let missing = client
+            .read_resource("quickstart://missing")
+            .await
+            .unwrap_err();
+        let TestClientError::Rpc(e) = missing else {
+            panic!("expected an error, got {missing:?}")
+        };
+        assert_eq!(e.code.0, if modern { -32602 } else { -32002 });
+        assert_eq!(e.data.as_ref().unwrap()["uri"], "quickstart://missing");
+    }
+}
+
+#[tokio::test]
+async fn code_review_prompt() {
+    for (options, _) in eras() {
+        let client = connect(options).await;
+        let code = "fn add(a: i32, b: i32) -> i32 { a - b }";
+        let r = client
+            .get_prompt("code_review", json!({"code": code}))
+            .await
+            .unwrap();
+        assert_eq!(r.messages.len(), 1);
+        let message = serde_json::to_value(&r.messages[0]).unwrap();
+        assert_eq!(message["role"], "user");
+        assert!(message["content"]["text"].as_str().unwrap().contains(code));
+
+        let e = client
+            .get_prompt("code_review", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(rpc_code(e), -32602, "a missing argument is invalid params");
+    }
+}
+
+/// No arguments (stdio) and `--http ADDR` are served (below, and by tests/readme.rs);
+/// anything else is refused with the usage line before serving anything.
+#[tokio::test]
+async fn binary_refuses_other_arguments() {
+    let bin = env!("CARGO_BIN_EXE_quickstart");
+    for args in [
+        &["--http"][..],
+        &["--stdio"],
+        &["--http", "127.0.0.1:0", "extra"],
+    ] {
+        let run = tokio::process::Command::new(bin)
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let run = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+            .await
+            .expect("a refused command line ends at once")
+            .unwrap();
+        assert!(!run.status.success(), "{args:?} is refused");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains("usage: quickstart [--http 127.0.0.1:PORT]"),
+            "{args:?}: {stderr}"
+        );
+        assert!(run.stdout.is_empty(), "{args:?} wrote to stdout");
+    }
+}
+
+#[tokio::test]
+async fn binary_speaks_only_protocol_on_stdout() {
+    let bin = env!("CARGO_BIN_EXE_quickstart");
+
+    // Logging at the most verbose level must still leave stdout to the protocol.
+    let mut child = tokio::process::Command::new(bin)
+        .env("RUST_LOG", "trace")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n",
+                // Logged (at debug) and otherwise ignored.
+                r#"{"jsonrpc":"2.0","method":"notifications/unknown"}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":40}}}"#,
+                "\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    drop(stdin);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut replies = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        replies.push(serde_json::from_str::<Value>(&line).expect("every stdout line is JSON"));
+    }
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(
+        child.wait().await.unwrap().success(),
+        "exits 0 when stdin closes"
+    );
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    assert_eq!(replies[0]["result"]["serverInfo"]["name"], "quickstart");
+    assert_eq!(replies[1]["result"]["content"][0]["text"], "42");
+    assert!(
+        stderr.contains("notification ignored"),
+        "logs go to stderr: {stderr}"
+    );
+}

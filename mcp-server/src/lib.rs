@@ -69,6 +69,7 @@ pub mod http {
 /// The guide's pages, compiled and run as doctests so their code cannot rot.
 #[cfg(doctest)]
 mod guide {
+    #[cfg(feature = "http")]
     #[doc = include_str!("../../README.md")]
     mod readme {}
     #[doc = include_str!("../../docs/README.md")]

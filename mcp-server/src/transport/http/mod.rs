@@ -631,9 +631,10 @@ impl HttpState {
         let server = self.server.clone();
         let shutdown = self.shutdown.clone();
         let task_cancel = cancel.clone();
-        // Boxed: the request's future is several KB, and the spawn path would move it more
-        // than once.
-        tokio::spawn(Box::pin(async move {
+        // Boxed once: the request's future is several KB. A request that completes without
+        // waiting is answered from this task; one that waits goes on as its own task
+        // (polled again there with its own waker), so it outlives a dropped connection.
+        let mut task = Box::pin(async move {
             let reply = server
                 .handle_registered(&conn, request, sink, task_cancel.clone())
                 .await;
@@ -651,7 +652,13 @@ impl HttpState {
                     }
                 }
             }
-        }));
+        });
+        let finished =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(task.as_mut().poll(cx).is_ready()))
+                .await;
+        if !finished {
+            tokio::spawn(task);
+        }
         if let Some(session) = resumable {
             // Legacy era: a dropped connection is not a cancellation (the client cancels with
             // `notifications/cancelled`); the stream can be resumed with `Last-Event-ID`.

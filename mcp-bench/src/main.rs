@@ -178,10 +178,16 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
             Ok(())
         }
         "serve" => {
-            args.check(&["http", "sse"], false)?;
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
+            args.check(&["http", "sse", "current-thread"], false)?;
+            let runtime = if args.has("current-thread") {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?
+            } else {
+                tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()?
+            };
             let addr = args.value("http").map(str::to_owned);
             runtime
                 .block_on(server::serve(addr, args.has("sse")))

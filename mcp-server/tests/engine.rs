@@ -1316,3 +1316,63 @@ async fn any_chunking_of_the_input_loses_no_request() {
         );
     }
 }
+
+/// More notifications than the outbound queue holds, from more requests than may run at
+/// once: the serving loop writes the queue while it waits for a slot, so nothing stalls,
+/// and each request's notifications come before its response.
+#[tokio::test]
+async fn stdio_streams_more_notifications_than_the_queue_holds() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    const CALLS: u64 = 6;
+    const NOTES: u64 = 1500;
+    let server = Server::builder("chatty", "1.0.0").max_in_flight(2).build();
+    server
+        .registry()
+        .add_tool(
+            tool("chatty"),
+            tool_fn(|_: Value, ctx: Context| async move {
+                for p in 1..=NOTES {
+                    ctx.progress(p as f64, None, None).await;
+                }
+                "done"
+            }),
+            None,
+        )
+        .unwrap();
+    let (client_io, server_io) = tokio::io::duplex(1 << 12);
+    let (r, w) = tokio::io::split(server_io);
+    let served = tokio::spawn(async move { server.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let reading = tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(cr).lines();
+        let mut seen = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            seen.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        seen
+    });
+    cw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.unwrap();
+    for id in 1..=CALLS {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "chatty", "_meta": {"progressToken": id}}});
+        cw.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+    }
+    cw.shutdown().await.unwrap();
+    let seen = tokio::time::timeout(Duration::from_secs(60), reading)
+        .await
+        .expect("the server kept writing")
+        .unwrap();
+    served.await.unwrap().unwrap();
+    for id in 1..=CALLS {
+        let notes: Vec<usize> = (0..seen.len())
+            .filter(|&i| seen[i]["params"]["progressToken"] == id)
+            .collect();
+        let response = seen.iter().position(|m| m["id"] == id).unwrap();
+        assert_eq!(notes.len() as u64, NOTES, "call {id}");
+        assert!(
+            notes.iter().all(|&i| i < response),
+            "call {id}: a note after the result"
+        );
+        assert_eq!(seen[response]["result"]["content"][0]["text"], "done");
+    }
+}

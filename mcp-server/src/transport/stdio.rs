@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message, WireErrorResponse};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -39,20 +39,21 @@ enum Line {
 }
 
 /// Reads `\n`-terminated lines of at most `max` bytes; a longer line is consumed up to its
-/// newline without being kept. Cancel-safe between calls: a partial line stays in `buf`.
+/// newline without being kept. Cancel-safe: a partial line (or the skipping of a long one)
+/// carries over to the next call.
 struct LineReader<R> {
-    inner: R,
+    inner: BufReader<R>,
     buf: Vec<u8>,
     max: usize,
+    skipping: bool,
 }
 
-impl<R: AsyncBufRead + Unpin> LineReader<R> {
+impl<R: AsyncRead + Unpin> LineReader<R> {
     async fn next(&mut self) -> std::io::Result<Line> {
-        let mut skipping = false;
         loop {
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {
-                if skipping {
+                if std::mem::take(&mut self.skipping) {
                     return Ok(Line::TooLong);
                 }
                 if self.buf.is_empty() {
@@ -64,9 +65,9 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 Some(i) => (&available[..i], Some(i + 1)),
                 None => (available, None),
             };
-            if !skipping {
+            if !self.skipping {
                 if self.buf.len() + chunk.len() > self.max {
-                    skipping = true;
+                    self.skipping = true;
                     self.buf = Vec::new();
                 } else {
                     self.buf.extend_from_slice(chunk);
@@ -75,12 +76,17 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             let used = found.unwrap_or(available.len());
             self.inner.consume(used);
             if found.is_some() {
-                if skipping {
+                if std::mem::take(&mut self.skipping) {
                     return Ok(Line::TooLong);
                 }
                 return Ok(Line::Text(std::mem::take(&mut self.buf)));
             }
         }
+    }
+
+    /// Whether a whole line is already buffered (so reading it will not wait).
+    fn line_ready(&self) -> bool {
+        self.inner.buffer().contains(&b'\n')
     }
 }
 
@@ -89,26 +95,68 @@ fn envelope_error(e: &EnvelopeError) -> String {
     serde_json::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).unwrap_or_default()
 }
 
-async fn write_all<W: AsyncWrite + Unpin>(
-    writer: W,
-    mut rx: mpsc::Receiver<String>,
-) -> std::io::Result<()> {
-    // Messages queued together go out in one write; the buffer is flushed whenever the queue
-    // runs empty, so nothing waits for more output to come.
-    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(first) = rx.recv().await {
-        let mut message = first;
+/// The output side, written by the serving loop itself: responses of requests answered on
+/// the spot go straight in, and messages from requests running as tasks (and notifications)
+/// come through the outbound queue. A write error ends the serving; later writes are dropped.
+struct Output<W> {
+    writer: tokio::io::BufWriter<W>,
+    error: Option<std::io::Error>,
+    dirty: bool,
+}
+
+impl<W: AsyncWrite + Unpin> Output<W> {
+    async fn write(&mut self, message: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let written = async {
+            self.writer.write_all(message.as_bytes()).await?;
+            self.writer.write_all(b"\n").await
+        }
+        .await;
+        self.dirty = true;
+        if let Err(e) = written {
+            self.error = Some(e);
+        }
+    }
+
+    /// Writes whatever the queue holds now (in order), without waiting for more.
+    async fn drain(&mut self, rx: &mut mpsc::Receiver<String>) {
+        while let Ok(message) = rx.try_recv() {
+            self.write(&message).await;
+        }
+    }
+
+    async fn flush(&mut self) {
+        if !self.dirty || self.error.is_some() {
+            return;
+        }
+        self.dirty = false;
+        if let Err(e) = self.writer.flush().await {
+            self.error = Some(e);
+        }
+    }
+
+    /// Runs `work` while writing what the queue receives meanwhile, so a task that waits on
+    /// a full queue can always finish.
+    async fn while_draining<F: std::future::Future>(
+        &mut self,
+        rx: &mut mpsc::Receiver<String>,
+        work: F,
+    ) -> F::Output {
+        let mut work = std::pin::pin!(work);
         loop {
-            writer.write_all(message.as_bytes()).await?;
-            writer.write_all(b"\n").await?;
-            match rx.try_recv() {
-                Ok(next) => message = next,
-                Err(_) => break,
+            tokio::select! {
+                biased;
+                out = &mut work => return out,
+                Some(message) = rx.recv() => {
+                    self.write(&message).await;
+                    self.drain(rx).await;
+                    self.flush().await;
+                }
             }
         }
-        writer.flush().await?;
     }
-    writer.flush().await
 }
 
 impl Server {
@@ -147,8 +195,12 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::channel::<String>(OUTBOUND_CAPACITY);
-        let writer = tokio::spawn(write_all(output, rx));
+        let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_CAPACITY);
+        let mut out = Output {
+            writer: tokio::io::BufWriter::with_capacity(64 * 1024, output),
+            error: None,
+            dirty: false,
+        };
         let sink = Sink::Channel(tx);
         let conn = Arc::new(Connection::new(
             sink.clone(),
@@ -163,19 +215,37 @@ impl Server {
             inner: BufReader::with_capacity(64 * 1024, input),
             buf: Vec::new(),
             max: self.config().max_message_size,
+            skipping: false,
         };
 
         let read_result = loop {
             while tasks.try_join_next().is_some() {}
-            let line = match reader.next().await {
+            // What the tasks queued goes out first; the buffer is flushed only when no
+            // further line is already waiting, so a burst of requests costs one write.
+            out.drain(&mut rx).await;
+            if !reader.line_ready() {
+                out.flush().await;
+            }
+            if out.error.is_some() {
+                break Ok(());
+            }
+            let next = tokio::select! {
+                biased;
+                Some(message) = rx.recv() => {
+                    out.write(&message).await;
+                    continue;
+                }
+                next = reader.next() => next,
+            };
+            let line = match next {
                 Ok(Line::Text(line)) => line,
                 Ok(Line::TooLong) => {
                     let e = ErrorObject::invalid_request(format!(
                         "message larger than {} bytes",
                         self.config().max_message_size
                     ));
-                    sink.send(
-                        serde_json::to_string(&WireErrorResponse::new(None, &e))
+                    out.write(
+                        &serde_json::to_string(&WireErrorResponse::new(None, &e))
                             .unwrap_or_default(),
                     )
                     .await;
@@ -188,61 +258,89 @@ impl Server {
                 continue;
             }
             match jsonrpc::parse(&line) {
-                Err(e) => sink.send(envelope_error(&e)).await,
+                Err(e) => out.write(&envelope_error(&e)).await,
                 Ok(Incoming::Single(Message::Request(req))) => {
                     // The handshake decides the era for everything after it: run it before
                     // reading on.
                     if req.method == "initialize" {
-                        let reply = self.handle_request(&conn, req, sink.clone()).await;
-                        deliver(&conn, reply, &sink, &done).await;
+                        let reply = out
+                            .while_draining(&mut rx, self.handle_request(&conn, req, sink.clone()))
+                            .await;
+                        if let Reply::Response(r) = reply {
+                            out.drain(&mut rx).await;
+                            out.write(&r.json).await;
+                        }
                         continue;
                     }
-                    // Registered before it is spawned, so a cancellation read next finds it.
+                    // Registered before it runs, so a cancellation read next finds it.
                     let Some(cancel) = conn.begin(&req.id) else {
                         let e = ErrorObject::invalid_request(format!(
                             "request id {} is already in flight",
                             req.id
                         ));
-                        sink.send(
-                            serde_json::to_string(&WireErrorResponse::new(Some(&req.id), &e))
+                        out.write(
+                            &serde_json::to_string(&WireErrorResponse::new(Some(&req.id), &e))
                                 .unwrap_or_default(),
                         )
                         .await;
                         continue;
                     };
                     // Backpressure: no permit, no more reading.
-                    let Ok(permit) = limit.clone().acquire_owned().await else {
+                    let Ok(permit) = out
+                        .while_draining(&mut rx, limit.clone().acquire_owned())
+                        .await
+                    else {
                         break Ok(());
                     };
-                    let (server, conn, sink, done) =
-                        (self.clone(), conn.clone(), sink.clone(), done.clone());
-                    let fut = async move {
-                        let reply = server
-                            .handle_registered(&conn, req, sink.clone(), cancel)
+                    let (server, task_conn, task_sink) = (self.clone(), conn.clone(), sink.clone());
+                    // Boxed once (the future is several KB) and polled once here: a request
+                    // that completes without waiting (most tool calls) is answered on the
+                    // spot; one that waits goes on as its own task, polled again there with
+                    // its own waker.
+                    let mut fut = Box::pin(async move {
+                        server
+                            .handle_registered(&task_conn, req, task_sink, cancel)
+                            .await
+                    });
+                    let polled =
+                        std::future::poll_fn(|cx| std::task::Poll::Ready(fut.as_mut().poll(cx)))
                             .await;
-                        // The permit is held until the response is handed to the writer, so
-                        // a slow reader of our output slows the reading of our input too;
-                        // only a listen stream, which lasts, gives it back first.
-                        if matches!(reply, Reply::Listen(_)) {
+                    match polled {
+                        std::task::Poll::Ready(Reply::Response(r)) => {
+                            // Whatever the handler sent before its result goes first.
+                            out.drain(&mut rx).await;
+                            out.write(&r.json).await;
                             drop(permit);
                         }
-                        deliver(&conn, reply, &sink, &done).await;
-                    };
-                    // Boxed once (the future is several KB). A request that completes
-                    // without waiting (most tool calls) is answered right here; one that
-                    // waits goes on as its own task, polled again there with its own waker.
-                    let mut fut = Box::pin(fut);
-                    let finished = std::future::poll_fn(|cx| {
-                        std::task::Poll::Ready(fut.as_mut().poll(cx).is_ready())
-                    })
-                    .await;
-                    if !finished {
-                        tasks.spawn(fut);
+                        std::task::Poll::Ready(Reply::Silent) => drop(permit),
+                        std::task::Poll::Ready(listen @ Reply::Listen(_)) => {
+                            drop(permit);
+                            let (conn, sink, done) = (conn.clone(), sink.clone(), done.clone());
+                            tasks.spawn(async move { deliver(&conn, listen, &sink, &done).await });
+                        }
+                        std::task::Poll::Pending => {
+                            let (conn, sink, done) = (conn.clone(), sink.clone(), done.clone());
+                            tasks.spawn(async move {
+                                let reply = fut.await;
+                                // The permit is held until the response is handed to the
+                                // writer, so a slow reader of our output slows the reading of
+                                // our input too; only a listen stream, which lasts, gives it
+                                // back first.
+                                if matches!(reply, Reply::Listen(_)) {
+                                    drop(permit);
+                                }
+                                deliver(&conn, reply, &sink, &done).await;
+                            });
+                        }
                     }
                 }
                 Ok(Incoming::Single(other)) => {
-                    if let Some(reply) = self.handle_message(&conn, other, sink.clone()).await {
-                        deliver(&conn, reply, &sink, &done).await;
+                    let reply = out
+                        .while_draining(&mut rx, self.handle_message(&conn, other, sink.clone()))
+                        .await;
+                    if let Some(Reply::Response(r)) = reply {
+                        out.drain(&mut rx).await;
+                        out.write(&r.json).await;
                     }
                 }
                 Ok(Incoming::Batch(items)) => {
@@ -258,14 +356,17 @@ impl Server {
                         } else {
                             "batches are only part of protocol revision 2025-03-26"
                         });
-                        sink.send(
-                            serde_json::to_string(&WireErrorResponse::new(None, &e))
+                        out.write(
+                            &serde_json::to_string(&WireErrorResponse::new(None, &e))
                                 .unwrap_or_default(),
                         )
                         .await;
                         continue;
                     }
-                    let Ok(permit) = limit.clone().acquire_owned().await else {
+                    let Ok(permit) = out
+                        .while_draining(&mut rx, limit.clone().acquire_owned())
+                        .await
+                    else {
                         break Ok(());
                     };
                     let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
@@ -284,17 +385,26 @@ impl Server {
         // finishes and is written.
         conn.input_closed();
         done.cancel();
-        while tasks.join_next().await.is_some() {}
-        let _ = forwarder.await;
+        out.while_draining(&mut rx, async {
+            while tasks.join_next().await.is_some() {}
+            let _ = forwarder.await;
+        })
+        .await;
         *match conn.sink.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         } = Sink::Discard;
         drop(sink);
         drop(conn);
-        let written = writer
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        // Every sender is gone: the queue ends once it is empty.
+        while let Some(message) = rx.recv().await {
+            out.write(&message).await;
+        }
+        out.flush().await;
+        let written = match out.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
         read_result.and(written)
     }
 

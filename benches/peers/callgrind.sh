@@ -35,6 +35,7 @@ bench="$root/target/release/mcp-bench"
 servers=(
   "ours|$bench serve"
   "rmcp|$root/target/peers/release/rmcp-server"
+  "rmcp-pipes|$root/target/peers/release/rmcp-server --pipes"
   "floor|$root/target/peers/release/floor"
 )
 if [[ ${WITH_TS:-0} == 1 ]]; then

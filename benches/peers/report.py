@@ -27,6 +27,8 @@ NOTES = {
     ("http-modern", "rmcp"): "JSON responses (`json_response`)",
     ("http-modern", "rmcp-sse"): "rmcp's default: SSE responses, no TCP_NODELAY",
     ("http-modern", "rmcp-sse-nodelay"): "SSE responses, TCP_NODELAY",
+    ("seq", "ours-ct"): "the same server on tokio's current-thread runtime",
+    ("pipe", "ours-ct"): "the same server on tokio's current-thread runtime",
     ("seq", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
     ("pipe", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
 }

@@ -104,6 +104,7 @@ servers_for() {
   case $1 in
     seq | pipe)
       echo "ours|stdio|$bench serve"
+      echo "ours-ct|stdio|$bench serve --current-thread"
       echo "rmcp|stdio|$rmcp"
       echo "rmcp-pipes|stdio|$rmcp --pipes"
       echo "ts|stdio|${ts[*]}"

@@ -353,7 +353,7 @@ fn snapshot(name: &str, value: &Value) {
 /// Errors of `instance` against the definition `def` of the official schema of `version`.
 fn schema_errors(version: ProtocolVersion, def: &str, instance: &Value) -> Vec<String> {
     let path = manifest()
-        .join("../../shared/spec")
+        .join("spec")
         .join(version.as_str())
         .join("schema.json");
     let root: Value =

@@ -435,7 +435,7 @@ mod tests {
 
     fn examples<T: Serialize + DeserializeOwned>(name: &str) -> usize {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/spec/2026-07-28/examples")
+            .join("../spec/2026-07-28/examples")
             .join(name);
         let mut n = 0;
         // Not every definition has examples (InvalidRequestError has none).

@@ -790,7 +790,7 @@ mod tests {
             variant: &str,
         ) -> usize {
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../shared/spec/2026-07-28/examples")
+                .join("../spec/2026-07-28/examples")
                 .join(folder);
             let mut n = 0;
             for entry in std::fs::read_dir(&dir).unwrap() {

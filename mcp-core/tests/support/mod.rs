@@ -6,17 +6,16 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-/// The official spec folder: the repository's bundled copy of the schemas sits in
-/// `mcp-core/spec`; the examples live only in the shared spec folder beside the checkout.
+/// The official schemas and 2026-07-28 examples, vendored at the workspace root (`spec/`,
+/// see its README for the source revision and license).
 pub fn spec_dir() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let shared = manifest.join("../../shared/spec");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec");
     assert!(
-        shared.is_dir(),
-        "the official spec folder is expected at {} (shared/ beside the checkout)",
-        shared.display()
+        dir.is_dir(),
+        "the vendored spec folder is expected at {}",
+        dir.display()
     );
-    shared
+    dir
 }
 
 /// JSON equality where numbers compare by value (`50` equals `50.0`), as JSON has one number

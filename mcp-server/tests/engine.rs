@@ -338,7 +338,7 @@ async fn legacy_unknown_version_gets_latest_and_requests_before_initialize_are_r
 async fn tools_work_the_same_in_both_eras() {
     let server = server();
     for options in [ClientOptions::legacy(), ClientOptions::modern()] {
-        let modern = options.clone().version_era_is_modern();
+        let modern = options.protocol_version().era() == mcp_core::Era::Modern;
         let client = TestClient::connect(&server, options).await.unwrap();
         let r = client
             .call_tool("add", json!({"a": 2, "b": 40}))
@@ -420,16 +420,6 @@ async fn tools_work_the_same_in_both_eras() {
         let r = client.call_tool("slow", json!({})).await.unwrap();
         assert_eq!(r.is_error, Some(true));
         assert!(r.content[0].as_text().unwrap().contains("did not finish"));
-    }
-}
-
-trait EraOf {
-    fn version_era_is_modern(self) -> bool;
-}
-
-impl EraOf for ClientOptions {
-    fn version_era_is_modern(self) -> bool {
-        format!("{self:?}").contains("V2026")
     }
 }
 
@@ -851,20 +841,28 @@ async fn modern_input_required_round_trip_and_sealed_state() {
     );
 }
 
-#[tokio::test]
+/// The paused clock lets the hour-long sleep end as soon as every task is idle: a handler
+/// that cancellation failed to drop would finish and answer, and the test would see it.
+#[tokio::test(start_paused = true)]
 async fn cancellation_drops_the_handler_and_sends_nothing() {
+    struct CountDrop(Arc<AtomicUsize>);
+    impl Drop for CountDrop {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
     let server = Server::builder("cancel", "1").build();
-    let started = Arc::new(AtomicUsize::new(0));
+    let dropped = Arc::new(AtomicUsize::new(0));
     let finished = Arc::new(AtomicUsize::new(0));
-    let (s, f) = (started.clone(), finished.clone());
+    let (d, f) = (dropped.clone(), finished.clone());
     server
         .registry()
         .add_tool(
             tool("wait"),
             tool_fn(move |_: Value, _| {
-                let (s, f) = (s.clone(), f.clone());
+                let (d, f) = (d.clone(), f.clone());
                 async move {
-                    s.fetch_add(1, Ordering::SeqCst);
+                    let _guard = CountDrop(d);
                     tokio::time::sleep(Duration::from_secs(3600)).await;
                     f.fetch_add(1, Ordering::SeqCst);
                     "never"
@@ -888,7 +886,8 @@ async fn cancellation_drops_the_handler_and_sends_nothing() {
         "nothing is sent for a cancelled request: {lines:?}"
     );
     assert!(lines.iter().any(|l| l["id"] == "after"));
-    assert_eq!(finished.load(Ordering::SeqCst), 0);
+    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the handler's future was dropped");
+    assert_eq!(finished.load(Ordering::SeqCst), 0, "and never ran to its end");
 }
 
 #[tokio::test]

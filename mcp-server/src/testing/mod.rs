@@ -92,6 +92,11 @@ impl ClientOptions {
         Self::version(ProtocolVersion::V2026_07_28)
     }
 
+    /// The protocol revision this client speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
     /// A client speaking `version`.
     pub fn version(version: ProtocolVersion) -> Self {
         ClientOptions {

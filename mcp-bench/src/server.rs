@@ -30,9 +30,7 @@ pub async fn serve(addr: Option<String>, sse: bool) -> Result<(), Box<dyn std::e
         Some(addr) => {
             let options = HttpOptions::default().sse_responses(sse);
             server
-                .serve_http_with(addr.as_str(), options, async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
+                .serve_http_with(addr.as_str(), options, mcp_server::http::shutdown_signal())
                 .await?;
         }
     }

@@ -61,8 +61,9 @@ pub mod __private;
 #[cfg(feature = "http")]
 pub mod http {
     pub use crate::transport::http::{
-        HostPolicy, HttpOptions, HttpSession, InMemorySessionStore, OriginPolicy, Principal,
-        SESSION_HEADER, SessionStore,
+        BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
+        HttpSession, InMemorySessionStore, MediaTypeLayer, OriginPolicy, Principal, SESSION_HEADER,
+        SessionStore, shutdown_signal,
     };
 }
 
@@ -111,6 +112,9 @@ pub use result::{
     PromptError, ResourceError, ToolError,
 };
 pub use server::{KeyError, McpServer, Server, ServerBuilder};
+/// The cancellation token of a request ([`Context::cancellation_token`]) and of an HTTP
+/// endpoint's streams ([`Server::http_endpoint`]), re-exported from `tokio-util`.
+pub use tokio_util::sync::CancellationToken;
 
 /// The items most servers use.
 pub mod prelude {

@@ -886,8 +886,16 @@ async fn cancellation_drops_the_handler_and_sends_nothing() {
         "nothing is sent for a cancelled request: {lines:?}"
     );
     assert!(lines.iter().any(|l| l["id"] == "after"));
-    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the handler's future was dropped");
-    assert_eq!(finished.load(Ordering::SeqCst), 0, "and never ran to its end");
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        1,
+        "the handler's future was dropped"
+    );
+    assert_eq!(
+        finished.load(Ordering::SeqCst),
+        0,
+        "and never ran to its end"
+    );
 }
 
 #[tokio::test]

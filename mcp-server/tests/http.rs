@@ -80,7 +80,7 @@ fn server() -> Server {
 }
 
 fn router(server: &Server, options: HttpOptions) -> axum::Router {
-    server.http_router_with(options, CancellationToken::new())
+    server.http_router(options, CancellationToken::new())
 }
 
 fn post(body: &str) -> http::request::Builder {

@@ -669,27 +669,20 @@ fn indent(text: &str) -> String {
         .to_owned()
 }
 
-/// Serves `server` at `http://ADDR/mcp` until Ctrl-C, after printing how to connect.
+/// Serves `server` at `http://ADDR/mcp` until SIGINT or SIGTERM, after printing how to connect.
 async fn serve_http(server: &Server, addr: &str, args: &Args) -> std::io::Result<()> {
     // Bound here rather than by `Server::serve_http` so that the printed URL carries the
     // real port, `--http 127.0.0.1:0` included.
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let url = format!("http://{local}/mcp");
-    if !local.ip().is_loopback() {
-        tracing::warn!(%local, "listening beyond loopback: the default Host policy answers 403 to remote clients");
-    }
     println!("{}", connect_help(&url, args));
-    tracing::info!(url = %url, "serving MCP over Streamable HTTP");
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let router =
-        server.http_router_with(mcp_server::http::HttpOptions::default(), shutdown.clone());
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            let _ = tokio::signal::ctrl_c().await;
-            // Ends the long-lived SSE streams so that the graceful shutdown can finish.
-            shutdown.cancel();
-        })
+    server
+        .serve_http_on(
+            listener,
+            mcp_server::http::HttpOptions::default(),
+            mcp_server::http::shutdown_signal(),
+        )
         .await
 }
 

@@ -6,6 +6,7 @@
 //! revisions: `initialize` first). Both eras then share the handlers of the common methods;
 //! only the wrapping of results and errors differs.
 
+pub(crate) mod batch;
 pub(crate) mod guard;
 pub(crate) mod listen;
 pub(crate) mod seal;
@@ -108,6 +109,12 @@ impl Response {
         self.status = status;
         self
     }
+}
+
+/// The error for a request whose id is already in flight on its connection (ids must be
+/// unique among a client's outstanding requests).
+pub(crate) fn duplicate_id(id: &RequestId) -> ErrorObject {
+    ErrorObject::invalid_request(format!("request id {id} is already in flight"))
 }
 
 /// The parsed `_meta` of a request's params, read before dispatch.
@@ -384,13 +391,7 @@ impl Server {
         sink: Sink,
     ) -> Reply {
         let Some(cancel) = conn.begin(&req.id) else {
-            return Reply::Response(Response::error(
-                Some(&req.id),
-                &ErrorObject::invalid_request(format!(
-                    "request id {} is already in flight",
-                    req.id
-                )),
-            ));
+            return Reply::Response(Response::error(Some(&req.id), &duplicate_id(&req.id)));
         };
         self.handle_registered(conn, req, sink, cancel).await
     }

@@ -185,10 +185,9 @@ impl Drop for Abandon<'_> {
         )) else {
             return;
         };
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let sink = self.sink.clone();
-            runtime.spawn(async move { sink.send(text).await });
-        }
+        // Nothing is spawned from a destructor: if the destination is full, the client's
+        // own timeout covers the lost notice.
+        self.sink.try_send(text);
     }
 }
 
@@ -206,7 +205,7 @@ pub(crate) struct Connection {
     era: Mutex<ConnectionEra>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// Where messages not tied to a request go (list changes, resource updates).
-    pub(crate) sink: Mutex<Sink>,
+    sink: Mutex<Sink>,
     request_timeout: Duration,
 }
 
@@ -246,6 +245,17 @@ impl Connection {
 
     pub(crate) fn sink(&self) -> Sink {
         lock(&self.sink).clone()
+    }
+
+    /// Where messages not tied to a request go from now on (a new GET stream replaces the
+    /// previous one, which then ends).
+    pub(crate) fn set_sink(&self, sink: Sink) {
+        *lock(&self.sink) = sink;
+    }
+
+    /// How many requests are in flight.
+    pub(crate) fn in_flight_len(&self) -> usize {
+        lock(&self.in_flight).len()
     }
 
     /// Registers a request in flight; `None` if a request with this id is already in flight

@@ -24,6 +24,13 @@ impl Sink {
         }
     }
 
+    /// Sends one message if the destination has room now; otherwise drops it.
+    pub(crate) fn try_send(&self, message: String) {
+        if let Sink::Channel(tx) | Sink::Closable(tx, _) = self {
+            let _ = tx.try_send(message);
+        }
+    }
+
     /// Closes the transport stream now, if it can be closed early and resumed.
     pub(crate) fn close_stream(&self) {
         if let Sink::Closable(_, close) = self {

@@ -159,7 +159,10 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
 /// mcp_server::testing::assert_conformant(&server).await;
 /// # }
 /// ```
-#[allow(clippy::panic, reason = "an assertion for tests: failing loudly is its purpose")]
+#[allow(
+    clippy::panic,
+    reason = "an assertion for tests: failing loudly is its purpose"
+)]
 pub async fn assert_conformant(server: &Server) {
     if let Err(problems) = check_conformance(server).await {
         panic!(

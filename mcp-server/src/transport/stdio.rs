@@ -21,12 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::session::{Connection, ConnectionEra};
 use crate::engine::sink::Sink;
-use crate::engine::{Reply, Response};
+use crate::engine::{self, Reply, Response};
 use crate::server::Server;
-
-/// The most messages one 2025-03-26 batch may hold; a larger batch is refused whole, so one
-/// message cannot fan out into unbounded work.
-pub(crate) const MAX_BATCH: usize = 100;
 
 /// Messages waiting for the writer; beyond this, senders wait.
 const OUTBOUND_CAPACITY: usize = 1024;
@@ -159,290 +155,202 @@ impl<W: AsyncWrite + Unpin> Output<W> {
     }
 }
 
-impl Server {
-    /// Serves this server over the process's stdin and stdout until stdin closes.
-    ///
-    /// # Errors
-    ///
-    /// Reading stdin or writing stdout failed.
-    pub async fn serve_stdio(&self) -> std::io::Result<()> {
-        #[cfg(unix)]
-        {
-            let input: Box<dyn AsyncRead + Unpin + Send> = match pipes::stdin() {
-                Some(pipe) => Box::new(pipe),
-                None => Box::new(tokio::io::stdin()),
-            };
-            let output: Box<dyn AsyncWrite + Unpin + Send> = match pipes::stdout() {
-                Some(pipe) => Box::new(pipe),
-                None => Box::new(tokio::io::stdout()),
-            };
-            self.serve_io(input, output).await
-        }
-        #[cfg(not(unix))]
-        {
-            self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
-        }
-    }
-
-    /// Serves this server over any byte streams with stdio framing (one JSON message per
-    /// line) until `input` ends; every response is written before it returns.
-    ///
-    /// # Errors
-    ///
-    /// Reading `input` or writing `output` failed.
-    pub async fn serve_io<R, W>(&self, input: R, output: W) -> std::io::Result<()>
-    where
-        R: AsyncRead + Unpin,
-        W: AsyncWrite + Unpin + Send + 'static,
+/// Serves `server` over the process's stdin and stdout until stdin closes.
+pub(crate) async fn serve_stdio(server: &Server) -> std::io::Result<()> {
+    #[cfg(unix)]
     {
-        let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_CAPACITY);
-        let mut out = Output {
-            writer: tokio::io::BufWriter::with_capacity(64 * 1024, output),
-            error: None,
-            dirty: false,
+        let input: Box<dyn AsyncRead + Unpin + Send> = match pipes::stdin() {
+            Some(pipe) => Box::new(pipe),
+            None => Box::new(tokio::io::stdin()),
         };
-        let sink = Sink::Channel(tx);
-        let conn = Arc::new(Connection::new(
-            sink.clone(),
-            self.config().client_request_timeout,
-        ));
-        let done = CancellationToken::new();
-        let forwarder = tokio::spawn(forward_changes(self.clone(), conn.clone(), done.clone()));
-
-        let limit = Arc::new(Semaphore::new(self.config().max_in_flight));
-        let mut tasks = JoinSet::new();
-        let mut reader = LineReader {
-            inner: BufReader::with_capacity(64 * 1024, input),
-            buf: Vec::new(),
-            max: self.config().max_message_size,
-            skipping: false,
+        let output: Box<dyn AsyncWrite + Unpin + Send> = match pipes::stdout() {
+            Some(pipe) => Box::new(pipe),
+            None => Box::new(tokio::io::stdout()),
         };
+        serve_io(server, input, output).await
+    }
+    #[cfg(not(unix))]
+    {
+        serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+    }
+}
 
-        let read_result = loop {
-            while tasks.try_join_next().is_some() {}
-            // What the tasks queued goes out first; the buffer is flushed only when no
-            // further line is already waiting, so a burst of requests costs one write.
-            out.drain(&mut rx).await;
-            if !reader.line_ready() {
-                out.flush().await;
-            }
-            if out.error.is_some() {
-                break Ok(());
-            }
-            let next = tokio::select! {
-                biased;
-                Some(message) = rx.recv() => {
-                    out.write(&message).await;
-                    continue;
-                }
-                next = reader.next() => next,
-            };
-            let line = match next {
-                Ok(Line::Text(line)) => line,
-                Ok(Line::TooLong) => {
-                    let e = ErrorObject::invalid_request(format!(
-                        "message larger than {} bytes",
-                        self.config().max_message_size
-                    ));
-                    out.write(
-                        &serde_json::to_string(&WireErrorResponse::new(None, &e))
-                            .unwrap_or_default(),
-                    )
-                    .await;
-                    continue;
-                }
-                Ok(Line::Eof) => break Ok(()),
-                Err(e) => break Err(e),
-            };
-            if line.iter().all(u8::is_ascii_whitespace) {
+/// Serves `server` over any byte streams with stdio framing (one JSON message per line)
+/// until `input` ends; every response is written before it returns.
+pub(crate) async fn serve_io<R, W>(server: &Server, input: R, output: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::channel::<String>(OUTBOUND_CAPACITY);
+    let mut out = Output {
+        writer: tokio::io::BufWriter::with_capacity(64 * 1024, output),
+        error: None,
+        dirty: false,
+    };
+    let sink = Sink::Channel(tx);
+    let conn = Arc::new(Connection::new(
+        sink.clone(),
+        server.config().client_request_timeout,
+    ));
+    let done = CancellationToken::new();
+    let forwarder = tokio::spawn(forward_changes(server.clone(), conn.clone(), done.clone()));
+
+    let limit = Arc::new(Semaphore::new(server.config().max_in_flight));
+    let mut tasks = JoinSet::new();
+    let mut reader = LineReader {
+        inner: BufReader::with_capacity(64 * 1024, input),
+        buf: Vec::new(),
+        max: server.config().max_message_size,
+        skipping: false,
+    };
+
+    let read_result = loop {
+        while tasks.try_join_next().is_some() {}
+        // What the tasks queued goes out first; the buffer is flushed only when no
+        // further line is already waiting, so a burst of requests costs one write.
+        out.drain(&mut rx).await;
+        if !reader.line_ready() {
+            out.flush().await;
+        }
+        if out.error.is_some() {
+            break Ok(());
+        }
+        let next = tokio::select! {
+            biased;
+            Some(message) = rx.recv() => {
+                out.write(&message).await;
                 continue;
             }
-            match jsonrpc::parse(&line) {
-                Err(e) => out.write(&envelope_error(&e)).await,
-                Ok(Incoming::Single(Message::Request(req))) => {
-                    // The handshake decides the era for everything after it: run it before
-                    // reading on.
-                    if req.method == "initialize" {
-                        let reply = out
-                            .while_draining(&mut rx, self.handle_request(&conn, req, sink.clone()))
-                            .await;
-                        if let Reply::Response(r) = reply {
-                            out.drain(&mut rx).await;
-                            out.write(&r.json).await;
-                        }
-                        continue;
-                    }
-                    // Registered before it runs, so a cancellation read next finds it.
-                    let Some(cancel) = conn.begin(&req.id) else {
-                        let e = ErrorObject::invalid_request(format!(
-                            "request id {} is already in flight",
-                            req.id
-                        ));
-                        out.write(
-                            &serde_json::to_string(&WireErrorResponse::new(Some(&req.id), &e))
-                                .unwrap_or_default(),
-                        )
+            next = reader.next() => next,
+        };
+        let line = match next {
+            Ok(Line::Text(line)) => line,
+            Ok(Line::TooLong) => {
+                let e = ErrorObject::invalid_request(format!(
+                    "message larger than {} bytes",
+                    server.config().max_message_size
+                ));
+                out.write(
+                    &serde_json::to_string(&WireErrorResponse::new(None, &e)).unwrap_or_default(),
+                )
+                .await;
+                continue;
+            }
+            Ok(Line::Eof) => break Ok(()),
+            Err(e) => break Err(e),
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match jsonrpc::parse(&line) {
+            Err(e) => out.write(&envelope_error(&e)).await,
+            Ok(Incoming::Single(Message::Request(req))) => {
+                // Registered before it runs, so a cancellation read next finds it.
+                let Some(cancel) = conn.begin(&req.id) else {
+                    out.write(&Response::error(Some(&req.id), &engine::duplicate_id(&req.id)).json)
                         .await;
-                        continue;
-                    };
-                    // Backpressure: no permit, no more reading.
-                    let Ok(permit) = out
-                        .while_draining(&mut rx, limit.clone().acquire_owned())
+                    continue;
+                };
+                // Backpressure: no permit, no more reading.
+                let Ok(permit) = out
+                    .while_draining(&mut rx, limit.clone().acquire_owned())
+                    .await
+                else {
+                    break Ok(());
+                };
+                let (server, task_conn, task_sink) = (server.clone(), conn.clone(), sink.clone());
+                // Boxed once (the future is several KB) and polled once here: a request
+                // that completes without waiting (most tool calls) is answered on the
+                // spot; one that waits goes on as its own task, polled again there with
+                // its own waker.
+                let mut fut = Box::pin(async move {
+                    server
+                        .handle_registered(&task_conn, req, task_sink, cancel)
                         .await
-                    else {
-                        break Ok(());
-                    };
-                    let (server, task_conn, task_sink) = (self.clone(), conn.clone(), sink.clone());
-                    // Boxed once (the future is several KB) and polled once here: a request
-                    // that completes without waiting (most tool calls) is answered on the
-                    // spot; one that waits goes on as its own task, polled again there with
-                    // its own waker.
-                    let mut fut = Box::pin(async move {
-                        server
-                            .handle_registered(&task_conn, req, task_sink, cancel)
-                            .await
-                    });
-                    let polled =
-                        std::future::poll_fn(|cx| std::task::Poll::Ready(fut.as_mut().poll(cx)))
-                            .await;
-                    match polled {
-                        std::task::Poll::Ready(Reply::Response(r)) => {
-                            // Whatever the handler sent before its result goes first.
-                            out.drain(&mut rx).await;
-                            out.write(&r.json).await;
-                            drop(permit);
-                        }
-                        std::task::Poll::Ready(Reply::Silent) => drop(permit),
-                        std::task::Poll::Ready(listen @ Reply::Listen(_)) => {
-                            drop(permit);
-                            let (conn, sink, done) = (conn.clone(), sink.clone(), done.clone());
-                            tasks.spawn(async move { deliver(&conn, listen, &sink, &done).await });
-                        }
-                        std::task::Poll::Pending => {
-                            let (conn, sink, done) = (conn.clone(), sink.clone(), done.clone());
-                            tasks.spawn(async move {
-                                let reply = fut.await;
-                                // The permit is held until the response is handed to the
-                                // writer, so a slow reader of our output slows the reading of
-                                // our input too; only a listen stream, which lasts, gives it
-                                // back first.
-                                if matches!(reply, Reply::Listen(_)) {
-                                    drop(permit);
-                                }
-                                deliver(&conn, reply, &sink, &done).await;
-                            });
-                        }
-                    }
-                }
-                Ok(Incoming::Single(other)) => {
-                    let reply = out
-                        .while_draining(&mut rx, self.handle_message(&conn, other, sink.clone()))
-                        .await;
-                    if let Some(Reply::Response(r)) = reply {
+                });
+                let polled =
+                    std::future::poll_fn(|cx| std::task::Poll::Ready(fut.as_mut().poll(cx))).await;
+                match polled {
+                    std::task::Poll::Ready(Reply::Response(r)) => {
+                        // Whatever the handler sent before its result goes first.
                         out.drain(&mut rx).await;
                         out.write(&r.json).await;
-                    }
-                }
-                Ok(Incoming::Batch(items)) => {
-                    let batches_allowed = match conn.era() {
-                        ConnectionEra::Legacy(session) => session
-                            .negotiated()
-                            .is_some_and(|n| n.version.allows_batches()),
-                        _ => false,
-                    };
-                    if !batches_allowed || items.len() > MAX_BATCH {
-                        let e = ErrorObject::invalid_request(if batches_allowed {
-                            "a batch may hold at most 100 messages"
-                        } else {
-                            "batches are only part of protocol revision 2025-03-26"
-                        });
-                        out.write(
-                            &serde_json::to_string(&WireErrorResponse::new(None, &e))
-                                .unwrap_or_default(),
-                        )
-                        .await;
-                        continue;
-                    }
-                    let Ok(permit) = out
-                        .while_draining(&mut rx, limit.clone().acquire_owned())
-                        .await
-                    else {
-                        break Ok(());
-                    };
-                    let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
-                    tasks.spawn(async move {
-                        let responses = server.handle_batch(&conn, items, sink.clone()).await;
-                        if !responses.is_empty() {
-                            sink.send(format!("[{}]", responses.join(","))).await;
-                        }
                         drop(permit);
-                    });
+                    }
+                    std::task::Poll::Ready(Reply::Silent) => drop(permit),
+                    std::task::Poll::Ready(listen @ Reply::Listen(_)) => {
+                        drop(permit);
+                        let (conn, sink, done) = (conn.clone(), sink.clone(), done.clone());
+                        tasks.spawn(async move { deliver(&conn, listen, &sink, &done).await });
+                    }
+                    std::task::Poll::Pending => {
+                        let (conn, sink, done) = (conn.clone(), sink.clone(), done.clone());
+                        tasks.spawn(async move {
+                            let reply = fut.await;
+                            // The permit is held until the response is handed to the
+                            // writer, so a slow reader of our output slows the reading of
+                            // our input too; only a listen stream, which lasts, gives it
+                            // back first.
+                            if matches!(reply, Reply::Listen(_)) {
+                                drop(permit);
+                            }
+                            deliver(&conn, reply, &sink, &done).await;
+                        });
+                    }
                 }
             }
-        };
+            Ok(Incoming::Single(other)) => {
+                let reply = out
+                    .while_draining(&mut rx, server.handle_message(&conn, other, sink.clone()))
+                    .await;
+                if let Some(Reply::Response(r)) = reply {
+                    out.drain(&mut rx).await;
+                    out.write(&r.json).await;
+                }
+            }
+            Ok(Incoming::Batch(items)) => {
+                let Ok(permit) = out
+                    .while_draining(&mut rx, limit.clone().acquire_owned())
+                    .await
+                else {
+                    break Ok(());
+                };
+                let (server, conn, sink) = (server.clone(), conn.clone(), sink.clone());
+                tasks.spawn(async move {
+                    match server.handle_batch(&conn, items, sink.clone()).await {
+                        Ok(responses) if responses.is_empty() => {}
+                        Ok(responses) => sink.send(format!("[{}]", responses.join(","))).await,
+                        Err(e) => sink.send(Response::error(None, &e).json).await,
+                    }
+                    drop(permit);
+                });
+            }
+        }
+    };
 
-        // End of input: nothing more will be answered by the client, but what is in flight
-        // finishes and is written.
-        conn.input_closed();
-        done.cancel();
-        out.while_draining(&mut rx, async {
-            while tasks.join_next().await.is_some() {}
-            let _ = forwarder.await;
-        })
-        .await;
-        *match conn.sink.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        } = Sink::Discard;
-        drop(sink);
-        drop(conn);
-        // Every sender is gone: the queue ends once it is empty.
-        while let Some(message) = rx.recv().await {
-            out.write(&message).await;
-        }
-        out.flush().await;
-        let written = match out.error.take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        };
-        read_result.and(written)
+    // End of input: nothing more will be answered by the client, but what is in flight
+    // finishes and is written.
+    conn.input_closed();
+    done.cancel();
+    out.while_draining(&mut rx, async {
+        while tasks.join_next().await.is_some() {}
+        let _ = forwarder.await;
+    })
+    .await;
+    conn.set_sink(Sink::Discard);
+    drop(sink);
+    drop(conn);
+    // Every sender is gone: the queue ends once it is empty.
+    while let Some(message) = rx.recv().await {
+        out.write(&message).await;
     }
-
-    /// Handles a 2025-03-26 batch: every element, requests concurrently; the responses in
-    /// order (notifications have none).
-    pub(crate) async fn handle_batch(
-        &self,
-        conn: &Arc<Connection>,
-        items: Vec<Result<Message, EnvelopeError>>,
-        sink: Sink,
-    ) -> Vec<String> {
-        let mut set = JoinSet::new();
-        let mut responses: Vec<Option<String>> = Vec::with_capacity(items.len());
-        for (i, item) in items.into_iter().enumerate() {
-            responses.push(None);
-            match item {
-                Err(e) => responses[i] = Some(envelope_error(&e)),
-                Ok(Message::Request(req)) => {
-                    let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
-                    set.spawn(async move {
-                        match server.handle_request(&conn, req, sink).await {
-                            Reply::Response(Response { json, .. }) => (i, Some(json)),
-                            _ => (i, None),
-                        }
-                    });
-                }
-                Ok(other) => {
-                    let _ = self.handle_message(conn, other, sink.clone()).await;
-                }
-            }
-        }
-        while let Some(joined) = set.join_next().await {
-            if let Ok((i, json)) = joined {
-                responses[i] = json;
-            }
-        }
-        responses.into_iter().flatten().collect()
-    }
+    out.flush().await;
+    let written = match out.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
+    read_result.and(written)
 }
 
 /// Sends a request's reply; a `subscriptions/listen` reply streams until the client cancels

@@ -80,7 +80,7 @@ impl HttpSession {
     /// Ends the session: requests in flight are cancelled, its streams close.
     pub(crate) fn end(&self) {
         self.conn.abort();
-        *lock(&self.conn.sink) = Sink::Discard;
+        self.conn.set_sink(Sink::Discard);
     }
 }
 

@@ -1,0 +1,74 @@
+//! JSON-RPC batches: part of protocol revision 2025-03-26 only, and bounded.
+
+use std::sync::Arc;
+
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{EnvelopeError, Message, WireErrorResponse};
+use tokio::task::JoinSet;
+
+use super::session::{Connection, ConnectionEra};
+use super::sink::Sink;
+use super::{Reply, Response};
+use crate::server::Server;
+
+/// The most messages one batch may hold; a larger batch is refused whole, so one message
+/// cannot fan out into unbounded work.
+pub(crate) const MAX_BATCH: usize = 100;
+
+impl Server {
+    /// Handles a batch of a connection: every element, requests concurrently; the responses
+    /// in order (notifications have none). `Err` refuses the batch whole: the connection's
+    /// revision has no batches, or the batch is too large.
+    pub(crate) async fn handle_batch(
+        &self,
+        conn: &Arc<Connection>,
+        items: Vec<Result<Message, EnvelopeError>>,
+        sink: Sink,
+    ) -> Result<Vec<String>, ErrorObject> {
+        let allowed = match conn.era() {
+            ConnectionEra::Legacy(session) => session
+                .negotiated()
+                .is_some_and(|n| n.version.allows_batches()),
+            _ => false,
+        };
+        if !allowed {
+            return Err(ErrorObject::invalid_request(
+                "batches are only part of protocol revision 2025-03-26",
+            ));
+        }
+        if items.len() > MAX_BATCH {
+            return Err(ErrorObject::invalid_request(format!(
+                "a batch may hold at most {MAX_BATCH} messages"
+            )));
+        }
+        let mut set = JoinSet::new();
+        let mut responses: Vec<Option<String>> = vec![None; items.len()];
+        for (i, item) in items.into_iter().enumerate() {
+            match item {
+                Err(e) => {
+                    let error = e.to_error_object();
+                    responses[i] =
+                        serde_json::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).ok();
+                }
+                Ok(Message::Request(req)) => {
+                    let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
+                    set.spawn(async move {
+                        match server.handle_request(&conn, req, sink).await {
+                            Reply::Response(Response { json, .. }) => (i, Some(json)),
+                            _ => (i, None),
+                        }
+                    });
+                }
+                Ok(other) => {
+                    let _ = self.handle_message(conn, other, sink.clone()).await;
+                }
+            }
+        }
+        while let Some(joined) = set.join_next().await {
+            if let Ok((i, json)) = joined {
+                responses[i] = json;
+            }
+        }
+        Ok(responses.into_iter().flatten().collect())
+    }
+}

@@ -1,0 +1,200 @@
+//! [`HttpOptions`]: the endpoint's security checks, limits and timeouts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::origin::{HostPolicy, OriginPolicy};
+use super::session::SessionStore;
+
+/// Settings of the HTTP endpoint and of the server that [`Server::serve_http_with`]
+/// runs. Every default is safe for a server reachable by untrusted clients.
+///
+/// [`Server::serve_http_with`]: crate::Server::serve_http_with
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_server::http::{HostPolicy, HttpOptions};
+///
+/// let options = HttpOptions::default()
+///     .allowed_hosts(HostPolicy::Allow(vec!["mcp.example.com".into()]))
+///     .max_body_size(1 << 20)
+///     .header_read_timeout(Duration::from_secs(5))
+///     .max_connections(2_000)
+///     .session_idle_timeout(Duration::from_secs(600));
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) hosts: HostPolicy,
+    pub(crate) origins: OriginPolicy,
+    pub(crate) max_body_size: usize,
+    pub(crate) keep_alive: Duration,
+    pub(crate) json_only: bool,
+    pub(crate) sse_responses: bool,
+    pub(crate) store: Option<Arc<dyn SessionStore>>,
+    pub(crate) session_idle_timeout: Duration,
+    pub(crate) max_sessions: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) max_in_flight: usize,
+    pub(crate) shutdown_timeout: Duration,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("hosts", &self.hosts)
+            .field("origins", &self.origins)
+            .field("max_body_size", &self.max_body_size)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("max_sessions", &self.max_sessions)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            hosts: HostPolicy::Loopback,
+            origins: OriginPolicy::Loopback,
+            max_body_size: 4 * 1024 * 1024,
+            keep_alive: Duration::from_secs(15),
+            json_only: false,
+            sse_responses: false,
+            store: None,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 10_000,
+            max_in_flight: 1_024,
+            shutdown_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Which `Host` values are served (default: loopback only). Behind a reverse proxy,
+    /// name the public host names the proxy forwards (or [`HostPolicy::Any`] when the proxy
+    /// checks them).
+    pub fn allowed_hosts(mut self, hosts: HostPolicy) -> Self {
+        self.hosts = hosts;
+        self
+    }
+
+    /// Which `Origin` values are served (default: loopback only; requests without `Origin`
+    /// always pass).
+    pub fn allowed_origins(mut self, origins: OriginPolicy) -> Self {
+        self.origins = origins;
+        self
+    }
+
+    /// The largest request body, in bytes (default 4 MiB); larger ones get 413.
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body_size = bytes;
+        self
+    }
+
+    /// How often an idle SSE stream carries a keep-alive comment (default 15 s).
+    pub fn keep_alive(mut self, period: Duration) -> Self {
+        self.keep_alive = period;
+        self
+    }
+
+    /// Never answer with SSE, even when a request emits messages before its result (they are
+    /// then dropped, or go to the legacy session's GET stream).
+    pub fn json_only(mut self, json_only: bool) -> Self {
+        self.json_only = json_only;
+        self
+    }
+
+    /// Answer every request whose client accepts `text/event-stream` with an SSE stream, even
+    /// when the result is its only message (default: plain JSON unless messages come first).
+    /// For deployments that want one response shape; ignored when [`json_only`](Self::json_only)
+    /// is set.
+    pub fn sse_responses(mut self, always: bool) -> Self {
+        self.sse_responses = always;
+        self
+    }
+
+    /// How long a legacy session may go unused before it expires (default 30 min).
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How many legacy sessions may be live (default 10,000); at the cap a new session
+    /// evicts the least recently used one.
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.max_sessions = n;
+        self
+    }
+
+    /// Where legacy sessions are kept (default: in memory, with the timeout and cap above).
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// How long a client has to send a request's headers, counted from the first byte of
+    /// the request (or from the connection's opening, for its first request); a client that
+    /// stalls is disconnected (default 10 s). Applies to the server that
+    /// [`serve_http_with`](crate::Server::serve_http_with) runs.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a client has to send a request's whole body once its headers are in
+    /// (default 30 s); a client that stalls gets `408 Request Timeout`.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may wait, with no request in progress, for the
+    /// next request before it is closed (default 60 s). Applies to the server that
+    /// [`serve_http_with`](crate::Server::serve_http_with) runs.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How many connections may be open at once (default 10,000). At the cap the server
+    /// stops accepting: new connections wait in the operating system's listen backlog until
+    /// one closes (and are refused by the OS once the backlog is full). Keep it below the
+    /// process's file-descriptor limit.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// How many requests the endpoint runs at once, across all clients (default 1,024).
+    /// Beyond it a request is answered at once with `503 Service Unavailable` and
+    /// `Retry-After: 1`, before its body is read; long-lived streams (a legacy session's
+    /// GET stream, `subscriptions/listen`) do not count once open. Each legacy session is
+    /// further held to [`ServerBuilder::max_in_flight`](crate::ServerBuilder::max_in_flight),
+    /// with the same answer.
+    pub fn max_in_flight(mut self, n: usize) -> Self {
+        self.max_in_flight = n.max(1);
+        self
+    }
+
+    /// How long a graceful shutdown waits for requests in flight to finish (default 20 s,
+    /// inside the 30 s most orchestrators allow between SIGTERM and SIGKILL).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+}

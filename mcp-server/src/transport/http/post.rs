@@ -1,0 +1,400 @@
+//! POST: one JSON-RPC message (or a 2025-03-26 batch) in, its answer out — JSON, or an SSE
+//! stream when messages come before the result and the client reads SSE.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::{BodyExt, LengthLimitError};
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message};
+use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::headers;
+use super::layers::{BodyLimit, accepts};
+use super::reply;
+use super::service::{Endpoint, session_id, set_session_header};
+use super::session::HttpSession;
+use super::sse::SseBody;
+use crate::engine::session::Connection;
+use crate::engine::sink::Sink;
+use crate::engine::{self, Reply, Response as EngineResponse, Status};
+
+impl Endpoint {
+    pub(crate) async fn post(self: Arc<Self>, request: Request<Body>) -> Response {
+        // At the limit, refuse before reading the body: the cheapest answer there is.
+        let Ok(permit) = self.in_flight.clone().try_acquire_owned() else {
+            return reply::busy(None, "too many requests in flight; retry shortly");
+        };
+        let (parts, body) = request.into_parts();
+        let max = parts
+            .extensions
+            .get::<BodyLimit>()
+            .map_or(self.options.max_body_size, |l| l.0);
+        let collected = tokio::time::timeout(self.options.body_read_timeout, body.collect()).await;
+        let bytes: Bytes = match collected {
+            Err(_elapsed) => return reply::body_timeout(),
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(e)) if is_too_large(&e) => return reply::too_large(max),
+            Ok(Err(e)) => {
+                return reply::error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    &ErrorObject::parse_error(format!("the request body could not be read: {e}")),
+                );
+            }
+        };
+        match jsonrpc::parse(&bytes) {
+            Err(e) => reply::envelope(&e),
+            Ok(Incoming::Single(Message::Request(request))) => {
+                self.request(parts, request, permit).await
+            }
+            Ok(Incoming::Single(other)) => self.absorb(parts, other).await,
+            Ok(Incoming::Batch(items)) => self.batch(parts, items).await,
+        }
+    }
+
+    async fn request(
+        self: Arc<Self>,
+        parts: http::request::Parts,
+        request: jsonrpc::Request,
+        permit: OwnedSemaphorePermit,
+    ) -> Response {
+        let meta = match engine::probe_meta(request.params.as_deref()) {
+            Ok(meta) => meta,
+            Err(e) => return reply::error(StatusCode::BAD_REQUEST, Some(&request.id), &e),
+        };
+        // The envelope decides the era; a request announcing a modern version in its
+        // `MCP-Protocol-Version` header but missing the envelope is a modern request with a
+        // bad envelope (400, -32602), not a legacy one.
+        let header_modern = headers::single(&parts.headers, headers::PROTOCOL_VERSION)
+            .ok()
+            .flatten()
+            .and_then(|v| v.parse::<mcp_core::ProtocolVersion>().ok())
+            .is_some_and(|v| v.era() == mcp_core::Era::Modern);
+        if engine::is_modern(meta.as_ref()) || header_modern {
+            let body_version = meta.as_ref().and_then(|m| m.protocol_version.as_deref());
+            // Without a body version, the envelope check of the engine answers (-32602).
+            let tool_schema = (request.method == "tools/call")
+                .then(|| tool_name(request.params.as_deref()))
+                .flatten()
+                .and_then(|name| self.server.registry().tool(&name))
+                .map(|t| t.tool.input_schema.clone());
+            if let Some(version) = body_version
+                && let Err(e) = headers::validate(
+                    &parts.headers,
+                    &request.method,
+                    request.params.as_deref(),
+                    version,
+                    tool_schema.as_ref(),
+                )
+            {
+                return reply::error(StatusCode::BAD_REQUEST, Some(&request.id), &e);
+            }
+            let conn = Arc::new(Connection::new(
+                Sink::Discard,
+                self.server.config().client_request_timeout,
+            ));
+            conn.decide(true);
+            return self
+                .dispatch(&parts.headers, conn, request, true, None, permit)
+                .await;
+        }
+        if request.method == "initialize" {
+            // A session id sent with `initialize` is ignored: ids are only ever minted here.
+            self.ensure_background();
+            let conn = Arc::new(Connection::new(
+                Sink::Discard,
+                self.server.config().client_request_timeout,
+            ));
+            conn.decide(false);
+            let session = Arc::new(HttpSession::new(conn.clone(), Self::principal(&parts)));
+            let mut response = self
+                .dispatch(&parts.headers, conn.clone(), request, false, None, permit)
+                .await;
+            if conn.session().is_some_and(|s| s.negotiated().is_some()) {
+                set_session_header(&mut response, &session);
+                self.store.insert(session);
+            }
+            return response;
+        }
+        let session = match self.session(&parts, Some(&request.id)) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        if let Err(r) = self.check_legacy_version(&parts.headers) {
+            return r;
+        }
+        if session.conn.in_flight_len() >= self.server.config().max_in_flight {
+            return reply::busy(
+                Some(&request.id),
+                "this session has too many requests in flight; retry shortly",
+            );
+        }
+        let conn = session.conn.clone();
+        self.dispatch(&parts.headers, conn, request, false, Some(session), permit)
+            .await
+    }
+
+    /// Runs a request and answers with JSON, or with SSE when messages come before its
+    /// result and the client accepts SSE.
+    async fn dispatch(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        conn: Arc<Connection>,
+        request: jsonrpc::Request,
+        modern: bool,
+        session: Option<Arc<HttpSession>>,
+        permit: OwnedSemaphorePermit,
+    ) -> Response {
+        let id = request.id.clone();
+        let Some(cancel) = conn.begin(&id) else {
+            return reply::error(
+                StatusCode::CONFLICT,
+                Some(&id),
+                &ErrorObject::invalid_request(format!(
+                    "request id {id} is already in flight in this session"
+                )),
+            );
+        };
+        let sse = !self.options.json_only && accepts(headers, "text/event-stream");
+        let (tx, mut notes) = mpsc::channel::<String>(64);
+        let (last_tx, mut last) = oneshot::channel::<EngineResponse>();
+        // A legacy session's SSE streams are resumable, and the handler may close them early.
+        let resumable = session.filter(|_| sse && !modern);
+        let close = CancellationToken::new();
+        let sink = if resumable.is_some() {
+            Sink::Closable(tx.clone(), close.clone())
+        } else if sse {
+            Sink::Channel(tx.clone())
+        } else if modern {
+            Sink::Discard
+        } else {
+            conn.sink()
+        };
+        let server = self.server.clone();
+        let shutdown = self.shutdown.clone();
+        let task_cancel = cancel.clone();
+        // Boxed once: the request's future is several KB. A request that completes without
+        // waiting is answered from this task; one that waits goes on as its own (tracked)
+        // task, polled again there with its own waker, so it outlives a dropped connection.
+        // The in-flight permit goes with it.
+        let mut task = Box::pin(async move {
+            let reply = server
+                .handle_registered(&conn, request, sink, task_cancel.clone())
+                .await;
+            match reply {
+                Reply::Response(r) => {
+                    drop(permit);
+                    let _ = last_tx.send(r);
+                }
+                Reply::Silent => drop(permit),
+                Reply::Listen(listen) => {
+                    // A listen stream lasts: it does not hold a request slot.
+                    drop(permit);
+                    if let Some(json) = listen.run(Sink::Channel(tx), task_cancel, shutdown).await {
+                        let _ = last_tx.send(EngineResponse {
+                            json,
+                            status: Status::Ok,
+                        });
+                    }
+                }
+            }
+        });
+        let finished =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(task.as_mut().poll(cx).is_ready()))
+                .await;
+        if !finished {
+            self.tasks.spawn(task);
+        }
+        if let Some(session) = resumable {
+            // Legacy era: a dropped connection is not a cancellation (the client cancels with
+            // `notifications/cancelled`); the stream can be resumed with `Last-Event-ID`.
+            tokio::select! {
+                biased;
+                Some(first) = notes.recv() => {
+                    return self.resumable_stream(session, Some(first), notes, last, close);
+                }
+                () = close.cancelled() => {
+                    return self.resumable_stream(session, None, notes, last, close);
+                }
+                result = &mut last => {
+                    let mut queued = drain(&mut notes);
+                    return match result {
+                        Ok(response) if queued.is_empty() && !self.options.sse_responses => {
+                            reply::json(StatusCode::OK, response.json)
+                        }
+                        Ok(response) => {
+                            queued.push(response.json);
+                            reply::sse(SseBody::new(queued, None, None, None, None))
+                        }
+                        Err(_) => reply::empty(StatusCode::NO_CONTENT),
+                    };
+                }
+            }
+        }
+        // The request is cancelled if this future is dropped (the client went away) before
+        // the answer is complete.
+        let guard = cancel.drop_guard();
+        tokio::select! {
+            biased;
+            Some(first) = notes.recv() => {
+                let body = SseBody::new(
+                    vec![first],
+                    Some(notes),
+                    Some(last),
+                    Some(self.options.keep_alive),
+                    Some(guard),
+                );
+                reply::sse(body)
+            }
+            result = &mut last => {
+                let _ = guard.disarm();
+                let mut queued = drain(&mut notes);
+                match result {
+                    // Errors keep their HTTP status: only a 200 answer becomes a stream.
+                    Ok(response)
+                        if queued.is_empty()
+                            && !(sse
+                                && self.options.sse_responses
+                                && matches!(response.status, Status::Ok)) =>
+                    {
+                        reply::json(reply::status(response.status, modern), response.json)
+                    }
+                    Ok(response) => {
+                        queued.push(response.json);
+                        reply::sse(SseBody::new(queued, None, None, None, None))
+                    }
+                    // Cancelled: nothing is sent for it.
+                    Err(_) => reply::empty(StatusCode::NO_CONTENT),
+                }
+            }
+        }
+    }
+
+    /// Streams a legacy request's messages as a resumable SSE stream: each event has an id,
+    /// is kept in the session's event log, and reaches whichever connection follows the
+    /// stream — this response, or a later GET with `Last-Event-ID`.
+    fn resumable_stream(
+        &self,
+        session: Arc<HttpSession>,
+        first: Option<String>,
+        mut notes: mpsc::Receiver<String>,
+        last: oneshot::Receiver<EngineResponse>,
+        close: CancellationToken,
+    ) -> Response {
+        let (stream, feed) = session.events.open();
+        if session.primes_streams() {
+            session
+                .events
+                .send_unlogged(stream, session.events.priming(stream));
+        }
+        if let Some(first) = first {
+            session.events.push(stream, &first);
+        }
+        self.tasks.spawn(async move {
+            let mut closed = false;
+            loop {
+                tokio::select! {
+                    note = notes.recv() => match note {
+                        Some(note) => session.events.push(stream, &note),
+                        None => break,
+                    },
+                    () = close.cancelled(), if !closed => {
+                        closed = true;
+                        session.events.detach(stream);
+                    }
+                }
+            }
+            if let Ok(response) = last.await {
+                session.events.push(stream, &response.json);
+            }
+            session.events.finish(stream);
+        });
+        reply::sse(SseBody::frames(feed, Some(self.options.keep_alive)))
+    }
+
+    /// A notification or a client's response: handed to the engine, answered 202.
+    async fn absorb(self: Arc<Self>, parts: http::request::Parts, message: Message) -> Response {
+        let carries_modern_meta = match &message {
+            Message::Notification(n) => {
+                engine::probe_meta(n.params.as_deref()).is_ok_and(|m| engine::is_modern(m.as_ref()))
+            }
+            _ => false,
+        };
+        if carries_modern_meta || session_id(&parts.headers).ok().flatten().is_none() {
+            // The modern era defines no client notifications over HTTP (cancellation is a
+            // closed stream); accept and ignore them, as the transport requires.
+            return if matches!(message, Message::Notification(_)) {
+                reply::empty(StatusCode::ACCEPTED)
+            } else {
+                reply::session_required(None)
+            };
+        }
+        let session = match self.session(&parts, None) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        let conn = session.conn.clone();
+        let _ = self
+            .server
+            .handle_message(&conn, message, conn.sink())
+            .await;
+        reply::empty(StatusCode::ACCEPTED)
+    }
+
+    /// A batch: only for legacy sessions whose revision allows them.
+    async fn batch(
+        self: Arc<Self>,
+        parts: http::request::Parts,
+        items: Vec<Result<Message, EnvelopeError>>,
+    ) -> Response {
+        if session_id(&parts.headers).ok().flatten().is_none() {
+            return reply::bad_request(None, "batches need a 2025-03-26 session (Mcp-Session-Id)");
+        }
+        let session = match self.session(&parts, None) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        let conn = session.conn.clone();
+        match self.server.handle_batch(&conn, items, conn.sink()).await {
+            Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
+            Ok(responses) if responses.is_empty() => reply::empty(StatusCode::ACCEPTED),
+            Ok(responses) => reply::json(StatusCode::OK, format!("[{}]", responses.join(","))),
+        }
+    }
+}
+
+fn drain(notes: &mut mpsc::Receiver<String>) -> Vec<String> {
+    let mut queued = Vec::new();
+    while let Ok(note) = notes.try_recv() {
+        queued.push(note);
+    }
+    queued
+}
+
+/// Whether reading the body failed because it outgrew the body limit.
+fn is_too_large(e: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cause {
+        if err.is::<LengthLimitError>() {
+            return true;
+        }
+        cause = err.source();
+    }
+    false
+}
+
+/// The tool a `tools/call` names, for checking its `Mcp-Param-*` headers.
+fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Name {
+        name: String,
+    }
+    params
+        .and_then(|p| serde_json::from_str::<Name>(p.get()).ok())
+        .map(|n| n.name)
+}

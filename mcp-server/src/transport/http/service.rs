@@ -1,0 +1,275 @@
+//! The endpoint: its state, its axum router (the check layers around three handlers), the
+//! legacy session lookup, and the tasks it runs besides requests.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use http::{HeaderValue, Request, StatusCode};
+use mcp_core::ProtocolVersion;
+use mcp_core::jsonrpc::RequestId;
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::headers;
+use super::layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer, accepts};
+use super::options::HttpOptions;
+use super::reply;
+use super::resume;
+use super::session::{HttpSession, InMemorySessionStore, SessionStore};
+use super::sse::SseBody;
+use super::{Principal, SESSION_HEADER};
+use crate::engine;
+use crate::engine::session::ConnectionEra;
+use crate::engine::sink::Sink;
+use crate::server::Server;
+
+/// The endpoint's shared state.
+pub(crate) struct Endpoint {
+    pub(crate) server: Server,
+    pub(crate) options: HttpOptions,
+    pub(crate) store: Arc<dyn SessionStore>,
+    /// Ends the long-lived streams (GET, `subscriptions/listen`) at shutdown.
+    pub(crate) shutdown: CancellationToken,
+    /// Every task the endpoint spawns: requests that outlive their connection, stream
+    /// forwarders, the background sweep. Shutdown waits for them.
+    pub(crate) tasks: TaskTracker,
+    /// Requests running now, across all clients.
+    pub(crate) in_flight: Arc<Semaphore>,
+    background: OnceLock<()>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(
+        server: &Server,
+        options: HttpOptions,
+        shutdown: CancellationToken,
+    ) -> Arc<Endpoint> {
+        let store = options.store.clone().unwrap_or_else(|| {
+            Arc::new(InMemorySessionStore::new(
+                options.session_idle_timeout,
+                options.max_sessions,
+            ))
+        });
+        Arc::new(Endpoint {
+            server: server.clone(),
+            in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
+            options,
+            store,
+            shutdown,
+            tasks: TaskTracker::new(),
+            background: OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn tasks(&self) -> TaskTracker {
+        self.tasks.clone()
+    }
+
+    /// The endpoint at `/`: Host/Origin guard, then body limit, then media type, then the
+    /// handlers.
+    pub(crate) fn router(self: &Arc<Self>) -> Router {
+        let guard = HostOriginLayer::new(self.options.hosts.clone(), self.options.origins.clone());
+        Router::new()
+            .route("/", post(handle_post).get(handle_get).delete(handle_delete))
+            .layer(MediaTypeLayer::new())
+            .layer(BodyLimitLayer::new(self.options.max_body_size))
+            .layer(guard)
+            .with_state(self.clone())
+    }
+
+    /// Starts, once, the task that forwards registry changes to legacy sessions' GET streams
+    /// and reaps idle sessions.
+    pub(crate) fn ensure_background(self: &Arc<Self>) {
+        self.background.get_or_init(|| {
+            let state = Arc::downgrade(self);
+            let mut events = self.server.registry().subscribe();
+            let period = (self.options.session_idle_timeout / 4)
+                .clamp(Duration::from_millis(10), Duration::from_secs(60));
+            let shutdown = self.shutdown.clone();
+            self.tasks.spawn(async move {
+                let mut sweep = tokio::time::interval(period);
+                loop {
+                    tokio::select! {
+                        () = shutdown.cancelled() => return,
+                        _ = sweep.tick() => match state.upgrade() {
+                            Some(state) => state.store.sweep(),
+                            None => return,
+                        },
+                        event = events.recv() => {
+                            let Some(state) = state.upgrade() else { return };
+                            let event = match event {
+                                Ok(e) => e,
+                                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                            };
+                            for session in state.store.sessions() {
+                                let ConnectionEra::Legacy(legacy) = session.conn.era() else { continue };
+                                if legacy.negotiated().is_none() {
+                                    continue;
+                                }
+                                if let Some(message) = engine::legacy_notification(&legacy, &event) {
+                                    session.conn.sink().send(message).await;
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        });
+    }
+
+    pub(crate) fn principal(parts: &http::request::Parts) -> Option<String> {
+        parts.extensions.get::<Principal>().map(|p| p.0.clone())
+    }
+
+    /// The legacy session a request names: missing id 400, unknown (or another
+    /// principal's) 404.
+    // The error is the finished HTTP response; this runs once per request, off the hot path.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn session(
+        &self,
+        parts: &http::request::Parts,
+        request: Option<&RequestId>,
+    ) -> Result<Arc<HttpSession>, Response> {
+        let id = match session_id(&parts.headers) {
+            Ok(Some(id)) => id,
+            Ok(None) => return Err(reply::session_required(request)),
+            Err(()) => return Err(reply::bad_request(request, "invalid Mcp-Session-Id header")),
+        };
+        let Some(session) = self.store.get(id) else {
+            return Err(reply::session_not_found(request));
+        };
+        if session.principal() != Self::principal(parts).as_deref() {
+            return Err(reply::session_not_found(request));
+        }
+        Ok(session)
+    }
+
+    /// Validates a legacy request's `MCP-Protocol-Version` header: absent means 2025-03-26;
+    /// otherwise it must be a supported legacy version.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn check_legacy_version(&self, headers: &http::HeaderMap) -> Result<(), Response> {
+        match headers::single(headers, headers::PROTOCOL_VERSION) {
+            Ok(None) => Ok(()),
+            Ok(Some(v)) => match v.parse::<ProtocolVersion>() {
+                Ok(version) if self.server.config().versions.contains(&version) => Ok(()),
+                _ => Err(reply::bad_request(
+                    None,
+                    format!("Bad Request: unsupported MCP-Protocol-Version: {v}"),
+                )),
+            },
+            Err(e) => Err(reply::error(StatusCode::BAD_REQUEST, None, &e)),
+        }
+    }
+
+    /// The session of a GET or DELETE: without a session id these methods are not allowed.
+    #[allow(clippy::result_large_err)]
+    fn stream_session(&self, parts: &http::request::Parts) -> Result<Arc<HttpSession>, Response> {
+        if session_id(&parts.headers).ok().flatten().is_none() {
+            return Err(reply::method_not_allowed());
+        }
+        self.session(parts, None)
+    }
+
+    /// GET: a legacy session's stream of server-initiated messages, or the rest of a stream
+    /// named by `Last-Event-ID`.
+    async fn get(self: Arc<Self>, request: Request<Body>) -> Response {
+        let (parts, _) = request.into_parts();
+        let session = match self.stream_session(&parts) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        if !accepts(&parts.headers, "text/event-stream") {
+            return reply::error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                &mcp_core::error::ErrorObject::invalid_request(
+                    "Not Acceptable: the GET stream is text/event-stream",
+                ),
+            );
+        }
+        let keep_alive = Some(self.options.keep_alive);
+        // Resumption: the missed events of the stream the id names, then the rest of it.
+        if let Some(last) = parts.headers.get("last-event-id") {
+            let resumed = last
+                .to_str()
+                .map_err(|_| resume::MalformedEventId)
+                .and_then(|id| session.events.resume(id));
+            match resumed {
+                Ok(Some(feed)) => return reply::sse(SseBody::frames(feed, keep_alive)),
+                // Another session's id, or a stream long gone: nothing to replay here.
+                Ok(None) => {}
+                Err(resume::MalformedEventId) => {
+                    return reply::bad_request(None, "Bad Request: malformed Last-Event-ID");
+                }
+            }
+        }
+        let (stream, feed) = session.events.open();
+        if session.primes_streams() {
+            session
+                .events
+                .send_unlogged(stream, session.events.priming(stream));
+        }
+        let (tx, mut rx) = mpsc::channel::<String>(256);
+        // A new stream replaces the previous one, which then ends.
+        session.conn.set_sink(Sink::Channel(tx));
+        let forwarded = session.clone();
+        let shutdown = self.shutdown.clone();
+        self.tasks.spawn(async move {
+            loop {
+                tokio::select! {
+                    message = rx.recv() => match message {
+                        Some(message) => forwarded.events.push(stream, &message),
+                        None => break,
+                    },
+                    () = shutdown.cancelled() => break,
+                }
+            }
+            forwarded.events.finish(stream);
+        });
+        reply::sse(SseBody::frames(feed, keep_alive))
+    }
+
+    /// DELETE: ends a legacy session.
+    async fn delete(self: Arc<Self>, request: Request<Body>) -> Response {
+        let (parts, _) = request.into_parts();
+        let session = match self.stream_session(&parts) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        if let Some(session) = self.store.remove(session.id()) {
+            session.end();
+        }
+        reply::empty(StatusCode::OK)
+    }
+}
+
+/// The `Mcp-Session-Id` of a request, if it has exactly one well-formed value.
+pub(crate) fn session_id(headers: &http::HeaderMap) -> Result<Option<&str>, ()> {
+    headers::single(headers, SESSION_HEADER).map_err(|_| ())
+}
+
+/// Puts a freshly minted session id on `initialize`'s answer.
+pub(crate) fn set_session_header(response: &mut Response, session: &HttpSession) {
+    if let Ok(value) = HeaderValue::from_str(session.id()) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+}
+
+async fn handle_post(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
+    endpoint.post(request).await
+}
+
+async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
+    endpoint.get(request).await
+}
+
+async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
+    endpoint.delete(request).await
+}

@@ -627,8 +627,8 @@ mod tests {
 
     #[test]
     fn official_capability_examples_round_trip() {
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../spec/2026-07-28/examples");
+        let base =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/2026-07-28/examples");
         let mut n = 0;
         for (folder, client) in [("ClientCapabilities", true), ("ServerCapabilities", false)] {
             for entry in std::fs::read_dir(base.join(folder)).unwrap() {

@@ -18,6 +18,7 @@
 //! form, in one round trip per ~1600 values. The price: anonymous records (`ROW(…)`) have
 //! no binary input, so such a column is refused with a message saying how to convert it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,9 +27,68 @@ use serde_json::Value;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres::{Client, Config, NoTls, Row, Transaction};
 
+use super::check::Volatility;
 use super::{
     Column, DbError, ForeignKey, Index, QueryResult, Scalar, TableInfo, TableSummary, quote_ident,
 };
+
+/// What a role may do beyond reading, as [`Postgres::privileges`] found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Privileges {
+    /// The role connected as.
+    pub role: String,
+    /// The database connected to.
+    pub database: String,
+    /// Whether it is a superuser.
+    pub superuser: bool,
+    /// The predefined roles it is a member of that reach beyond reading
+    /// (`pg_read_server_files`, `pg_write_server_files`, `pg_execute_server_program`,
+    /// `pg_signal_backend`, `pg_write_all_data`).
+    pub roles: Vec<String>,
+    /// The tables, views and sequences it may change.
+    pub writable: Vec<String>,
+}
+
+impl Privileges {
+    /// Why the role is privileged, one reason a line; empty if it may only read.
+    pub fn reasons(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if self.superuser {
+            reasons.push(format!("`{}` is a superuser", self.role));
+        }
+        for role in &self.roles {
+            reasons.push(format!("`{}` is a member of {role}", self.role));
+        }
+        if !self.writable.is_empty() {
+            let shown: Vec<&str> = self.writable.iter().take(5).map(String::as_str).collect();
+            let more = self.writable.len() - shown.len();
+            reasons.push(format!(
+                "`{}` may write {} relation(s): {}{}",
+                self.role,
+                self.writable.len(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        reasons
+    }
+
+    /// The SQL that creates a role that may only read this database's `public` schema.
+    pub fn read_only_role_sql(&self) -> String {
+        let database = quote_ident(&self.database);
+        format!(
+            "CREATE ROLE explorer LOGIN PASSWORD 'choose-a-password';\n\
+             GRANT CONNECT ON DATABASE {database} TO explorer;\n\
+             GRANT USAGE ON SCHEMA public TO explorer;\n\
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO explorer;\n\
+             ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO explorer;"
+        )
+    }
+}
 
 /// PostgreSQL allows at most 1664 entries in a select list.
 const MAX_SELECT_LIST: usize = 1600;
@@ -68,20 +128,76 @@ impl Postgres {
         }
     }
 
-    /// Connects once; returns whether the role is a superuser (who can read the server's
-    /// files with `pg_read_file` even in a read-only transaction).
+    /// Connects once and says what the role may do beyond reading: an empty list for a
+    /// role that may only read.
     ///
     /// # Errors
     ///
     /// The server cannot be reached or refuses the login.
-    pub async fn check_connection(&self) -> Result<bool, DbError> {
+    pub async fn privileges(&self) -> Result<Privileges, DbError> {
         let mut client = self.connect().await?;
         let txn = self.begin(&mut client).await?;
+        // Writable relations: any table, view or sequence the role may change, whoever
+        // granted it (ownership, a grant, pg_write_all_data).
         let row = txn
-            .query_one("SELECT current_setting('is_superuser') = 'on'", &[])
+            .query_one(
+                "SELECT current_user::text, current_database()::text,
+                        (SELECT rolsuper FROM pg_roles WHERE rolname = current_user),
+                        ARRAY(SELECT rolname::text FROM pg_roles
+                               WHERE rolname IN ('pg_read_server_files', 'pg_write_server_files',
+                                                 'pg_execute_server_program', 'pg_signal_backend',
+                                                 'pg_write_all_data')
+                                 AND pg_has_role(current_user, oid, 'MEMBER')
+                               ORDER BY rolname),
+                        ARRAY(SELECT format('%I.%I', n.nspname, c.relname)
+                                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                               WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+                                 AND n.nspname NOT LIKE 'pg\\_toast%'
+                                 AND n.nspname NOT LIKE 'pg\\_temp%'
+                                 AND CASE WHEN c.relkind = 'S'
+                                          THEN has_sequence_privilege(c.oid, 'USAGE, UPDATE')
+                                          WHEN c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                                          THEN has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')
+                                            OR has_any_column_privilege(c.oid, 'INSERT, UPDATE')
+                                          ELSE false END
+                               ORDER BY 1)",
+                &[],
+            )
             .await
             .map_err(pg_error)?;
-        row.try_get(0).map_err(pg_error)
+        Ok(Privileges {
+            role: row.try_get(0).map_err(pg_error)?,
+            database: row.try_get(1).map_err(pg_error)?,
+            superuser: row.try_get::<_, Option<bool>>(2).map_err(pg_error)? == Some(true),
+            roles: row.try_get(3).map_err(pg_error)?,
+            writable: row.try_get(4).map_err(pg_error)?,
+        })
+    }
+
+    /// Every function name in `pg_proc`, with the most volatile of its overloads: read once
+    /// at start-up for the function policy.
+    ///
+    /// # Errors
+    ///
+    /// The server cannot be reached or the catalog read failed.
+    pub async fn functions(&self) -> Result<HashMap<String, Volatility>, DbError> {
+        let mut client = self.connect().await?;
+        let txn = self.begin(&mut client).await?;
+        let rows = txn
+            .query(
+                "SELECT proname::text, max(provolatile::text) FROM pg_proc GROUP BY proname",
+                &[],
+            )
+            .await
+            .map_err(pg_error)?;
+        rows.iter()
+            .map(|r| {
+                let name: String = r.try_get(0)?;
+                let code: String = r.try_get(1)?;
+                Ok((name, Volatility::from_code(&code)))
+            })
+            .collect::<Result<_, tokio_postgres::Error>>()
+            .map_err(pg_error)
     }
 
     /// A new connection, its I/O driven by a task that ends when the client is dropped.

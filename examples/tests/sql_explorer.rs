@@ -938,10 +938,9 @@ impl PgDb {
     }
 
     fn database(&self, timeout: Duration) -> Database {
-        Database::Postgres(sql_explorer::postgres::Postgres::with_config(
-            self.config.clone(),
-            timeout,
-        ))
+        Database::Postgres(
+            sql_explorer::postgres::Postgres::with_config(self.config.clone(), timeout).unwrap(),
+        )
     }
 
     /// Row counts and the sequence's state, read on a connection of the test's own.
@@ -1377,7 +1376,7 @@ impl PgRole {
 }
 
 fn postgres_at(config: tokio_postgres::Config) -> sql_explorer::postgres::Postgres {
-    sql_explorer::postgres::Postgres::with_config(config, Duration::from_secs(5))
+    sql_explorer::postgres::Postgres::with_config(config, Duration::from_secs(5)).unwrap()
 }
 
 /// What the statement check must refuse on PostgreSQL, as a hostile model would try it, and
@@ -1672,4 +1671,132 @@ async fn postgres_hostile_probes_are_refused_for_a_read_only_role_and_a_superuse
     probe(&pg, db, &marker).await;
     pg.drop().await;
     reader.drop().await;
+}
+
+/// The cluster's URL and the CA and unrelated CA of `scripts/postgres.sh`, or `None` (with
+/// the same rule as [`pg_url`]) when the TLS tests are to be skipped.
+fn pg_tls() -> Option<(String, String, String)> {
+    let url = pg_url()?;
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match (var("SQL_EXPLORER_PG_CA"), var("SQL_EXPLORER_PG_OTHER_CA")) {
+        (Some(ca), Some(other)) => Some((url, ca, other)),
+        _ => {
+            let required = ["CI", "SQL_EXPLORER_REQUIRE_PG"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+            assert!(
+                !required,
+                "SQL_EXPLORER_PG_CA and SQL_EXPLORER_PG_OTHER_CA are not set: eval \
+                 \"$(scripts/postgres.sh start)\" first"
+            );
+            None
+        }
+    }
+}
+
+/// Whether a connection made by the explorer from `url` is encrypted, or why none was made.
+async fn encrypted(url: &str) -> Result<bool, String> {
+    let db = sql_explorer::postgres::Postgres::new(url, Duration::from_secs(5)).map_err(|e| e.0)?;
+    let client = db.connect().await.map_err(|e| e.0)?;
+    let row = client
+        .query_one(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap();
+    Ok(row.get(0))
+}
+
+#[tokio::test]
+async fn postgres_tls_follows_sslmode_and_checks_the_certificate() {
+    let Some((url, ca, other_ca)) = pg_tls() else {
+        return;
+    };
+    let config: tokio_postgres::Config = url.parse().unwrap();
+    let port = config.get_ports()[0];
+    // The same server under a name its certificate does not carry.
+    let wrong_host =
+        format!("postgres://postgres@wrong.invalid:{port}/postgres?hostaddr=127.0.0.1");
+    let enc = |s: &str| {
+        s.replace('%', "%25")
+            .replace('&', "%26")
+            .replace(' ', "%20")
+    };
+    let (ca, other_ca) = (enc(&ca), enc(&other_ca));
+    for (url, expected) in [
+        (format!("{url}?sslmode=disable"), Ok(false)),
+        (url.clone(), Ok(true)),
+        (format!("{url}?sslmode=prefer"), Ok(true)),
+        (format!("{url}?sslmode=require"), Ok(true)),
+        (format!("{wrong_host}&sslmode=require"), Ok(true)),
+        (
+            format!("{url}?sslmode=verify-ca&sslrootcert={ca}"),
+            Ok(true),
+        ),
+        (
+            format!("{url}?sslmode=verify-full&sslrootcert={ca}"),
+            Ok(true),
+        ),
+        (
+            format!(
+                "host=127.0.0.1 port={port} user=postgres dbname=postgres sslmode=verify-full sslrootcert={ca}"
+            ),
+            Ok(true),
+        ),
+        // verify-ca does not look at the name; verify-full does.
+        (
+            format!("{wrong_host}&sslmode=verify-ca&sslrootcert={ca}"),
+            Ok(true),
+        ),
+        (
+            format!("{wrong_host}&sslmode=verify-full&sslrootcert={ca}"),
+            Err("certificate not valid for name \"wrong.invalid\""),
+        ),
+        // A CA that did not sign the server's certificate, or the platform's roots.
+        (
+            format!("{url}?sslmode=verify-ca&sslrootcert={other_ca}"),
+            Err("UnknownIssuer"),
+        ),
+        (
+            format!("{url}?sslmode=verify-full&sslrootcert={other_ca}"),
+            Err("UnknownIssuer"),
+        ),
+        (
+            format!("{url}?sslmode=require&sslrootcert={other_ca}"),
+            Err("UnknownIssuer"),
+        ),
+        (format!("{url}?sslmode=verify-full"), Err("UnknownIssuer")),
+        (
+            format!("{url}?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"),
+            Err("sslrootcert /nonexistent/ca.pem"),
+        ),
+        (
+            format!("{url}?sslmode=allow"),
+            Err("sslmode `allow` is not supported"),
+        ),
+    ] {
+        match (encrypted(&url).await, expected) {
+            (Ok(got), Ok(want)) => assert_eq!(got, want, "{url}"),
+            (Err(e), Err(says)) => assert!(e.contains(says), "{url}: {e}"),
+            (got, want) => panic!("{url}: got {got:?}, expected {want:?}"),
+        }
+    }
+    // The whole server over verify-full.
+    let mut a = args(
+        Source::Postgres(format!("{url}?sslmode=verify-full&sslrootcert={ca}")),
+        100,
+        Duration::from_secs(5),
+    );
+    a.allow_privileged_role = true;
+    let db = sql_explorer::open(&a).await.unwrap();
+    let server = sql_explorer::server(db, 100).await.unwrap();
+    let client = connect(&server, ClientOptions::modern()).await;
+    let r = rows(
+        &client,
+        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+        json!([]),
+    )
+    .await;
+    assert_eq!(r["rows"], json!([[true]]));
 }

@@ -29,8 +29,10 @@
 //! PostgreSQL: the server refuses to start as a privileged role (a superuser, a member of
 //! `pg_read_server_files`, `pg_write_server_files`, `pg_execute_server_program`,
 //! `pg_signal_backend` or `pg_write_all_data`, or a role that may write a table or a
-//! sequence) and says how to create one that may only read. A password in
-//! `--database-url` is visible to other local users in the process list.
+//! sequence) and says how to create one that may only read. TLS follows `sslmode`
+//! (`disable`, `prefer` — the default —, `require`, `verify-ca`, `verify-full`) and
+//! `sslrootcert` in the URL, as libpq does, with rustls and the platform's roots. A password
+//! in `--database-url` is visible to other local users in the process list.
 
 // The HTTP mode prints how to connect on stdout, which then carries no protocol; a
 // command-line usage message belongs on stderr.
@@ -54,6 +56,8 @@ pub mod postgres;
 pub mod sample;
 #[path = "sql-explorer/sqlite.rs"]
 pub mod sqlite;
+#[path = "sql-explorer/tls.rs"]
+pub mod tls;
 
 use check::Policy;
 use postgres::Postgres;

@@ -1,6 +1,5 @@
-//! The PostgreSQL backend (`tokio-postgres`, no TLS: connect over loopback, a Unix socket
-//! or a tunnel; TLS would need a `MakeTlsConnect` such as `postgres-native-tls`, left out to
-//! keep the example's dependencies small).
+//! The PostgreSQL backend (`tokio-postgres`, with TLS as `sslmode` says: see the `tls`
+//! module).
 //!
 //! Every call opens its own connection and runs in `START TRANSACTION READ ONLY` with
 //! `SET LOCAL statement_timeout`, then rolls back. One connection per call rather than a
@@ -25,9 +24,11 @@ use std::time::Duration;
 use bytes::BytesMut;
 use serde_json::Value;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
-use tokio_postgres::{Client, Config, NoTls, Row, Transaction};
+use tokio_postgres::{Client, Config, Row, Transaction};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::check::Volatility;
+use super::tls::{self, Tls};
 use super::{
     Column, DbError, ForeignKey, Index, QueryResult, Scalar, TableInfo, TableSummary, quote_ident,
 };
@@ -97,25 +98,71 @@ const MAX_SELECT_LIST: usize = 1600;
 #[derive(Debug, Clone)]
 pub struct Postgres {
     config: Arc<Config>,
+    tls: Connector,
     timeout: Duration,
 }
 
+/// The rustls connector, and the mode it was made for (all `Debug` shows).
+#[derive(Clone)]
+struct Connector(MakeRustlsConnect, tls::SslMode);
+
+impl std::fmt::Debug for Connector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Connector({:?})", self.1)
+    }
+}
+
 impl Postgres {
-    /// A database at `url` (`postgres://user@host:port/db` or `host=… dbname=…`); statements
-    /// running longer than `timeout` are cancelled by the server.
+    /// A database at `url` (`postgres://user@host:port/db` or `host=… dbname=…`, with
+    /// `sslmode` and `sslrootcert` as in libpq); statements running longer than `timeout`
+    /// are cancelled by the server.
     ///
     /// # Errors
     ///
-    /// The connection string does not parse.
+    /// The connection string does not parse, or its TLS settings cannot be met
+    /// (`sslrootcert` unreadable, an unknown `sslmode`).
     pub fn new(url: &str, timeout: Duration) -> Result<Postgres, DbError> {
-        let config: Config = url
-            .parse()
-            .map_err(|e| DbError(format!("invalid --database-url: {e}")))?;
-        Ok(Postgres::with_config(config, timeout))
+        let invalid = |e: String| DbError(format!("invalid --database-url: {e}"));
+        let (rest, tls) = tls::split(url).map_err(invalid)?;
+        let config: Config = rest.parse().map_err(|e| invalid(format!("{e}")))?;
+        Postgres::with_tls(config, &tls, timeout)
     }
 
-    /// A database reached with `config`.
-    pub fn with_config(mut config: Config, timeout: Duration) -> Postgres {
+    /// A database reached with `config`, TLS as its `ssl_mode` says (certificates are not
+    /// checked: `prefer` and `require` as in libpq).
+    ///
+    /// # Errors
+    ///
+    /// The TLS configuration could not be built.
+    pub fn with_config(config: Config, timeout: Duration) -> Result<Postgres, DbError> {
+        let mode = match config.get_ssl_mode() {
+            tokio_postgres::config::SslMode::Disable => tls::SslMode::Disable,
+            tokio_postgres::config::SslMode::Require => tls::SslMode::Require,
+            _ => tls::SslMode::Prefer,
+        };
+        let tls = Tls {
+            mode,
+            root_cert: None,
+        };
+        Postgres::with_tls(config, &tls, timeout)
+    }
+
+    /// A database reached with `config` and `tls` (which overrides its `ssl_mode`).
+    ///
+    /// # Errors
+    ///
+    /// `sslrootcert` cannot be read, or the platform has no roots.
+    pub fn with_tls(mut config: Config, tls: &Tls, timeout: Duration) -> Result<Postgres, DbError> {
+        config.ssl_mode(tls.pg_mode());
+        let connector = tls.connector().map_err(DbError)?;
+        Ok(Postgres::build(
+            config,
+            Connector(connector, tls.mode),
+            timeout,
+        ))
+    }
+
+    fn build(mut config: Config, tls: Connector, timeout: Duration) -> Postgres {
         if config.get_application_name().is_none() {
             config.application_name("sql-explorer");
         }
@@ -124,6 +171,7 @@ impl Postgres {
         }
         Postgres {
             config: Arc::new(config),
+            tls,
             timeout,
         }
     }
@@ -206,7 +254,11 @@ impl Postgres {
     ///
     /// The server cannot be reached or refuses the login.
     pub async fn connect(&self) -> Result<Client, DbError> {
-        let (client, connection) = self.config.connect(NoTls).await.map_err(pg_error)?;
+        let (client, connection) = self
+            .config
+            .connect(self.tls.0.clone())
+            .await
+            .map_err(pg_error)?;
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "postgres connection ended with an error");

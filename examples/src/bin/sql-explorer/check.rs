@@ -460,6 +460,7 @@ mod tests {
             "SELECT now(), lower('A'), count(*), random() FROM orders",
             "SELECT * FROM generate_series(1, 3)",
             "SELECT coalesce(NULL, 1), CURRENT_TIMESTAMP, greatest(1, 2)",
+            "SELECT 'pg_sleep(1)' FROM orders WHERE note LIKE '%pg_read_file%'",
         ] {
             assert_eq!(check_pg(sql), Ok(()), "{sql}");
         }
@@ -472,6 +473,7 @@ mod tests {
                 "SELECT PG_CATALOG.PG_READ_FILE('/etc/passwd')",
                 "`pg_read_file`",
             ),
+            ("SELECT pg_read_file/**/('/etc/passwd')", "`pg_read_file`"),
             ("SELECT \"pg_read_file\"('/etc/passwd')", "`pg_read_file`"),
             ("SELECT CAST(pg_read_file('x') AS int)", "`pg_read_file`"),
             ("SELECT pg_read_file('x')::int", "`pg_read_file`"),

@@ -55,6 +55,7 @@ fn args(source: Source, max_rows: usize, timeout: Duration) -> Args {
         http: None,
         max_rows,
         timeout,
+        allow_privileged_role: false,
     }
 }
 
@@ -169,7 +170,7 @@ async fn first_run_creates_the_sample_and_queries_leave_it_untouched() {
         .collect();
     assert_eq!(names, [sql_explorer::DEFAULT_SQLITE_FILE]);
 
-    let server = sql_explorer::server(db.clone(), 100).unwrap();
+    let server = sql_explorer::server(db.clone(), 100).await.unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let counts = rows(
@@ -211,8 +212,9 @@ async fn first_run_creates_the_sample_and_queries_leave_it_untouched() {
 #[tokio::test]
 async fn lists_tools_resources_templates_and_prompts() {
     let scratch = Scratch::new("lists");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let tools = client.list_tools().await.unwrap();
@@ -256,8 +258,9 @@ async fn lists_tools_resources_templates_and_prompts() {
 #[tokio::test]
 async fn query_binds_parameters_and_returns_rows_as_json() {
     let scratch = Scratch::new("params");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
     // The expected rows, read with rusqlite directly.
     let conn = rusqlite::Connection::open(scratch.db_path()).unwrap();
     let mut stmt = conn
@@ -320,8 +323,9 @@ async fn query_binds_parameters_and_returns_rows_as_json() {
 #[tokio::test]
 async fn query_truncates_at_max_rows_and_says_so() {
     let scratch = Scratch::new("truncate");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 20).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 20)
+        .await
+        .unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let ids = |r: &CallToolResult| -> Vec<i64> {
@@ -374,8 +378,9 @@ async fn query_truncates_at_max_rows_and_says_so() {
 #[tokio::test]
 async fn explain_shows_the_plan_and_refuses_the_same() {
     let scratch = Scratch::new("explain");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let r = ok(
@@ -397,8 +402,9 @@ async fn explain_shows_the_plan_and_refuses_the_same() {
 #[tokio::test]
 async fn schema_resources_describe_tables_and_refuse_unknown_ones() {
     let scratch = Scratch::new("schema");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
     for (modern, options) in [false, true].into_iter().zip(eras()) {
         let client = connect(&server, options).await;
         let index = resource_json(&client.read_resource("schema://tables").await.unwrap());
@@ -460,8 +466,9 @@ async fn schema_resources_describe_tables_and_refuse_unknown_ones() {
 #[tokio::test]
 async fn completion_and_prompt_name_tables_from_the_catalog() {
     let scratch = Scratch::new("prompt");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let (template, prompt) = complete_table(&client, "ord").await;
@@ -506,8 +513,9 @@ async fn completion_and_prompt_name_tables_from_the_catalog() {
 #[tokio::test]
 async fn the_statement_check_refuses_everything_but_one_query() {
     let scratch = Scratch::new("refusals");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
     let sqlite_only = [
         ("PRAGMA query_only = 0", "got PRAGMA"),
         ("ATTACH DATABASE 'other.sqlite' AS other", "got ATTACH"),
@@ -524,6 +532,66 @@ async fn the_statement_check_refuses_everything_but_one_query() {
         assert_eq!(counts["rows"], json!([[250]]));
     }
     assert!(!scratch.0.join("other.sqlite").exists());
+}
+
+#[tokio::test]
+async fn sqlite_hostile_probes_are_refused_and_change_nothing() {
+    let scratch = Scratch::new("sqlite-probes");
+    let db = sqlite_db(&scratch, Duration::from_secs(5)).await;
+    let before = std::fs::read(scratch.db_path()).unwrap();
+    let other = scratch.0.join("other.sqlite");
+    let attach = format!("ATTACH DATABASE '{}' AS other", other.display());
+    let write = format!("SELECT writefile('{}', 'x')", other.display());
+    let server = sql_explorer::server(db, 100).await.unwrap();
+    for options in eras() {
+        let client = connect(&server, options).await;
+        for (sql, says) in [
+            ("DELETE FROM orders", "got DELETE"),
+            ("SELECT 1; DELETE FROM orders", "got 2 statements"),
+            ("PRAGMA query_only = 0", "got PRAGMA"),
+            ("PRAGMA writable_schema = 1", "got PRAGMA"),
+            (attach.as_str(), "got ATTACH"),
+            (
+                "VACUUM INTO 'copy.sqlite'",
+                "only a single SELECT/WITH query",
+            ),
+            ("CREATE TABLE t (x)", "got CREATE"),
+            (
+                "SELECT load_extension('/tmp/evil.so')",
+                "`load_extension`: it loads native code",
+            ),
+            (
+                "SELECT readfile('/etc/passwd')",
+                "`readfile`: it reads or writes files",
+            ),
+            (write.as_str(), "`writefile`"),
+            ("SELECT * FROM fsdir('/')", "`fsdir`"),
+            (
+                "SELECT id FROM orders ORDER BY CAST(readfile('/etc/passwd') AS int)",
+                "`readfile`",
+            ),
+            (
+                "WITH t AS (SELECT edit('x', 'vi') AS e) SELECT * FROM t",
+                "`edit`",
+            ),
+            ("SELECT * FROM sqlite_dbpage('main')", "`sqlite_dbpage`"),
+        ] {
+            for tool in ["query", "explain"] {
+                let e = refused(&client, tool, json!({"sql": sql})).await;
+                assert!(e.contains(says), "{tool} {sql}: {e}");
+            }
+        }
+        let r = rows(
+            &client,
+            "SELECT count(*), random() IS NOT NULL FROM orders",
+            json!([]),
+        )
+        .await;
+        assert_eq!(r["rows"], json!([[250, 1]]));
+    }
+    assert!(!other.exists(), "no file was created");
+    assert!(!scratch.0.join("copy.sqlite").exists());
+    assert_eq!(std::fs::read(scratch.db_path()).unwrap(), before);
 }
 
 /// Past the statement check, the connection itself refuses to write.
@@ -589,8 +657,9 @@ async fn the_sqlite_connection_refuses_writes_on_its_own() {
 #[tokio::test]
 async fn a_runaway_sqlite_query_is_interrupted_and_the_server_keeps_serving() {
     let scratch = Scratch::new("timeout");
-    let server =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_millis(300)).await, 100).unwrap();
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_millis(300)).await, 100)
+        .await
+        .unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let started = Instant::now();
@@ -618,7 +687,9 @@ fn command_line() {
     );
     assert_eq!((default.http, default.max_rows), (None, 100));
     assert_eq!(default.timeout, Duration::from_secs(5));
+    assert!(!default.allow_privileged_role);
     let parsed = parse(&[
+        "--allow-privileged-role",
         "--database-url",
         "postgres://u@h/db",
         "--http",
@@ -631,6 +702,7 @@ fn command_line() {
     .unwrap();
     assert_eq!(parsed.source, Source::Postgres("postgres://u@h/db".into()));
     assert_eq!(parsed.http.as_deref(), Some("127.0.0.1:0"));
+    assert!(parsed.allow_privileged_role);
     assert_eq!(
         (parsed.max_rows, parsed.timeout),
         (7, Duration::from_millis(250))
@@ -866,10 +938,9 @@ impl PgDb {
     }
 
     fn database(&self, timeout: Duration) -> Database {
-        Database::Postgres(sql_explorer::postgres::Postgres::with_config(
-            self.config.clone(),
-            timeout,
-        ))
+        Database::Postgres(
+            sql_explorer::postgres::Postgres::with_config(self.config.clone(), timeout).unwrap(),
+        )
     }
 
     /// Row counts and the sequence's state, read on a connection of the test's own.
@@ -910,9 +981,12 @@ async fn postgres_query_matches_sqlite_with_bound_parameters() {
     let Some(url) = pg_url() else { return };
     let pg = PgDb::new(&url, "query").await;
     let scratch = Scratch::new("pg-query");
-    let lite =
-        sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100).unwrap();
-    let server = sql_explorer::server(pg.database(Duration::from_secs(5)), 100).unwrap();
+    let lite = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
+    let server = sql_explorer::server(pg.database(Duration::from_secs(5)), 100)
+        .await
+        .unwrap();
     for options in eras() {
         let lite = connect(&lite, options.clone()).await;
         let client = connect(&server, options).await;
@@ -1028,7 +1102,9 @@ async fn postgres_query_matches_sqlite_with_bound_parameters() {
 async fn postgres_truncates_explains_and_describes_its_schema() {
     let Some(url) = pg_url() else { return };
     let pg = PgDb::new(&url, "schema").await;
-    let server = sql_explorer::server(pg.database(Duration::from_secs(5)), 30).unwrap();
+    let server = sql_explorer::server(pg.database(Duration::from_secs(5)), 30)
+        .await
+        .unwrap();
     for (modern, options) in [false, true].into_iter().zip(eras()) {
         let client = connect(&server, options).await;
         let r = ok(
@@ -1151,7 +1227,7 @@ async fn postgres_refuses_writes_in_the_parser_and_in_the_transaction() {
     let pg = PgDb::new(&url, "refusals").await;
     let before = pg.fingerprint().await;
     let db = pg.database(Duration::from_secs(5));
-    let server = sql_explorer::server(db.clone(), 100).unwrap();
+    let server = sql_explorer::server(db.clone(), 100).await.unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         for (sql, says) in PARSER_REFUSALS.iter().chain(&[
@@ -1163,25 +1239,37 @@ async fn postgres_refuses_writes_in_the_parser_and_in_the_transaction() {
             let e = refused(&client, "query", json!({"sql": sql})).await;
             assert!(e.starts_with(ONLY) && e.contains(says), "{sql}: {e}");
         }
-        // Queries that write without looking like it pass the parser; the READ ONLY
-        // transaction refuses them.
-        for sql in [
-            "SELECT nextval('tickets')",
-            "SELECT setval('tickets', 100)",
-            "SELECT set_config('transaction_read_only', 'off', true)",
+        // Queries that write without looking like it: the function policy refuses them.
+        for (sql, says) in [
+            (
+                "SELECT nextval('tickets')",
+                "`nextval`: it changes a sequence",
+            ),
+            (
+                "SELECT setval('tickets', 100)",
+                "`setval`: it changes a sequence",
+            ),
+            (
+                "SELECT set_config('transaction_read_only', 'off', true)",
+                "`set_config`: it changes server settings",
+            ),
         ] {
             let e = refused(&client, "query", json!({"sql": sql})).await;
-            assert!(
-                e.contains("read-only transaction") || e.contains("read-write mode"),
-                "{sql}: {e}"
-            );
-            assert!(
-                e.contains("SQLSTATE 25006") || e.contains("SQLSTATE 25001"),
-                "{sql}: {e}"
-            );
+            assert!(e.contains(says), "{sql}: {e}");
         }
     }
-    // Past the parser: the transaction alone refuses every kind of write.
+    // Past the statement check: the transaction alone refuses every kind of write.
+    for sql in [
+        "SELECT nextval('tickets')",
+        "SELECT setval('tickets', 100)",
+        "SELECT set_config('transaction_read_only', 'off', true)",
+    ] {
+        let e = db.query(sql, &[], 10).await.unwrap_err();
+        assert!(
+            e.0.contains("SQLSTATE 25006") || e.0.contains("SQLSTATE 25001"),
+            "{sql}: {e}"
+        );
+    }
     for sql in [
         "WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d",
         "DELETE FROM orders",
@@ -1219,11 +1307,14 @@ async fn postgres_refuses_writes_in_the_parser_and_in_the_transaction() {
 async fn postgres_statement_timeout_is_a_clean_tool_error() {
     let Some(url) = pg_url() else { return };
     let pg = PgDb::new(&url, "timeout").await;
-    let server = sql_explorer::server(pg.database(Duration::from_millis(300)), 100).unwrap();
+    let server = sql_explorer::server(pg.database(Duration::from_millis(300)), 100)
+        .await
+        .unwrap();
     for options in eras() {
         let client = connect(&server, options).await;
         let started = Instant::now();
-        let sleep = json!({"sql": "SELECT pg_sleep(30)"});
+        // A long query made of harmless functions (pg_sleep itself is refused by name).
+        let sleep = json!({"sql": "SELECT count(*) FROM generate_series(1, 10000000000)"});
         let e = tokio::time::timeout(Duration::from_secs(20), refused(&client, "query", sleep))
             .await
             .expect("the statement timeout ends the query");
@@ -1240,4 +1331,472 @@ async fn postgres_statement_timeout_is_a_clean_tool_error() {
         assert_eq!(counts["rows"], json!([[60]]));
     }
     pg.drop().await;
+}
+
+/// A role of its own for one test (roles belong to the cluster), dropped after the test's
+/// database by [`PgRole::drop`].
+struct PgRole {
+    admin: tokio_postgres::Config,
+    name: String,
+}
+
+impl PgRole {
+    /// Creates the role with `sql`, in which `explorer` stands for its name, run statement by
+    /// statement in the test's database as the superuser.
+    async fn new(pg: &PgDb, suffix: &str, sql: &str) -> PgRole {
+        let name = format!("{}_{suffix}", pg.name);
+        let client = pg_client(&pg.config).await;
+        client
+            .batch_execute(&format!("DROP ROLE IF EXISTS {name}"))
+            .await
+            .unwrap();
+        for statement in sql.replace("explorer", &name).split_inclusive(';') {
+            client.batch_execute(statement).await.unwrap();
+        }
+        PgRole {
+            admin: pg.admin.clone(),
+            name,
+        }
+    }
+
+    /// `pg`'s database, as this role.
+    fn config(&self, pg: &PgDb) -> tokio_postgres::Config {
+        let mut config = pg.config.clone();
+        config.user(&self.name);
+        config
+    }
+
+    async fn drop(self) {
+        let client = pg_client(&self.admin).await;
+        client
+            .batch_execute(&format!("DROP ROLE IF EXISTS {}", self.name))
+            .await
+            .unwrap();
+    }
+}
+
+fn postgres_at(config: tokio_postgres::Config) -> sql_explorer::postgres::Postgres {
+    sql_explorer::postgres::Postgres::with_config(config, Duration::from_secs(5)).unwrap()
+}
+
+/// What the statement check must refuse on PostgreSQL, as a hostile model would try it, and
+/// what the refusal says. `MARKER` stands for a file that a program run would create.
+const PG_PROBES: &[(&str, &str)] = &[
+    ("DELETE FROM orders", "got DELETE"),
+    ("UPDATE products SET price = 0", "got UPDATE"),
+    ("INSERT INTO customers (id) VALUES (999)", "got INSERT"),
+    ("SELECT 1; DELETE FROM orders", "got 2 statements"),
+    ("SET transaction_read_only = off", "got SET"),
+    ("SET TRANSACTION READ WRITE", "got SET"),
+    ("COMMIT; DELETE FROM orders", "got 2 statements"),
+    ("COMMIT", "got COMMIT"),
+    (
+        "DO $$BEGIN DELETE FROM orders; END$$",
+        "only a single SELECT/WITH query",
+    ),
+    ("PREPARE p AS DELETE FROM orders", "got PREPARE"),
+    ("EXECUTE p", "got EXECUTE"),
+    ("COPY (SELECT 1) TO PROGRAM 'touch MARKER'", "got COPY"),
+    ("CREATE TABLE copy (x int)", "got CREATE"),
+    ("ALTER TABLE orders ADD COLUMN x int", "got ALTER"),
+    ("DROP TABLE order_items", "got DROP"),
+    ("GRANT ALL ON orders TO PUBLIC", "got GRANT"),
+    ("SELECT * INTO copy FROM orders", "got SELECT INTO"),
+    ("SELECT * FROM orders FOR UPDATE", "row-locking"),
+    (
+        "WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d",
+        "got DELETE",
+    ),
+    ("SELECT nextval('tickets')", "`nextval`"),
+    ("SELECT setval('tickets', 100)", "`setval`"),
+    ("SELECT bump()", "`bump`: it is volatile"),
+    ("SELECT pg_sleep(120)", "`pg_sleep`: it sleeps"),
+    (
+        "SELECT set_config('transaction_read_only', 'off', false)",
+        "`set_config`",
+    ),
+    (
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid()",
+        "`pg_terminate_backend`: it administers the server",
+    ),
+    (
+        "SELECT count(*) FROM pg_stat_activity WHERE pg_cancel_backend(pid)",
+        "`pg_cancel_backend`",
+    ),
+    (
+        "SELECT pg_read_file('/etc/passwd')",
+        "`pg_read_file`: it reads or lists files",
+    ),
+    (
+        "SELECT PG_CATALOG.PG_READ_FILE('/etc/passwd')",
+        "`pg_read_file`",
+    ),
+    (
+        "WITH t AS (SELECT pg_read_binary_file('/etc/passwd') AS f) SELECT length(f) FROM t",
+        "`pg_read_binary_file`",
+    ),
+    ("SELECT * FROM pg_ls_dir('.')", "`pg_ls_dir`"),
+    (
+        "SELECT lo_import('/etc/passwd')",
+        "`lo_import`: it reads or writes large objects",
+    ),
+    (
+        "SELECT id FROM orders ORDER BY lo_export(1, 'MARKER')",
+        "`lo_export`",
+    ),
+    ("SELECT CAST(pg_reload_conf() AS text)", "`pg_reload_conf`"),
+    (
+        "SELECT pg_advisory_lock(1)",
+        "`pg_advisory_lock`: it takes advisory locks",
+    ),
+    ("SELECT pg_notify('channel', 'message')", "`pg_notify`"),
+    (
+        "SELECT query_to_xml('SELECT pg_read_file(''/etc/passwd'')', true, false, '')",
+        "`query_to_xml`: it runs SQL given as a string",
+    ),
+    (
+        "SELECT txid_current()",
+        "`txid_current`: it assigns a transaction ID",
+    ),
+    ("SELECT pg_current_xact_id()", "`pg_current_xact_id`"),
+];
+
+/// What must be unchanged after the probes: rows, the sequence, large objects, advisory
+/// locks and the audit table a side-effecting function writes.
+async fn pg_state(pg: &PgDb) -> Value {
+    let client = pg_client(&pg.config).await;
+    let row = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM pg_largeobject_metadata), \
+                    (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'), \
+                    (SELECT count(*) FROM audit), \
+                    (SELECT last_value FROM tickets)",
+            &[],
+        )
+        .await
+        .unwrap();
+    json!([
+        pg.fingerprint().await,
+        row.get::<_, i64>(0),
+        row.get::<_, i64>(1),
+        row.get::<_, i64>(2),
+        row.get::<_, i64>(3)
+    ])
+}
+
+/// Every probe refused, through both tools and both eras, with nothing changed: not the
+/// data, not the sequence, no large object, no program run, no backend terminated.
+async fn probe(pg: &PgDb, db: Database, marker: &Path) {
+    // Backends of the test's own that a terminated backend would show up in.
+    let mut bystanders = Vec::new();
+    for _ in 0..2 {
+        let client = pg_client(&pg.config).await;
+        let pid: i32 = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .await
+            .unwrap()
+            .get(0);
+        bystanders.push((client, pid));
+    }
+    let pids: Vec<i32> = bystanders.iter().map(|(_, pid)| *pid).collect();
+    let alive = |pids: Vec<i32>| async move {
+        let client = pg_client(&pg.config).await;
+        let row = client
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)",
+                &[&pids],
+            )
+            .await
+            .unwrap();
+        row.get::<_, i64>(0)
+    };
+    assert_eq!(alive(pids.clone()).await, 2);
+    let before = pg_state(pg).await;
+    let server = sql_explorer::server(db, 100).await.unwrap();
+    let marker = marker.display().to_string();
+    for options in eras() {
+        let client = connect(&server, options).await;
+        for (sql, says) in PG_PROBES {
+            let sql = sql.replace("MARKER", &marker);
+            for tool in ["query", "explain"] {
+                let e = refused(&client, tool, json!({"sql": sql})).await;
+                assert!(e.contains(says), "{tool} {sql}: {e}");
+                assert!(!e.contains("  "), "{e}");
+                assert!(
+                    e.starts_with(ONLY) || e.starts_with("refused the function `"),
+                    "{tool} {sql}: {e}"
+                );
+            }
+        }
+        // Still a useful explorer: reads, harmless volatile functions, the catalog.
+        let r = rows(
+            &client,
+            "SELECT count(*), random() < 2, now() IS NOT NULL FROM orders",
+            json!([]),
+        )
+        .await;
+        assert_eq!(r["rows"], json!([[250, true, true]]));
+    }
+    assert_eq!(pg_state(pg).await, before, "nothing changed");
+    assert_eq!(alive(pids).await, 2, "no backend was terminated");
+    for (client, pid) in &bystanders {
+        let row = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i32>(0), *pid);
+    }
+    assert!(!Path::new(&marker).exists(), "no program ran");
+}
+
+/// Sets up the side-effecting function the probes call.
+async fn pg_bump(pg: &PgDb) {
+    pg_client(&pg.config)
+        .await
+        .batch_execute(
+            "CREATE TABLE audit (n int); \
+             CREATE FUNCTION bump() RETURNS int LANGUAGE sql VOLATILE \
+             AS 'INSERT INTO audit VALUES (1) RETURNING n'",
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn postgres_refuses_a_privileged_role_unless_allowed() {
+    let Some(url) = pg_url() else { return };
+    let pg = PgDb::new(&url, "privileged").await;
+    // The superuser of the test cluster.
+    let e = sql_explorer::open_postgres(postgres_at(pg.config.clone()), false)
+        .await
+        .unwrap_err();
+    for says in [
+        "refusing to serve PostgreSQL as a privileged role",
+        "`postgres` is a superuser",
+        "`postgres` is a member of pg_read_server_files",
+        "`postgres` may write",
+        "CREATE ROLE explorer LOGIN",
+        &format!("GRANT CONNECT ON DATABASE \"{}\" TO explorer;", pg.name),
+        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO explorer;",
+        "--allow-privileged-role",
+    ] {
+        assert!(e.0.contains(says), "{says}: {e}");
+    }
+    // The role the message describes may only read: it is served.
+    let sql =
+        e.0.lines()
+            .filter(|l| l.starts_with("  ") && l.trim_end().ends_with(';'));
+    let sql: String = sql.map(|l| format!("{}\n", l.trim())).collect();
+    assert_eq!(sql.lines().count(), 5, "{e}");
+    let reader = PgRole::new(&pg, "reader", &sql).await;
+    let db = sql_explorer::open_postgres(postgres_at(reader.config(&pg)), false)
+        .await
+        .unwrap();
+    let server = sql_explorer::server(db, 100).await.unwrap();
+    let client = connect(&server, ClientOptions::modern()).await;
+    let r = rows(&client, "SELECT count(*) FROM orders", json!([])).await;
+    assert_eq!(r["rows"], json!([[250]]));
+
+    // Less than a superuser is privileged too: one predefined role, or one writable table.
+    let signaller = PgRole::new(
+        &pg,
+        "signal",
+        &format!("{sql}GRANT pg_signal_backend TO explorer;"),
+    )
+    .await;
+    let writer = PgRole::new(
+        &pg,
+        "writer",
+        &format!("{sql}GRANT INSERT ON orders TO explorer;"),
+    )
+    .await;
+    let sequence = PgRole::new(
+        &pg,
+        "sequence",
+        &format!("{sql}GRANT USAGE ON tickets TO explorer;"),
+    )
+    .await;
+    for (role, says) in [
+        (&signaller, "is a member of pg_signal_backend".to_owned()),
+        (&writer, "may write 1 relation(s): public.orders".to_owned()),
+        (
+            &sequence,
+            "may write 1 relation(s): public.tickets".to_owned(),
+        ),
+    ] {
+        let e = sql_explorer::open_postgres(postgres_at(role.config(&pg)), false)
+            .await
+            .unwrap_err();
+        assert!(e.0.contains(&says), "{says}: {e}");
+        assert!(!e.0.contains("superuser"), "{e}");
+        sql_explorer::open_postgres(postgres_at(role.config(&pg)), true)
+            .await
+            .unwrap();
+    }
+    // The command line goes through the same check.
+    let mut a = args(Source::Postgres(url.clone()), 100, Duration::from_secs(5));
+    let e = sql_explorer::open(&a).await.unwrap_err();
+    assert!(e.0.contains("--allow-privileged-role"), "{e}");
+    a.allow_privileged_role = true;
+    sql_explorer::open(&a).await.unwrap();
+    pg.drop().await;
+    for role in [reader, signaller, writer, sequence] {
+        role.drop().await;
+    }
+}
+
+#[tokio::test]
+async fn postgres_hostile_probes_are_refused_for_a_read_only_role_and_a_superuser() {
+    let Some(url) = pg_url() else { return };
+    let pg = PgDb::new(&url, "probes").await;
+    pg_bump(&pg).await;
+    let scratch = Scratch::new("pg-probes");
+    let marker = scratch.0.join("program-ran");
+    let reader = PgRole::new(
+        &pg,
+        "reader",
+        "CREATE ROLE explorer LOGIN; GRANT USAGE ON SCHEMA public TO explorer; \
+         GRANT SELECT ON ALL TABLES IN SCHEMA public TO explorer; \
+         GRANT EXECUTE ON FUNCTION bump() TO explorer;",
+    )
+    .await;
+    let db = sql_explorer::open_postgres(postgres_at(reader.config(&pg)), false)
+        .await
+        .unwrap();
+    probe(&pg, db, &marker).await;
+    // The superuser, served because it was explicitly allowed.
+    let db = sql_explorer::open_postgres(postgres_at(pg.config.clone()), true)
+        .await
+        .unwrap();
+    probe(&pg, db, &marker).await;
+    pg.drop().await;
+    reader.drop().await;
+}
+
+/// The cluster's URL and the CA and unrelated CA of `scripts/postgres.sh`, or `None` (with
+/// the same rule as [`pg_url`]) when the TLS tests are to be skipped.
+fn pg_tls() -> Option<(String, String, String)> {
+    let url = pg_url()?;
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match (var("SQL_EXPLORER_PG_CA"), var("SQL_EXPLORER_PG_OTHER_CA")) {
+        (Some(ca), Some(other)) => Some((url, ca, other)),
+        _ => {
+            let required = ["CI", "SQL_EXPLORER_REQUIRE_PG"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+            assert!(
+                !required,
+                "SQL_EXPLORER_PG_CA and SQL_EXPLORER_PG_OTHER_CA are not set: eval \
+                 \"$(scripts/postgres.sh start)\" first"
+            );
+            None
+        }
+    }
+}
+
+/// Whether a connection made by the explorer from `url` is encrypted, or why none was made.
+async fn encrypted(url: &str) -> Result<bool, String> {
+    let db = sql_explorer::postgres::Postgres::new(url, Duration::from_secs(5)).map_err(|e| e.0)?;
+    let client = db.connect().await.map_err(|e| e.0)?;
+    let row = client
+        .query_one(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap();
+    Ok(row.get(0))
+}
+
+#[tokio::test]
+async fn postgres_tls_follows_sslmode_and_checks_the_certificate() {
+    let Some((url, ca, other_ca)) = pg_tls() else {
+        return;
+    };
+    let config: tokio_postgres::Config = url.parse().unwrap();
+    let port = config.get_ports()[0];
+    // The same server under a name its certificate does not carry.
+    let wrong_host =
+        format!("postgres://postgres@wrong.invalid:{port}/postgres?hostaddr=127.0.0.1");
+    let enc = |s: &str| {
+        s.replace('%', "%25")
+            .replace('&', "%26")
+            .replace(' ', "%20")
+    };
+    let (ca, other_ca) = (enc(&ca), enc(&other_ca));
+    for (url, expected) in [
+        (format!("{url}?sslmode=disable"), Ok(false)),
+        (url.clone(), Ok(true)),
+        (format!("{url}?sslmode=prefer"), Ok(true)),
+        (format!("{url}?sslmode=require"), Ok(true)),
+        (format!("{wrong_host}&sslmode=require"), Ok(true)),
+        (
+            format!("{url}?sslmode=verify-ca&sslrootcert={ca}"),
+            Ok(true),
+        ),
+        (
+            format!("{url}?sslmode=verify-full&sslrootcert={ca}"),
+            Ok(true),
+        ),
+        (
+            format!(
+                "host=127.0.0.1 port={port} user=postgres dbname=postgres sslmode=verify-full sslrootcert={ca}"
+            ),
+            Ok(true),
+        ),
+        // verify-ca does not look at the name; verify-full does.
+        (
+            format!("{wrong_host}&sslmode=verify-ca&sslrootcert={ca}"),
+            Ok(true),
+        ),
+        (
+            format!("{wrong_host}&sslmode=verify-full&sslrootcert={ca}"),
+            Err("certificate not valid for name \"wrong.invalid\""),
+        ),
+        // A CA that did not sign the server's certificate, or the platform's roots.
+        (
+            format!("{url}?sslmode=verify-ca&sslrootcert={other_ca}"),
+            Err("UnknownIssuer"),
+        ),
+        (
+            format!("{url}?sslmode=verify-full&sslrootcert={other_ca}"),
+            Err("UnknownIssuer"),
+        ),
+        (
+            format!("{url}?sslmode=require&sslrootcert={other_ca}"),
+            Err("UnknownIssuer"),
+        ),
+        (format!("{url}?sslmode=verify-full"), Err("UnknownIssuer")),
+        (
+            format!("{url}?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"),
+            Err("sslrootcert /nonexistent/ca.pem"),
+        ),
+        (
+            format!("{url}?sslmode=allow"),
+            Err("sslmode `allow` is not supported"),
+        ),
+    ] {
+        match (encrypted(&url).await, expected) {
+            (Ok(got), Ok(want)) => assert_eq!(got, want, "{url}"),
+            (Err(e), Err(says)) => assert!(e.contains(says), "{url}: {e}"),
+            (got, want) => panic!("{url}: got {got:?}, expected {want:?}"),
+        }
+    }
+    // The whole server over verify-full.
+    let mut a = args(
+        Source::Postgres(format!("{url}?sslmode=verify-full&sslrootcert={ca}")),
+        100,
+        Duration::from_secs(5),
+    );
+    a.allow_privileged_role = true;
+    let db = sql_explorer::open(&a).await.unwrap();
+    let server = sql_explorer::server(db, 100).await.unwrap();
+    let client = connect(&server, ClientOptions::modern()).await;
+    let r = rows(
+        &client,
+        "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+        json!([]),
+    )
+    .await;
+    assert_eq!(r["rows"], json!([[true]]));
 }

@@ -11,23 +11,28 @@
 //! directory) or `--database-url URL` (PostgreSQL); `--http ADDR` serves
 //! `http://ADDR/mcp` and prints how to connect clients to it, otherwise stdio;
 //! `--max-rows N` (default 100) caps the rows a query returns; `--statement-timeout-ms MS`
-//! (default 5000) cancels longer statements.
+//! (default 5000) cancels longer statements; `--allow-privileged-role` serves PostgreSQL as a
+//! role that may do more than read (refused by default).
 //!
 //! A SQLite file that does not exist is created on first run with a sample shop
 //! (customers, products, orders, order_items), then opened read-only like any other.
 //!
 //! Tools: `query` (structured rows, with bound parameters), `explain` and `list_tables`.
 //! Resources: `schema://tables` and `schema://tables/{table}` (JSON). Prompt:
-//! `analyze-table`. Only a single `SELECT`/`WITH` query is accepted: a parser refuses
-//! anything else before the database sees it, and the database connection is read-only
-//! as well (SQLite opened read-only with `query_only`; PostgreSQL `READ ONLY`
-//! transactions), so what the parser cannot judge — a function that writes — is refused
-//! too.
+//! `analyze-table`. Three walls stand between a model and side effects: the statement check
+//! (one `SELECT`/`WITH` query, parsed, with a function policy over every call in its tree:
+//! file, large-object, server-admin, lock, sleep and similar functions refused by name, and
+//! in PostgreSQL every volatile function but a few harmless ones); a read-only connection
+//! (SQLite opened read-only with `query_only`; PostgreSQL `READ ONLY` transactions); and the
+//! statement timeout with the row cap.
 //!
-//! PostgreSQL: no TLS is built in (use a local server, a Unix socket or a tunnel); connect
-//! as a role that may only read (for instance a member of `pg_read_all_data`): a read-only
-//! transaction still lets a superuser read server files with `pg_read_file`. A password in
-//! `--database-url` is visible to other local users in the process list.
+//! PostgreSQL: the server refuses to start as a privileged role (a superuser, a member of
+//! `pg_read_server_files`, `pg_write_server_files`, `pg_execute_server_program`,
+//! `pg_signal_backend` or `pg_write_all_data`, or a role that may write a table or a
+//! sequence) and says how to create one that may only read. TLS follows `sslmode`
+//! (`disable`, `prefer` — the default —, `require`, `verify-ca`, `verify-full`) and
+//! `sslrootcert` in the URL, as libpq does, with rustls and the platform's roots. A password
+//! in `--database-url` is visible to other local users in the process list.
 
 // The HTTP mode prints how to connect on stdout, which then carries no protocol; a
 // command-line usage message belongs on stderr.
@@ -51,8 +56,10 @@ pub mod postgres;
 pub mod sample;
 #[path = "sql-explorer/sqlite.rs"]
 pub mod sqlite;
+#[path = "sql-explorer/tls.rs"]
+pub mod tls;
 
-use check::Dialects;
+use check::Policy;
 use postgres::Postgres;
 use sqlite::Sqlite;
 
@@ -250,10 +257,16 @@ pub enum Database {
 }
 
 impl Database {
-    fn dialect(&self) -> Dialects {
+    /// The statement check's policy: for PostgreSQL, with the functions' volatility read
+    /// from `pg_proc` now.
+    ///
+    /// # Errors
+    ///
+    /// Reading the catalog failed.
+    pub async fn policy(&self) -> Result<Policy, DbError> {
         match self {
-            Database::Sqlite(_) => Dialects::Sqlite,
-            Database::Postgres(_) => Dialects::Postgres,
+            Database::Sqlite(_) => Ok(Policy::sqlite()),
+            Database::Postgres(db) => Ok(Policy::postgres(db.functions().await?)),
         }
     }
 
@@ -323,22 +336,27 @@ impl Database {
     }
 }
 
-/// The server: a database and the row cap.
+/// The server: a database, the statement check's policy and the row cap.
 pub struct SqlExplorer {
     db: Database,
+    policy: Policy,
     max_rows: usize,
 }
 
-/// A server for `db` whose queries return at most `max_rows` rows.
+/// A server for `db` whose queries return at most `max_rows` rows, with the function
+/// policy read from the database's catalog now.
 ///
 /// # Errors
 ///
-/// Registration failed (a bug in this example).
-pub fn server(
-    db: Database,
-    max_rows: usize,
-) -> Result<Server, mcp_server::registry::RegistryError> {
-    Server::new(SqlExplorer { db, max_rows })
+/// Reading the catalog failed, or registration failed (a bug in this example).
+pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
+    let policy = db.policy().await.map_err(|e| e.0)?;
+    Server::new(SqlExplorer {
+        db,
+        policy,
+        max_rows,
+    })
+    .map_err(|e| e.to_string())
 }
 
 fn query_output_schema() -> Value {
@@ -374,7 +392,7 @@ impl SqlExplorer {
         params: Option<Vec<Scalar>>,
         max_rows: Option<usize>,
     ) -> Result<CallToolResult, String> {
-        check::check(&sql, self.db.dialect())?;
+        check::check(&sql, &self.policy)?;
         let cap = match max_rows {
             Some(0) => return Err("max_rows must be at least 1".to_owned()),
             Some(n) => n.min(self.max_rows),
@@ -413,7 +431,7 @@ impl SqlExplorer {
         open_world = false
     )]
     async fn explain(&self, sql: String) -> Result<String, String> {
-        check::check(&sql, self.db.dialect())?;
+        check::check(&sql, &self.policy)?;
         self.db.explain(&sql).await.map_err(|e| e.0)
     }
 
@@ -524,10 +542,14 @@ pub struct Args {
     pub max_rows: usize,
     /// `--statement-timeout-ms MS`.
     pub timeout: Duration,
+    /// `--allow-privileged-role`: serve PostgreSQL even as a role that may do more than
+    /// read.
+    pub allow_privileged_role: bool,
 }
 
 const USAGE: &str = "usage: sql-explorer [--database PATH | --database-url postgres://...] \
-                     [--http 127.0.0.1:PORT] [--max-rows N] [--statement-timeout-ms MS]";
+                     [--http 127.0.0.1:PORT] [--max-rows N] [--statement-timeout-ms MS] \
+                     [--allow-privileged-role]";
 
 /// Parses the command line (without the program name).
 ///
@@ -540,6 +562,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     let mut http = None;
     let mut max_rows = DEFAULT_MAX_ROWS;
     let mut timeout = DEFAULT_TIMEOUT;
+    let mut allow_privileged_role = false;
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -568,6 +591,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
                     .ok_or_else(|| usage("--statement-timeout-ms takes a positive integer"))?;
                 timeout = Duration::from_millis(ms);
             }
+            "--allow-privileged-role" => allow_privileged_role = true,
             other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
     }
@@ -576,6 +600,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
         http,
         max_rows,
         timeout,
+        allow_privileged_role,
     })
 }
 
@@ -595,15 +620,46 @@ pub async fn open(args: &Args) -> Result<Database, DbError> {
         }
         Source::Postgres(url) => {
             let db = Postgres::new(url, args.timeout)?;
-            if db.check_connection().await? {
-                tracing::warn!(
-                    "connected as a superuser: read-only transactions do not stop a superuser \
-                     from reading server files (pg_read_file); connect as a role that may only read"
-                );
-            }
-            Ok(Database::Postgres(db))
+            open_postgres(db, args.allow_privileged_role).await
         }
     }
+}
+
+/// Checks the role `db` connects as: a role that may do more than read is refused unless
+/// `allow_privileged_role`, and then served with a warning (the function policy, the
+/// read-only transaction and the timeout still hold).
+///
+/// # Errors
+///
+/// The server cannot be reached, or the role is privileged and that is not allowed: the
+/// message says why and how to create a role that may only read.
+pub async fn open_postgres(db: Postgres, allow_privileged_role: bool) -> Result<Database, DbError> {
+    let privileges = db.privileges().await?;
+    let reasons = privileges.reasons();
+    if reasons.is_empty() {
+        return Ok(Database::Postgres(db));
+    }
+    if allow_privileged_role {
+        tracing::warn!(
+            reasons = %reasons.join("; "),
+            "serving a privileged role (--allow-privileged-role): the function policy, the \
+             read-only transaction and the statement timeout still hold, but connect as a role \
+             that may only read"
+        );
+        return Ok(Database::Postgres(db));
+    }
+    Err(DbError(format!(
+        "refusing to serve PostgreSQL as a privileged role:\n  - {}\n\
+         A model reading this database may follow instructions hidden in its data; as this role \
+         a read-only transaction does not stop it from reading server files, importing them as \
+         large objects, signalling other backends or changing what it can write. Connect as a \
+         role that may only read; as an administrator, run:\n\n{}\n\n\
+         then connect as explorer (postgres://explorer:…@host/{}). To serve this role anyway, \
+         pass --allow-privileged-role.",
+        reasons.join("\n  - "),
+        indent(&privileges.read_only_role_sql()),
+        privileges.database
+    )))
 }
 
 /// `url` with its password, if any, replaced by `PASSWORD`.
@@ -714,7 +770,7 @@ async fn main() -> ExitCode {
     } else {
         tracing::info!("sql-explorer serving PostgreSQL, read-only");
     }
-    let server = match server(db, args.max_rows) {
+    let server = match server(db, args.max_rows).await {
         Ok(server) => server,
         Err(e) => {
             eprintln!("sql-explorer: {e}");

@@ -1,6 +1,5 @@
-//! The PostgreSQL backend (`tokio-postgres`, no TLS: connect over loopback, a Unix socket
-//! or a tunnel; TLS would need a `MakeTlsConnect` such as `postgres-native-tls`, left out to
-//! keep the example's dependencies small).
+//! The PostgreSQL backend (`tokio-postgres`, with TLS as `sslmode` says: see the `tls`
+//! module).
 //!
 //! Every call opens its own connection and runs in `START TRANSACTION READ ONLY` with
 //! `SET LOCAL statement_timeout`, then rolls back. One connection per call rather than a
@@ -18,17 +17,79 @@
 //! form, in one round trip per ~1600 values. The price: anonymous records (`ROW(…)`) have
 //! no binary input, so such a column is refused with a message saying how to convert it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
 use serde_json::Value;
 use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
-use tokio_postgres::{Client, Config, NoTls, Row, Transaction};
+use tokio_postgres::{Client, Config, Row, Transaction};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::check::Volatility;
+use super::tls::{self, Tls};
 use super::{
     Column, DbError, ForeignKey, Index, QueryResult, Scalar, TableInfo, TableSummary, quote_ident,
 };
+
+/// What a role may do beyond reading, as [`Postgres::privileges`] found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Privileges {
+    /// The role connected as.
+    pub role: String,
+    /// The database connected to.
+    pub database: String,
+    /// Whether it is a superuser.
+    pub superuser: bool,
+    /// The predefined roles it is a member of that reach beyond reading
+    /// (`pg_read_server_files`, `pg_write_server_files`, `pg_execute_server_program`,
+    /// `pg_signal_backend`, `pg_write_all_data`).
+    pub roles: Vec<String>,
+    /// The tables, views and sequences it may change.
+    pub writable: Vec<String>,
+}
+
+impl Privileges {
+    /// Why the role is privileged, one reason a line; empty if it may only read.
+    pub fn reasons(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if self.superuser {
+            reasons.push(format!("`{}` is a superuser", self.role));
+        }
+        for role in &self.roles {
+            reasons.push(format!("`{}` is a member of {role}", self.role));
+        }
+        if !self.writable.is_empty() {
+            let shown: Vec<&str> = self.writable.iter().take(5).map(String::as_str).collect();
+            let more = self.writable.len() - shown.len();
+            reasons.push(format!(
+                "`{}` may write {} relation(s): {}{}",
+                self.role,
+                self.writable.len(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        reasons
+    }
+
+    /// The SQL that creates a role that may only read this database's `public` schema.
+    pub fn read_only_role_sql(&self) -> String {
+        let database = quote_ident(&self.database);
+        format!(
+            "CREATE ROLE explorer LOGIN PASSWORD 'choose-a-password';\n\
+             GRANT CONNECT ON DATABASE {database} TO explorer;\n\
+             GRANT USAGE ON SCHEMA public TO explorer;\n\
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO explorer;\n\
+             ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO explorer;"
+        )
+    }
+}
 
 /// PostgreSQL allows at most 1664 entries in a select list.
 const MAX_SELECT_LIST: usize = 1600;
@@ -37,25 +98,71 @@ const MAX_SELECT_LIST: usize = 1600;
 #[derive(Debug, Clone)]
 pub struct Postgres {
     config: Arc<Config>,
+    tls: Connector,
     timeout: Duration,
 }
 
+/// The rustls connector, and the mode it was made for (all `Debug` shows).
+#[derive(Clone)]
+struct Connector(MakeRustlsConnect, tls::SslMode);
+
+impl std::fmt::Debug for Connector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Connector({:?})", self.1)
+    }
+}
+
 impl Postgres {
-    /// A database at `url` (`postgres://user@host:port/db` or `host=… dbname=…`); statements
-    /// running longer than `timeout` are cancelled by the server.
+    /// A database at `url` (`postgres://user@host:port/db` or `host=… dbname=…`, with
+    /// `sslmode` and `sslrootcert` as in libpq); statements running longer than `timeout`
+    /// are cancelled by the server.
     ///
     /// # Errors
     ///
-    /// The connection string does not parse.
+    /// The connection string does not parse, or its TLS settings cannot be met
+    /// (`sslrootcert` unreadable, an unknown `sslmode`).
     pub fn new(url: &str, timeout: Duration) -> Result<Postgres, DbError> {
-        let config: Config = url
-            .parse()
-            .map_err(|e| DbError(format!("invalid --database-url: {e}")))?;
-        Ok(Postgres::with_config(config, timeout))
+        let invalid = |e: String| DbError(format!("invalid --database-url: {e}"));
+        let (rest, tls) = tls::split(url).map_err(invalid)?;
+        let config: Config = rest.parse().map_err(|e| invalid(format!("{e}")))?;
+        Postgres::with_tls(config, &tls, timeout)
     }
 
-    /// A database reached with `config`.
-    pub fn with_config(mut config: Config, timeout: Duration) -> Postgres {
+    /// A database reached with `config`, TLS as its `ssl_mode` says (certificates are not
+    /// checked: `prefer` and `require` as in libpq).
+    ///
+    /// # Errors
+    ///
+    /// The TLS configuration could not be built.
+    pub fn with_config(config: Config, timeout: Duration) -> Result<Postgres, DbError> {
+        let mode = match config.get_ssl_mode() {
+            tokio_postgres::config::SslMode::Disable => tls::SslMode::Disable,
+            tokio_postgres::config::SslMode::Require => tls::SslMode::Require,
+            _ => tls::SslMode::Prefer,
+        };
+        let tls = Tls {
+            mode,
+            root_cert: None,
+        };
+        Postgres::with_tls(config, &tls, timeout)
+    }
+
+    /// A database reached with `config` and `tls` (which overrides its `ssl_mode`).
+    ///
+    /// # Errors
+    ///
+    /// `sslrootcert` cannot be read, or the platform has no roots.
+    pub fn with_tls(mut config: Config, tls: &Tls, timeout: Duration) -> Result<Postgres, DbError> {
+        config.ssl_mode(tls.pg_mode());
+        let connector = tls.connector().map_err(DbError)?;
+        Ok(Postgres::build(
+            config,
+            Connector(connector, tls.mode),
+            timeout,
+        ))
+    }
+
+    fn build(mut config: Config, tls: Connector, timeout: Duration) -> Postgres {
         if config.get_application_name().is_none() {
             config.application_name("sql-explorer");
         }
@@ -64,24 +171,81 @@ impl Postgres {
         }
         Postgres {
             config: Arc::new(config),
+            tls,
             timeout,
         }
     }
 
-    /// Connects once; returns whether the role is a superuser (who can read the server's
-    /// files with `pg_read_file` even in a read-only transaction).
+    /// Connects once and says what the role may do beyond reading: an empty list for a
+    /// role that may only read.
     ///
     /// # Errors
     ///
     /// The server cannot be reached or refuses the login.
-    pub async fn check_connection(&self) -> Result<bool, DbError> {
+    pub async fn privileges(&self) -> Result<Privileges, DbError> {
         let mut client = self.connect().await?;
         let txn = self.begin(&mut client).await?;
+        // Writable relations: any table, view or sequence the role may change, whoever
+        // granted it (ownership, a grant, pg_write_all_data).
         let row = txn
-            .query_one("SELECT current_setting('is_superuser') = 'on'", &[])
+            .query_one(
+                "SELECT current_user::text, current_database()::text,
+                        (SELECT rolsuper FROM pg_roles WHERE rolname = current_user),
+                        ARRAY(SELECT rolname::text FROM pg_roles
+                               WHERE rolname IN ('pg_read_server_files', 'pg_write_server_files',
+                                                 'pg_execute_server_program', 'pg_signal_backend',
+                                                 'pg_write_all_data')
+                                 AND pg_has_role(current_user, oid, 'MEMBER')
+                               ORDER BY rolname),
+                        ARRAY(SELECT format('%I.%I', n.nspname, c.relname)
+                                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                               WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
+                                 AND n.nspname NOT LIKE 'pg\\_toast%'
+                                 AND n.nspname NOT LIKE 'pg\\_temp%'
+                                 AND CASE WHEN c.relkind = 'S'
+                                          THEN has_sequence_privilege(c.oid, 'USAGE, UPDATE')
+                                          WHEN c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                                          THEN has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')
+                                            OR has_any_column_privilege(c.oid, 'INSERT, UPDATE')
+                                          ELSE false END
+                               ORDER BY 1)",
+                &[],
+            )
             .await
             .map_err(pg_error)?;
-        row.try_get(0).map_err(pg_error)
+        Ok(Privileges {
+            role: row.try_get(0).map_err(pg_error)?,
+            database: row.try_get(1).map_err(pg_error)?,
+            superuser: row.try_get::<_, Option<bool>>(2).map_err(pg_error)? == Some(true),
+            roles: row.try_get(3).map_err(pg_error)?,
+            writable: row.try_get(4).map_err(pg_error)?,
+        })
+    }
+
+    /// Every function name in `pg_proc`, with the most volatile of its overloads: read once
+    /// at start-up for the function policy.
+    ///
+    /// # Errors
+    ///
+    /// The server cannot be reached or the catalog read failed.
+    pub async fn functions(&self) -> Result<HashMap<String, Volatility>, DbError> {
+        let mut client = self.connect().await?;
+        let txn = self.begin(&mut client).await?;
+        let rows = txn
+            .query(
+                "SELECT proname::text, max(provolatile::text) FROM pg_proc GROUP BY proname",
+                &[],
+            )
+            .await
+            .map_err(pg_error)?;
+        rows.iter()
+            .map(|r| {
+                let name: String = r.try_get(0)?;
+                let code: String = r.try_get(1)?;
+                Ok((name, Volatility::from_code(&code)))
+            })
+            .collect::<Result<_, tokio_postgres::Error>>()
+            .map_err(pg_error)
     }
 
     /// A new connection, its I/O driven by a task that ends when the client is dropped.
@@ -90,7 +254,11 @@ impl Postgres {
     ///
     /// The server cannot be reached or refuses the login.
     pub async fn connect(&self) -> Result<Client, DbError> {
-        let (client, connection) = self.config.connect(NoTls).await.map_err(pg_error)?;
+        let (client, connection) = self
+            .config
+            .connect(self.tls.0.clone())
+            .await
+            .map_err(pg_error)?;
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "postgres connection ended with an error");

@@ -35,6 +35,7 @@ pub(crate) struct ToolArgs {
     pub(crate) input_schema: Option<Expr>,
     pub(crate) output_schema: Option<Expr>,
     pub(crate) timeout_ms: Option<LitInt>,
+    pub(crate) blocking: Option<Flag>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
 }
@@ -46,6 +47,7 @@ pub(crate) struct ResourceArgs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
+    pub(crate) blocking: Option<Flag>,
 }
 
 #[derive(Default)]
@@ -53,6 +55,7 @@ pub(crate) struct PromptArgs {
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    pub(crate) blocking: Option<Flag>,
 }
 
 #[derive(Default)]
@@ -81,11 +84,19 @@ const TOOL_KEYS: &[&str] = &[
     "input_schema",
     "output_schema",
     "timeout_ms",
+    "blocking",
     "meta",
     "icons",
 ];
-const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mime_type"];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
+const RESOURCE_KEYS: &[&str] = &[
+    "uri",
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "blocking",
+];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking"];
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
 const ARG_KEYS: &[&str] = &["rename", "description", "default"];
 
@@ -207,6 +218,7 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
             "input_schema" => a.input_schema = Some(expr(meta)?),
             "output_schema" => a.output_schema = Some(expr(meta)?),
             "timeout_ms" => a.timeout_ms = Some(meta.value()?.parse()?),
+            "blocking" => a.blocking = Some(flag(meta)?),
             "meta" => a.meta = Some(expr(meta)?),
             _ => a.icons = Some(expr(meta)?),
         }
@@ -226,6 +238,10 @@ pub(crate) fn resource(attr: &Attribute, errors: &mut Errors) -> ResourceArgs {
         &mut errs,
         tokens,
         |key, meta| {
+            if key == "blocking" {
+                a.blocking = Some(flag(meta)?);
+                return Ok(());
+            }
             let value = string(meta)?;
             match key {
                 "uri" => a.uri = Some(value),
@@ -246,6 +262,10 @@ pub(crate) fn prompt(attr: &Attribute, errors: &mut Errors) -> PromptArgs {
     let tokens = list_tokens(attr, errors);
     let mut errs = Errors::default();
     each_key("#[prompt]", PROMPT_KEYS, &mut errs, tokens, |key, meta| {
+        if key == "blocking" {
+            a.blocking = Some(flag(meta)?);
+            return Ok(());
+        }
         let value = string(meta)?;
         match key {
             "name" => a.name = Some(value),

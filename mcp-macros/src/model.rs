@@ -35,6 +35,8 @@ pub(crate) struct Method {
     pub(crate) ident: Ident,
     pub(crate) receiver: Receiver,
     pub(crate) is_async: bool,
+    /// `blocking`: the call runs on tokio's blocking thread pool.
+    pub(crate) blocking: bool,
     /// The declared return type; `None` for `()`.
     pub(crate) output: Option<Type>,
     pub(crate) params: Vec<Param>,

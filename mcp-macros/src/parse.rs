@@ -174,6 +174,7 @@ fn method(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Method> {
             ident: sig.ident.clone(),
             receiver,
             is_async: sig.asyncness.is_some(),
+            blocking: false,
             output,
             params,
         }),
@@ -494,7 +495,8 @@ fn tool(
             Err(e) => errors.on(t, e),
         }
     }
-    let method = method?;
+    let mut method = method?;
+    method.blocking = a.blocking.is_some_and(|f| f.value);
     let mut args_structs = method
         .params
         .iter()
@@ -591,7 +593,7 @@ fn resource(
         }
     };
     let name = name_or_default(a.name.as_ref(), f);
-    let method = method?;
+    let mut method = method?;
     let mut ok = true;
     for var in &variables {
         if !method.values().any(|v| v.name.value == var.name) {
@@ -635,6 +637,7 @@ fn resource(
         }
     }
     let is_template = !variables.is_empty() || uri.value().contains('{');
+    method.blocking = a.blocking.is_some_and(|f| f.value);
     ok.then(|| ResourceDef {
         method,
         variables: variables.into_iter().map(|v| v.name).collect(),
@@ -659,8 +662,10 @@ fn prompt(
         errors.at(name.span, "a prompt name cannot be empty");
     }
     let description = description(a.description.as_ref(), f, "#[prompt]", errors);
+    let mut method = method?;
+    method.blocking = a.blocking.is_some_and(|f| f.value);
     Some(PromptDef {
-        method: method?,
+        method,
         name,
         title: a.title,
         description,

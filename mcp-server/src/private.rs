@@ -157,6 +157,25 @@ pub fn extract<T: FromContext>(ctx: &Context) -> Result<T, HandlerError> {
     T::from_context(ctx).map_err(HandlerError::Rpc)
 }
 
+/// Runs a `blocking` handler's call on tokio's blocking thread pool, so it holds up no
+/// transport; a panic in it is raised again here, where the engine turns it into an error.
+pub async fn blocking<T, F>(call: F) -> T
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    match tokio::task::spawn_blocking(call).await {
+        Ok(value) => value,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => std::panic::resume_unwind(Box::new("the blocking handler was cancelled")),
+    }
+}
+
+/// Drives an async `blocking` handler's future to completion on the blocking pool.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Handle::current().block_on(future)
+}
+
 /// Asks rustc to say, at the method's name, when its future is not `Send`.
 pub fn send<F: Future + Send>(future: F) -> F {
     future

@@ -201,7 +201,7 @@ pub(crate) fn arguments(
 }
 
 /// The call of the user's method, awaited when it is async (and checked to be `Send`, with
-/// the error at the method's name).
+/// the error at the method's name); with `blocking`, run on tokio's blocking pool.
 pub(crate) fn invoke(self_ty: &Type, method: &Method, args: &[TokenStream]) -> TokenStream {
     let ident = &method.ident;
     let receiver = match method.receiver {
@@ -209,6 +209,21 @@ pub(crate) fn invoke(self_ty: &Type, method: &Method, args: &[TokenStream]) -> T
         Receiver::Arc => quote!(this),
     };
     let span = ident.span();
+    if method.blocking {
+        // On the blocking pool: the arguments are evaluated here (they may return early with
+        // an error), then the closure owns them and the server handle.
+        let locals: Vec<_> = (0..args.len()).map(|i| format_ident!("__b{}", i)).collect();
+        let call = quote_spanned!(span=> <#self_ty>::#ident(#receiver, #(#locals),*));
+        let call = if method.is_async {
+            quote_spanned!(span=> ::mcp_server::__private::block_on(#call))
+        } else {
+            call
+        };
+        return quote_spanned! {span=> {
+            #(let #locals = #args;)*
+            ::mcp_server::__private::blocking(move || #call).await
+        }};
+    }
     let call = quote_spanned!(span=> <#self_ty>::#ident(#receiver, #(#args),*));
     if method.is_async {
         quote_spanned!(span=> ::mcp_server::__private::send(#call).await)

@@ -2,13 +2,39 @@
 //! request's cancellation drops the future, a timeout ends it, and (modern era) a handler
 //! waiting for client input ends the round with `input_required`.
 
+use std::collections::HashSet;
 use std::future::{Future, poll_fn};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::{Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::context::Context;
+
+/// A first poll longer than this blocked the transport's task: the handler is named in a
+/// warning (once per process).
+const SLOW_FIRST_POLL: Duration = Duration::from_millis(10);
+
+/// Warns, once per handler, that the first poll of the `kind` handler `name` took `took`.
+fn warn_slow(kind: &str, name: &str, took: Duration) {
+    let what = format!("the {kind} `{name}`");
+    static WARNED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let mut warned = match WARNED.get_or_init(Default::default).lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if warned.insert(what.clone()) {
+        tracing::warn!(
+            handler = %what,
+            ms = took.as_millis(),
+            "{what} ran {} ms before its first await, blocking the transport meanwhile (and \
+             out of reach of its timeout): mark it #[tool(blocking)] (or #[resource(blocking)], \
+             #[prompt(blocking)]), or move the work into tokio::task::spawn_blocking",
+            took.as_millis()
+        );
+    }
+}
 
 /// How a driven handler ended.
 pub(crate) enum Driven<T> {
@@ -36,7 +62,13 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 }
 
 /// Builds the handler's future (catching a panic while building it) and drives it.
-pub(crate) async fn drive<T, F>(ctx: &Context, timeout: Duration, start: F) -> Driven<T>
+/// `kind` and `name` name the handler in the warning about a slow first poll.
+pub(crate) async fn drive<T, F>(
+    ctx: &Context,
+    (kind, name): (&str, &str),
+    timeout: Duration,
+    start: F,
+) -> Driven<T>
 where
     F: FnOnce() -> Pin<Box<dyn Future<Output = T> + Send>>,
 {
@@ -45,11 +77,26 @@ where
         Err(_) => return Driven::Panicked,
     };
     let mut fut = CatchUnwind(fut);
-    let work = poll_fn(|cx| match Pin::new(&mut fut).poll(cx) {
-        Poll::Ready(Ok(v)) => Poll::Ready(Driven::Done(v)),
-        Poll::Ready(Err(())) => Poll::Ready(Driven::Panicked),
-        Poll::Pending if ctx.has_pending_inputs() => Poll::Ready(Driven::InputRequired),
-        Poll::Pending => Poll::Pending,
+    let mut first = true;
+    let work = poll_fn(|cx| {
+        // The first poll runs on the transport's task: time it, to name handlers that block.
+        let polled = if std::mem::take(&mut first) {
+            let started = Instant::now();
+            let polled = Pin::new(&mut fut).poll(cx);
+            let took = started.elapsed();
+            if took > SLOW_FIRST_POLL {
+                warn_slow(kind, name, took);
+            }
+            polled
+        } else {
+            Pin::new(&mut fut).poll(cx)
+        };
+        match polled {
+            Poll::Ready(Ok(v)) => Poll::Ready(Driven::Done(v)),
+            Poll::Ready(Err(())) => Poll::Ready(Driven::Panicked),
+            Poll::Pending if ctx.has_pending_inputs() => Poll::Ready(Driven::InputRequired),
+            Poll::Pending => Poll::Pending,
+        }
     });
     let cancel = ctx.cancellation_token();
     tokio::select! {

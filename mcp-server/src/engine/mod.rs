@@ -12,6 +12,7 @@ pub(crate) mod listen;
 pub(crate) mod seal;
 pub(crate) mod session;
 pub(crate) mod sink;
+pub(crate) mod span;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -33,6 +34,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use tracing::Instrument as _;
 
 use crate::context::{Context, Mrtr, Override, RequestCtx};
 use crate::registry::{CompletionTarget, ListKind, RegistryEvent};
@@ -60,6 +62,8 @@ pub(crate) struct Response {
     pub(crate) json: String,
     /// How a modern-era HTTP response carries it (legacy-era JSON-RPC errors are always 200).
     pub(crate) status: Status,
+    /// The JSON-RPC error code, for an error response.
+    pub(crate) error: Option<ErrorCode>,
 }
 
 /// The HTTP status class of a modern-era response: the one place that maps JSON-RPC errors
@@ -102,6 +106,7 @@ impl Response {
         Response {
             json,
             status: Status::of(error.code),
+            error: Some(error.code),
         }
     }
 
@@ -309,6 +314,7 @@ impl Server {
             Ok(json) if json.len() <= self.config().max_response_size => Response {
                 json,
                 status: Status::Ok,
+                error: None,
             },
             Ok(json) => {
                 tracing::warn!(size = json.len(), "response too large");
@@ -405,6 +411,25 @@ impl Server {
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
+        let span = span::request(&req);
+        let reply = self
+            .route(conn, &req, sink, cancel)
+            .instrument(span.clone())
+            .await;
+        conn.end(&req.id);
+        span::record_outcome(&span, &reply);
+        reply
+    }
+
+    /// Decides the request's era (fixing the connection's on its first request) and hands it
+    /// to that era's front door.
+    async fn route(
+        &self,
+        conn: &Arc<Connection>,
+        req: &Request,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Reply {
         let meta = match probe_meta(req.params.as_deref()) {
             Ok(meta) => meta,
             Err(e) => return Reply::Response(Response::error(Some(&req.id), &e)),
@@ -413,7 +438,6 @@ impl Server {
             ConnectionEra::Undecided => {
                 let modern = is_modern(meta.as_ref());
                 if !modern && req.method != "initialize" && req.method != "ping" {
-                    conn.end(&req.id);
                     return Reply::Response(Response::error(
                         Some(&req.id),
                         &ErrorObject::invalid_request(
@@ -425,17 +449,15 @@ impl Server {
             }
             era => era,
         };
-        let reply = match era {
+        match era {
             ConnectionEra::Legacy(session) => {
-                self.legacy_request(conn, &session, &req, meta, sink, cancel)
+                self.legacy_request(conn, &session, req, meta, sink, cancel)
                     .await
             }
             ConnectionEra::Modern | ConnectionEra::Undecided => {
-                self.modern_request(&req, meta, sink, cancel).await
+                self.modern_request(req, meta, sink, cancel).await
             }
-        };
-        conn.end(&req.id);
-        reply
+        }
     }
 
     async fn legacy_request(
@@ -606,6 +628,7 @@ impl Server {
         let id = &req.id;
         let params = req.params.as_deref();
         let version = scope.version;
+        span::record_version(version.as_str());
         // The methods below answer their own protocol errors through `?`.
         let fail = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
         let list = |kind: ListKind| -> Reply {
@@ -805,7 +828,10 @@ impl Server {
         let handler = tool.handler.clone();
         let arguments = p.arguments;
         let call_ctx = ctx.clone();
-        let driven = drive(&ctx, timeout, move || handler.call(arguments, call_ctx)).await;
+        let driven = drive(&ctx, ("tool", &p.name), timeout, move || {
+            handler.call(arguments, call_ctx)
+        })
+        .await;
         if matches!(driven, Driven::TimedOut) {
             ctx.cancellation_token().cancel();
             if ctx.take_override().is_none() {
@@ -847,9 +873,12 @@ impl Server {
         )?;
         let uri = p.uri.clone();
         let call_ctx = ctx.clone();
-        let driven = drive(&ctx, self.config().tool_timeout, move || {
-            handler.read(&uri, &vars, call_ctx)
-        })
+        let driven = drive(
+            &ctx,
+            ("resource", &p.uri),
+            self.config().tool_timeout,
+            move || handler.read(&uri, &vars, call_ctx),
+        )
         .await;
         let driven = match driven {
             Driven::Done(Ok(mut r)) => {
@@ -902,9 +931,12 @@ impl Server {
         )?;
         let handler = prompt.handler.clone();
         let call_ctx = ctx.clone();
-        let driven = drive(&ctx, self.config().tool_timeout, move || {
-            handler.get(&arguments, call_ctx)
-        })
+        let driven = drive(
+            &ctx,
+            ("prompt", &p.name),
+            self.config().tool_timeout,
+            move || handler.get(&arguments, call_ctx),
+        )
         .await;
         Ok(self.finish(&ctx, driven, "prompt", Some(("prompts/get", &p.name)), None))
     }
@@ -943,10 +975,15 @@ impl Server {
         let context_args = p.context.and_then(|c| c.arguments).unwrap_or_default();
         let value = p.argument.value.clone();
         let call_ctx = ctx.clone();
-        let driven = drive(&ctx, self.config().tool_timeout, move || {
-            let fut = handler.complete(&value, &context_args, call_ctx);
-            Box::pin(async move { Ok::<_, HandlerError>(CompleteResult::new(fut.await)) })
-        })
+        let driven = drive(
+            &ctx,
+            ("completion of", &p.argument.name),
+            self.config().tool_timeout,
+            move || {
+                let fut = handler.complete(&value, &context_args, call_ctx);
+                Box::pin(async move { Ok::<_, HandlerError>(CompleteResult::new(fut.await)) })
+            },
+        )
         .await;
         Ok(self.finish(&ctx, driven, "completion", None, None))
     }

@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use crate::engine::session::{Connection, ConnectionEra};
 use crate::engine::sink::Sink;
@@ -178,6 +179,18 @@ pub(crate) async fn serve_stdio(server: &Server) -> std::io::Result<()> {
 /// Serves `server` over any byte streams with stdio framing (one JSON message per line)
 /// until `input` ends; every response is written before it returns.
 pub(crate) async fn serve_io<R, W>(server: &Server, input: R, output: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    // The process's one session: every request span is its child.
+    let span = tracing::info_span!("mcp.session", network.transport = "pipe");
+    serve_in_session(server, input, output)
+        .instrument(span)
+        .await
+}
+
+async fn serve_in_session<R, W>(server: &Server, input: R, output: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,

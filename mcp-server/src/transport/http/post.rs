@@ -12,6 +12,7 @@ use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use super::headers;
 use super::layers::{BodyLimit, accepts};
@@ -164,6 +165,8 @@ impl Endpoint {
         let (tx, mut notes) = mpsc::channel::<String>(64);
         let (last_tx, mut last) = oneshot::channel::<EngineResponse>();
         // A legacy session's SSE streams are resumable, and the handler may close them early.
+        // A legacy session's requests are children of its span.
+        let parent = session.as_ref().map(|s| s.span.clone());
         let resumable = session.filter(|_| sse && !modern);
         let close = CancellationToken::new();
         let sink = if resumable.is_some() {
@@ -183,9 +186,11 @@ impl Endpoint {
         // task, polled again there with its own waker, so it outlives a dropped connection.
         // The in-flight permit goes with it.
         let mut task = Box::pin(async move {
-            let reply = server
-                .handle_registered(&conn, request, sink, task_cancel.clone())
-                .await;
+            let handled = server.handle_registered(&conn, request, sink, task_cancel.clone());
+            let reply = match parent {
+                Some(span) => handled.instrument(span).await,
+                None => handled.await,
+            };
             match reply {
                 Reply::Response(r) => {
                     drop(permit);
@@ -199,6 +204,7 @@ impl Endpoint {
                         let _ = last_tx.send(EngineResponse {
                             json,
                             status: Status::Ok,
+                            error: None,
                         });
                     }
                 }

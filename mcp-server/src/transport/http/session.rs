@@ -28,6 +28,8 @@ pub struct HttpSession {
     principal: Option<String>,
     last_seen: Mutex<Instant>,
     pub(crate) events: EventLog,
+    /// The session's span (`mcp.session.id`): the parent of its requests' spans.
+    pub(crate) span: tracing::Span,
 }
 
 impl std::fmt::Debug for HttpSession {
@@ -40,8 +42,10 @@ impl std::fmt::Debug for HttpSession {
 
 impl HttpSession {
     pub(crate) fn new(conn: Arc<Connection>, principal: Option<String>) -> HttpSession {
+        let id = new_session_id();
         HttpSession {
-            id: new_session_id(),
+            span: tracing::info_span!("mcp.session", mcp.session.id = %id, network.transport = "tcp"),
+            id,
             conn,
             principal,
             last_seen: Mutex::new(Instant::now()),

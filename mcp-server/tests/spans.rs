@@ -1,0 +1,83 @@
+//! Each request runs in a span named and attributed as the OpenTelemetry semantic
+//! conventions for MCP name them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use mcp_server::prelude::*;
+use mcp_server::testing::{ClientOptions, TestClient};
+use serde_json::json;
+
+struct Calc;
+
+#[mcp_server::server(name = "calc")]
+impl Calc {
+    /// Adds two integers.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> String {
+        tracing::info!("adding");
+        (a + b).to_string()
+    }
+}
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn requests_run_in_spans_with_the_semantic_convention_attributes() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let server = Server::new(Calc).unwrap();
+    for (options, version) in [
+        (ClientOptions::legacy(), "2025-11-25"),
+        (ClientOptions::modern(), "2026-07-28"),
+    ] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let r = client
+            .call_tool("add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap();
+        assert_eq!(r.content[0].as_text(), Some("3"));
+        let _ = client.call_tool("nope", json!({})).await;
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let inside = log
+            .lines()
+            .find(|l| l.contains("adding") && l.contains(version))
+            .unwrap_or_else(|| panic!("the handler's event is inside the request span: {log}"));
+        for field in [
+            "mcp.request{",
+            "otel.name=\"tools/call add\"",
+            "mcp.method.name=tools/call",
+            "gen_ai.operation.name=\"execute_tool\"",
+            "gen_ai.tool.name=\"add\"",
+            "jsonrpc.request.id=",
+        ] {
+            assert!(inside.contains(field), "{field} missing: {inside}");
+        }
+        let failed = log
+            .lines()
+            .find(|l| l.contains("gen_ai.tool.name=\"nope\"") && l.contains("close"))
+            .unwrap_or_else(|| panic!("the failed call's span closes: {log}"));
+        assert!(failed.contains("error.type=\"-32602\""), "{failed}");
+        captured.0.lock().unwrap().clear();
+    }
+}

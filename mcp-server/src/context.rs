@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::outbound::OutboundError;
 use crate::engine::session::LegacySession;
 use crate::engine::sink::Sink;
 use crate::server::Server;
@@ -46,6 +47,17 @@ pub enum ContextError {
     /// The schema for a typed elicitation is not a flat object of primitive fields.
     #[error("cannot elicit this type: {0}")]
     UnsupportedSchema(String),
+}
+
+impl From<OutboundError> for ContextError {
+    fn from(e: OutboundError) -> ContextError {
+        match e {
+            OutboundError::Client(e) => ContextError::Client(e),
+            OutboundError::InvalidResponse(e) => ContextError::InvalidResponse(e),
+            OutboundError::Disconnected => ContextError::Disconnected,
+            OutboundError::Timeout => ContextError::Timeout,
+        }
+    }
 }
 
 /// The outcome of a typed elicitation.

@@ -47,6 +47,7 @@ mod macros;
 pub mod registry;
 mod result;
 pub mod schema;
+mod serve;
 mod server;
 pub mod testing;
 mod transport;

@@ -9,7 +9,7 @@ use mcp_core::ProtocolVersion;
 use mcp_core::types::{CacheHints, Implementation};
 
 use crate::engine::seal::{MIN_KEY_LEN, Sealer};
-use crate::registry::{Registry, RegistryError};
+use crate::registry::{ListSettings, Registry, RegistryError};
 
 /// What `#[server]` implements for an annotated `impl` block: the server's identity and the
 /// registration of its tools, resources, prompts and completions.
@@ -28,12 +28,6 @@ pub trait McpServer: Send + Sync + Sized + 'static {
     ///
     /// A duplicate or invalid registration.
     fn register(this: Arc<Self>, registry: &Registry) -> Result<(), RegistryError>;
-}
-
-/// Settings for the lists (`tools/list`, …).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ListSettings {
-    pub(crate) page_size: usize,
 }
 
 /// A server's configuration; build it with [`ServerBuilder`].
@@ -127,104 +121,6 @@ impl Server {
 
     pub(crate) fn config(&self) -> &Config {
         &self.inner.config
-    }
-
-    /// Serves this server over the process's stdin and stdout until stdin closes; every
-    /// response is written before it returns.
-    ///
-    /// # Errors
-    ///
-    /// Reading stdin or writing stdout failed.
-    pub async fn serve_stdio(&self) -> std::io::Result<()> {
-        crate::transport::stdio::serve_stdio(self).await
-    }
-
-    /// Serves this server over any byte streams with stdio framing (one JSON message per
-    /// line) until `input` ends; every response is written before it returns.
-    ///
-    /// # Errors
-    ///
-    /// Reading `input` or writing `output` failed.
-    pub async fn serve_io<R, W>(&self, input: R, output: W) -> std::io::Result<()>
-    where
-        R: tokio::io::AsyncRead + Unpin,
-        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-    {
-        crate::transport::stdio::serve_io(self, input, output).await
-    }
-}
-
-/// Streamable HTTP (feature `http`).
-#[cfg(feature = "http")]
-impl Server {
-    /// Serves `http://ADDR/mcp` with default [`HttpOptions`](crate::http::HttpOptions) until
-    /// SIGINT (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, ends
-    /// long-lived streams, lets requests in flight finish (up to 20 s).
-    ///
-    /// # Errors
-    ///
-    /// Binding the address failed.
-    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        self.serve_http_with(
-            addr,
-            crate::http::HttpOptions::default(),
-            crate::http::shutdown_signal(),
-        )
-        .await
-    }
-
-    /// Serves `http://ADDR/mcp` with `options` until `shutdown` completes, then shuts down
-    /// gracefully as [`serve_http`](Self::serve_http) does.
-    ///
-    /// # Errors
-    ///
-    /// Binding the address failed.
-    pub async fn serve_http_with(
-        &self,
-        addr: impl tokio::net::ToSocketAddrs,
-        options: crate::http::HttpOptions,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> std::io::Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        self.serve_http_on(listener, options, shutdown).await
-    }
-
-    /// Serves `/mcp` on a listener you bound (to learn its port first, or to pass one from a
-    /// socket-activation manager), as [`serve_http_with`](Self::serve_http_with) does.
-    ///
-    /// # Errors
-    ///
-    /// The listener has no local address.
-    pub async fn serve_http_on(
-        &self,
-        listener: tokio::net::TcpListener,
-        options: crate::http::HttpOptions,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> std::io::Result<()> {
-        crate::transport::http::serve(self, listener, options, shutdown).await
-    }
-
-    /// The MCP endpoint as an axum [`Router`](axum::Router) serving `/`, to mount with
-    /// `Router::nest_service` at a path of your choice, behind the same checks as
-    /// [`serve_http`](Self::serve_http) ([`HostOriginLayer`](crate::http::HostOriginLayer),
-    /// [`BodyLimitLayer`](crate::http::BodyLimitLayer),
-    /// [`MediaTypeLayer`](crate::http::MediaTypeLayer)). Cancelling `shutdown` ends its
-    /// long-lived streams. Connection limits and timeouts are then your server's to set.
-    pub fn http_endpoint(
-        &self,
-        options: crate::http::HttpOptions,
-        shutdown: crate::CancellationToken,
-    ) -> axum::Router {
-        crate::transport::http::Endpoint::new(self, options, shutdown).router()
-    }
-
-    /// [`http_endpoint`](Self::http_endpoint) mounted at `/mcp`.
-    pub fn http_router(
-        &self,
-        options: crate::http::HttpOptions,
-        shutdown: crate::CancellationToken,
-    ) -> axum::Router {
-        axum::Router::new().nest_service("/mcp", self.http_endpoint(options, shutdown))
     }
 }
 

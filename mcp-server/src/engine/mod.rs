@@ -9,6 +9,7 @@
 pub(crate) mod batch;
 pub(crate) mod guard;
 pub(crate) mod listen;
+pub(crate) mod outbound;
 pub(crate) mod seal;
 pub(crate) mod session;
 pub(crate) mod sink;

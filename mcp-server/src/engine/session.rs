@@ -16,8 +16,8 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::ContextError;
-use crate::engine::sink::Sink;
+use super::outbound::OutboundError;
+use super::sink::Sink;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     match m.lock() {
@@ -112,9 +112,9 @@ impl LegacySession {
         params: Value,
         sink: &Sink,
         cancel: &CancellationToken,
-    ) -> Result<Value, ContextError> {
+    ) -> Result<Value, OutboundError> {
         if !sink.is_connected() {
-            return Err(ContextError::Disconnected);
+            return Err(OutboundError::Disconnected);
         }
         let id = RequestId::String(format!(
             "mcp-server-{}",
@@ -123,7 +123,7 @@ impl LegacySession {
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let text = serde_json::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
-            .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
+            .map_err(|e| OutboundError::InvalidResponse(e.to_string()))?;
         sink.send(text).await;
         // If this future is dropped (the handler was cancelled) or gives up waiting, the
         // client is told to stop working on the request.
@@ -136,14 +136,14 @@ impl LegacySession {
         let outcome = tokio::select! {
             r = rx => match r {
                 Ok(Ok(v)) => Ok(v),
-                Ok(Err(e)) => Err(ContextError::Client(e)),
-                Err(_) => Err(ContextError::Disconnected),
+                Ok(Err(e)) => Err(OutboundError::Client(e)),
+                Err(_) => Err(OutboundError::Disconnected),
             },
-            () = cancel.cancelled() => Err(ContextError::Disconnected),
-            () = self.closed.cancelled() => Err(ContextError::Disconnected),
-            () = tokio::time::sleep(self.request_timeout) => Err(ContextError::Timeout),
+            () = cancel.cancelled() => Err(OutboundError::Disconnected),
+            () = self.closed.cancelled() => Err(OutboundError::Disconnected),
+            () = tokio::time::sleep(self.request_timeout) => Err(OutboundError::Timeout),
         };
-        guard.answered = !matches!(outcome, Err(ContextError::Timeout)) && !cancel.is_cancelled();
+        guard.answered = !matches!(outcome, Err(OutboundError::Timeout)) && !cancel.is_cancelled();
         drop(guard);
         outcome
     }

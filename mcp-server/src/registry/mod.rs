@@ -28,8 +28,6 @@ pub use handler::{
     missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
 };
 
-use crate::server::ListSettings;
-
 /// A change to what the server offers, announced to sessions and `subscriptions/listen`
 /// streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +41,12 @@ pub enum RegistryEvent {
     ResourcesChanged,
     /// The contents of the resource with this URI changed.
     ResourceUpdated(String),
+}
+
+/// Settings for the lists (`tools/list`, …).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListSettings {
+    pub(crate) page_size: usize,
 }
 
 /// A registered tool.

@@ -413,10 +413,14 @@ impl Server {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
         let span = span::request(&req);
-        let reply = self
-            .route(conn, &req, sink, cancel)
-            .instrument(span.clone())
-            .await;
+        // Wrapping the future moves it: only when someone listens.
+        let reply = if span.is_disabled() {
+            self.route(conn, &req, sink, cancel).await
+        } else {
+            self.route(conn, &req, sink, cancel)
+                .instrument(span.clone())
+                .await
+        };
         conn.end(&req.id);
         span::record_outcome(&span, &reply);
         reply

@@ -23,6 +23,7 @@ use crate::engine::outbound::OutboundError;
 use crate::engine::session::LegacySession;
 use crate::engine::sink::Sink;
 use crate::server::Server;
+use crate::sync::lock;
 
 /// Why a request to the client did not produce an answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -125,13 +126,6 @@ impl std::fmt::Debug for Context {
             .field("id", &self.inner.id)
             .field("version", &self.inner.version)
             .finish_non_exhaustive()
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

@@ -44,11 +44,13 @@ pub mod context;
 mod engine;
 pub mod extract;
 mod macros;
+mod meta;
 pub mod registry;
 mod result;
 pub mod schema;
 mod serve;
 mod server;
+mod sync;
 pub mod testing;
 mod transport;
 

@@ -9,26 +9,23 @@
 pub(crate) mod batch;
 pub(crate) mod guard;
 pub(crate) mod listen;
+mod methods;
+mod mrtr;
 pub(crate) mod outbound;
+mod reply;
 pub(crate) mod seal;
 pub(crate) mod session;
 pub(crate) mod sink;
 pub(crate) mod span;
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use mcp_core::error::{ErrorCode, ErrorObject};
-use mcp_core::jsonrpc::{
-    Message, Request, RequestId, WireErrorResponse, WireNotification, WireResponse,
-};
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::{Message, Request, RequestId, WireNotification};
 use mcp_core::types::{
-    CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference, DiscoverResult,
-    EmptyResult, GetPromptResult, InitializeRequestParams, InitializeResult, InputRequiredResult,
-    LoggingLevel, PromptsCapability, ReadResourceResult, RequestMetaObject, ResourcesCapability,
-    ResultMetaObject, ServerCapabilities, SubscriptionsListenRequestParams, ToolsCapability,
-    WireResult,
+    DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult, LoggingLevel,
+    PromptsCapability, RequestMetaObject, ResourcesCapability, ServerCapabilities,
+    SubscriptionsListenRequestParams, ToolsCapability,
 };
 use mcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
@@ -41,87 +38,15 @@ use crate::context::{Context, Mrtr, Override, RequestCtx};
 use crate::registry::{CompletionTarget, ListKind, RegistryEvent};
 use crate::result::HandlerError;
 use crate::server::Server;
+use crate::sync::lock;
 use guard::{Driven, drive};
 use listen::Listen;
 use session::{Connection, ConnectionEra, LegacySession, Negotiated};
 use sink::Sink;
 
-/// What the transport does with one request.
-#[derive(Debug)]
-pub(crate) enum Reply {
-    /// Send this response.
-    Response(Response),
-    /// The request was cancelled: send nothing.
-    Silent,
-    /// `subscriptions/listen` was accepted: stream its notifications.
-    Listen(Listen),
-}
-
-/// A serialized JSON-RPC response.
-#[derive(Debug)]
-pub(crate) struct Response {
-    pub(crate) json: String,
-    /// How a modern-era HTTP response carries it (legacy-era JSON-RPC errors are always 200).
-    pub(crate) status: Status,
-    /// The JSON-RPC error code, for an error response.
-    pub(crate) error: Option<ErrorCode>,
-}
-
-/// The HTTP status class of a modern-era response: the one place that maps JSON-RPC errors
-/// to statuses (spec 2026-07-28, Streamable HTTP).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Status {
-    /// 200: a result, or an error about the method's own work (unknown tool, resource not
-    /// found, invalid arguments).
-    Ok,
-    /// 400: the request itself is unusable — malformed, a bad per-request envelope, an
-    /// unsupported protocol version, a header mismatch, a missing client capability.
-    BadRequest,
-    /// 404: the method does not exist in this era.
-    NotFound,
-}
-
-impl Status {
-    pub(crate) fn of(code: ErrorCode) -> Status {
-        match code {
-            ErrorCode::METHOD_NOT_FOUND => Status::NotFound,
-            ErrorCode::PARSE_ERROR
-            | ErrorCode::INVALID_REQUEST
-            | ErrorCode::HEADER_MISMATCH
-            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => Status::BadRequest,
-            _ => Status::Ok,
-        }
-    }
-}
-
-impl Response {
-    pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Response {
-        let json = serde_json::to_string(&WireErrorResponse::new(id, error)).unwrap_or_else(|_| {
-            // An error object always serializes; this is the shape it would have had.
-            format!(
-                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{},"message":"internal error"}}}}"#,
-                ErrorCode::INTERNAL_ERROR.0
-            )
-        });
-        Response {
-            json,
-            status: Status::of(error.code),
-            error: Some(error.code),
-        }
-    }
-
-    fn with_status(mut self, status: Status) -> Response {
-        self.status = status;
-        self
-    }
-}
-
-/// The error for a request whose id is already in flight on its connection (ids must be
-/// unique among a client's outstanding requests).
-pub(crate) fn duplicate_id(id: &RequestId) -> ErrorObject {
-    ErrorObject::invalid_request(format!("request id {id} is already in flight"))
-}
+use methods::MrtrParams;
+use reply::WithMeta;
+pub(crate) use reply::{Reply, Response, Status, duplicate_id};
 
 /// The parsed `_meta` of a request's params, read before dispatch.
 #[derive(Deserialize, Default)]
@@ -163,38 +88,6 @@ fn parse_params_borrowed<'a, T: Deserialize<'a>>(
         .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-/// Results that carry a `_meta` the engine fills (2026 `serverInfo`).
-trait WithMeta: WireResult + serde::Serialize {
-    fn meta_mut(&mut self) -> &mut Option<ResultMetaObject>;
-}
-
-macro_rules! with_meta {
-    ($($ty:ty),*) => {$(
-        impl WithMeta for $ty {
-            fn meta_mut(&mut self) -> &mut Option<ResultMetaObject> {
-                &mut self.meta
-            }
-        }
-    )*};
-}
-with_meta!(
-    CallToolResult,
-    ReadResourceResult,
-    GetPromptResult,
-    CompleteResult,
-    DiscoverResult,
-    EmptyResult,
-    InputRequiredResult,
-    InitializeResult
-);
-
 /// The era-specific facts a common method needs.
 #[derive(Clone)]
 struct Scope {
@@ -203,48 +96,6 @@ struct Scope {
     capabilities: Arc<mcp_core::types::ClientCapabilities>,
     client_info: Option<Arc<mcp_core::types::Implementation>>,
     meta: Option<RequestMetaObject>,
-}
-
-/// The params of `tools/call`, `prompts/get` and `resources/read` that drive multi
-/// round-trip requests.
-#[derive(Deserialize, Default)]
-struct MrtrParams {
-    #[serde(rename = "inputResponses", default)]
-    input_responses: Option<BTreeMap<String, Value>>,
-    #[serde(rename = "requestState", default)]
-    request_state: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct CallParams<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(flatten)]
-    mrtr: MrtrParams,
-}
-
-#[derive(Deserialize)]
-struct ReadParams {
-    uri: String,
-    #[serde(flatten)]
-    mrtr: MrtrParams,
-}
-
-#[derive(Deserialize)]
-struct GetPromptParams {
-    name: String,
-    #[serde(default)]
-    arguments: Option<BTreeMap<String, String>>,
-    #[serde(flatten)]
-    mrtr: MrtrParams,
-}
-
-#[derive(Deserialize)]
-struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -285,46 +136,6 @@ impl Server {
             completions: (offers.completions || offers.prompts || offers.resources)
                 .then(Default::default),
             ..Default::default()
-        }
-    }
-
-    fn result_meta(&self) -> ResultMetaObject {
-        ResultMetaObject {
-            server_info: Some(self.config().info.clone()),
-            ..Default::default()
-        }
-    }
-
-    /// Serializes a result for `version`: era fields set or stripped, 2026 `serverInfo`
-    /// attached, and the response size capped.
-    fn respond<R: WithMeta>(
-        &self,
-        id: &RequestId,
-        version: ProtocolVersion,
-        mut result: R,
-    ) -> Response {
-        if version.era() == Era::Modern {
-            *result.meta_mut() = Some(self.result_meta());
-        }
-        result.prepare_for(version);
-        self.respond_raw(id, &result)
-    }
-
-    fn respond_raw<R: serde::Serialize + ?Sized>(&self, id: &RequestId, result: &R) -> Response {
-        match serde_json::to_string(&WireResponse::new(id, result)) {
-            Ok(json) if json.len() <= self.config().max_response_size => Response {
-                json,
-                status: Status::Ok,
-                error: None,
-            },
-            Ok(json) => {
-                tracing::warn!(size = json.len(), "response too large");
-                Response::error(Some(id), &ErrorObject::internal_error("response too large"))
-            }
-            Err(e) => Response::error(
-                Some(id),
-                &ErrorObject::internal_error(format!("result does not serialize: {e}")),
-            ),
         }
     }
 
@@ -620,377 +431,6 @@ impl Server {
                 self.common_request(req, scope, sink, cancel).await
             }
         }
-    }
-
-    /// The methods both eras share.
-    async fn common_request(
-        &self,
-        req: &Request,
-        scope: Scope,
-        sink: Sink,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> Reply {
-        let id = &req.id;
-        let params = req.params.as_deref();
-        let version = scope.version;
-        span::record_version(version.as_str());
-        // The methods below answer their own protocol errors through `?`.
-        let fail = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
-        let list = |kind: ListKind| -> Reply {
-            let cursor = match parse_params::<ListParams>(params) {
-                Ok(p) => p.cursor,
-                Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-            };
-            let meta = (version.era() == Era::Modern).then(|| self.result_meta());
-            match self.registry().page(
-                kind,
-                version,
-                cursor.as_deref(),
-                meta.as_ref(),
-                self.config().list_cache,
-            ) {
-                Ok(page) => Reply::Response(self.respond_raw(id, &*page)),
-                Err(e) => Reply::Response(Response::error(Some(id), &e)),
-            }
-        };
-        match req.method.as_str() {
-            "tools/list" => list(ListKind::Tools),
-            "resources/list" => list(ListKind::Resources),
-            "resources/templates/list" => list(ListKind::ResourceTemplates),
-            "prompts/list" => list(ListKind::Prompts),
-            "tools/call" => self
-                .call_tool(req, scope, sink, cancel)
-                .await
-                .unwrap_or_else(fail),
-            "resources/read" => self
-                .read_resource(req, scope, sink, cancel)
-                .await
-                .unwrap_or_else(fail),
-            "prompts/get" => self
-                .get_prompt(req, scope, sink, cancel)
-                .await
-                .unwrap_or_else(fail),
-            "completion/complete" => self
-                .complete(req, scope, sink, cancel)
-                .await
-                .unwrap_or_else(fail),
-            other => Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::method_not_found(other),
-            )),
-        }
-    }
-
-    /// Builds the request's context; for the modern era, opens `requestState` and merges the
-    /// client's answers.
-    fn context(
-        &self,
-        id: &RequestId,
-        scope: &Scope,
-        sink: Sink,
-        cancel: tokio_util::sync::CancellationToken,
-        mrtr: Option<(&MrtrParams, &str, &str)>,
-    ) -> Result<Context, ErrorObject> {
-        let modern = scope.version.era() == Era::Modern;
-        let mrtr_state = match mrtr {
-            Some((p, method, name)) if modern => {
-                let mut state = Mrtr::default();
-                if let Some(sealed) = &p.request_state {
-                    let opened = self
-                        .inner
-                        .sealer
-                        .open(sealed, &self.config().info.name, method, name)
-                        .ok_or_else(|| {
-                            ErrorObject::invalid_params("Invalid or expired requestState")
-                        })?;
-                    state.responses = opened.r;
-                    state.user_state = opened.s;
-                }
-                if let Some(answers) = &p.input_responses {
-                    state
-                        .responses
-                        .extend(answers.iter().map(|(k, v)| (k.clone(), v.clone())));
-                }
-                Some(Mutex::new(state))
-            }
-            _ => None,
-        };
-        let meta = scope.meta.as_ref();
-        Ok(Context {
-            inner: Arc::new(RequestCtx {
-                id: id.clone(),
-                version: scope.version,
-                client_capabilities: scope.capabilities.clone(),
-                client_info: scope.client_info.clone(),
-                progress_token: meta.and_then(|m| m.progress_token.clone()),
-                log_level: if modern {
-                    meta.and_then(|m| m.log_level)
-                } else {
-                    None
-                },
-                cancel,
-                sink,
-                session: scope.session.clone(),
-                server: self.clone(),
-                last_progress: Mutex::new(None),
-                mrtr: mrtr_state,
-                outcome: Mutex::new(None),
-            }),
-        })
-    }
-
-    /// Turns a driven handler into a reply: the context's override first (a missing client
-    /// capability, input required), then the handler's own outcome.
-    fn finish<R: WithMeta>(
-        &self,
-        ctx: &Context,
-        driven: Driven<Result<R, HandlerError>>,
-        what: &str,
-        mrtr_target: Option<(&str, &str)>,
-        not_found_uri: Option<&str>,
-    ) -> Reply {
-        let id = ctx.request_id();
-        let version = ctx.protocol_version();
-        if let Some(Override::Error(e)) = ctx.take_override() {
-            return Reply::Response(Response::error(Some(id), &e));
-        }
-        match driven {
-            Driven::Done(Ok(result)) => Reply::Response(self.respond(id, version, result)),
-            Driven::Done(Err(HandlerError::Rpc(e))) => {
-                Reply::Response(Response::error(Some(id), &e))
-            }
-            Driven::Done(Err(HandlerError::ResourceNotFound)) => Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::resource_not_found(not_found_uri.unwrap_or_default(), version.era()),
-            )),
-            Driven::Panicked => {
-                tracing::error!(%id, what, "handler panicked");
-                Reply::Response(Response::error(
-                    Some(id),
-                    &ErrorObject::internal_error(format!("the {what} handler panicked")),
-                ))
-            }
-            Driven::TimedOut => Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::internal_error(format!("the {what} handler did not finish in time")),
-            )),
-            Driven::Cancelled => Reply::Silent,
-            Driven::InputRequired => self.input_required(ctx, mrtr_target),
-        }
-    }
-
-    fn input_required(&self, ctx: &Context, target: Option<(&str, &str)>) -> Reply {
-        let id = ctx.request_id();
-        let Some(mrtr) = &ctx.inner.mrtr else {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::internal_error("input required outside a modern request"),
-            ));
-        };
-        let (method, name) = target.unwrap_or_default();
-        let state = std::mem::take(&mut *lock(mrtr));
-        let sealed = self.inner.sealer.seal(
-            &self.config().info.name,
-            method,
-            name,
-            state.responses,
-            state.user_state,
-        );
-        let mut result = InputRequiredResult::new();
-        result.input_requests = Some(state.pending);
-        result.request_state = sealed;
-        Reply::Response(self.respond(id, ctx.protocol_version(), result))
-    }
-
-    async fn call_tool(
-        &self,
-        req: &Request,
-        scope: Scope,
-        sink: Sink,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> Result<Reply, ErrorObject> {
-        let id = &req.id;
-        let p: CallParams<'_> = parse_params_borrowed(req.params.as_deref())?;
-        if let Some(args) = p.arguments
-            && !args.get().starts_with('{')
-        {
-            return Err(ErrorObject::invalid_params("`arguments` must be an object"));
-        }
-        let Some(tool) = self.registry().tool(&p.name) else {
-            return Err(ErrorObject::invalid_params(format!(
-                "unknown tool: {}",
-                p.name
-            )));
-        };
-        let ctx = self.context(
-            id,
-            &scope,
-            sink,
-            cancel,
-            Some((&p.mrtr, "tools/call", &p.name)),
-        )?;
-        let timeout = tool.timeout.unwrap_or(self.config().tool_timeout);
-        let handler = tool.handler.clone();
-        let arguments = p.arguments;
-        let call_ctx = ctx.clone();
-        let driven = drive(&ctx, ("tool", &p.name), timeout, move || {
-            handler.call(arguments, call_ctx)
-        })
-        .await;
-        if matches!(driven, Driven::TimedOut) {
-            ctx.cancellation_token().cancel();
-            if ctx.take_override().is_none() {
-                return Ok(Reply::Response(self.respond(
-                    id,
-                    scope.version,
-                    CallToolResult::error(format!(
-                        "the tool `{}` did not finish within {} s",
-                        p.name,
-                        timeout.as_secs_f64()
-                    )),
-                )));
-            }
-        }
-        Ok(self.finish(&ctx, driven, "tool", Some(("tools/call", &p.name)), None))
-    }
-
-    async fn read_resource(
-        &self,
-        req: &Request,
-        scope: Scope,
-        sink: Sink,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> Result<Reply, ErrorObject> {
-        let id = &req.id;
-        let p: ReadParams = parse_params(req.params.as_deref())?;
-        if p.uri.len() > mcp_core::uri_template::MAX_URI_LEN {
-            return Err(ErrorObject::invalid_params("the URI is too long"));
-        }
-        let Some((handler, vars, _mime)) = self.registry().resource(&p.uri) else {
-            return Err(ErrorObject::resource_not_found(&p.uri, scope.version.era()));
-        };
-        let ctx = self.context(
-            id,
-            &scope,
-            sink,
-            cancel,
-            Some((&p.mrtr, "resources/read", &p.uri)),
-        )?;
-        let uri = p.uri.clone();
-        let call_ctx = ctx.clone();
-        let driven = drive(
-            &ctx,
-            ("resource", &p.uri),
-            self.config().tool_timeout,
-            move || handler.read(&uri, &vars, call_ctx),
-        )
-        .await;
-        let driven = match driven {
-            Driven::Done(Ok(mut r)) => {
-                if ctx.protocol_version().era() == Era::Modern {
-                    mcp_core::types::Cacheable::set_cache_hints(&mut r, self.config().read_cache);
-                }
-                Driven::Done(Ok(r))
-            }
-            other => other,
-        };
-        Ok(self.finish(
-            &ctx,
-            driven,
-            "resource",
-            Some(("resources/read", &p.uri)),
-            Some(&p.uri),
-        ))
-    }
-
-    async fn get_prompt(
-        &self,
-        req: &Request,
-        scope: Scope,
-        sink: Sink,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> Result<Reply, ErrorObject> {
-        let id = &req.id;
-        let p: GetPromptParams = parse_params(req.params.as_deref())?;
-        let Some(prompt) = self.registry().prompt(&p.name) else {
-            return Err(ErrorObject::invalid_params(format!(
-                "unknown prompt: {}",
-                p.name
-            )));
-        };
-        let arguments = p.arguments.clone().unwrap_or_default();
-        for arg in prompt.prompt.arguments.iter().flatten() {
-            if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
-                return Err(ErrorObject::invalid_params(format!(
-                    "missing required argument `{}`",
-                    arg.name
-                )));
-            }
-        }
-        let ctx = self.context(
-            id,
-            &scope,
-            sink,
-            cancel,
-            Some((&p.mrtr, "prompts/get", &p.name)),
-        )?;
-        let handler = prompt.handler.clone();
-        let call_ctx = ctx.clone();
-        let driven = drive(
-            &ctx,
-            ("prompt", &p.name),
-            self.config().tool_timeout,
-            move || handler.get(&arguments, call_ctx),
-        )
-        .await;
-        Ok(self.finish(&ctx, driven, "prompt", Some(("prompts/get", &p.name)), None))
-    }
-
-    async fn complete(
-        &self,
-        req: &Request,
-        scope: Scope,
-        sink: Sink,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> Result<Reply, ErrorObject> {
-        let id = &req.id;
-        let p: CompleteRequestParams = parse_params(req.params.as_deref())?;
-        let target = match &p.r#ref {
-            CompletionReference::Prompt(r) => {
-                if self.registry().prompt(&r.name).is_none() {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "unknown prompt: {}",
-                        r.name
-                    )));
-                }
-                CompletionTarget::Prompt(r.name.clone())
-            }
-            CompletionReference::ResourceTemplate(r) => {
-                CompletionTarget::ResourceTemplate(r.uri.clone())
-            }
-        };
-        let Some(handler) = self.registry().completion(&target, &p.argument.name) else {
-            return Ok(Reply::Response(self.respond(
-                id,
-                scope.version,
-                CompleteResult::new(Vec::new()),
-            )));
-        };
-        let ctx = self.context(id, &scope, sink, cancel, None)?;
-        let context_args = p.context.and_then(|c| c.arguments).unwrap_or_default();
-        let value = p.argument.value.clone();
-        let call_ctx = ctx.clone();
-        let driven = drive(
-            &ctx,
-            ("completion of", &p.argument.name),
-            self.config().tool_timeout,
-            move || {
-                let fut = handler.complete(&value, &context_args, call_ctx);
-                Box::pin(async move { Ok::<_, HandlerError>(CompleteResult::new(fut.await)) })
-            },
-        )
-        .await;
-        Ok(self.finish(&ctx, driven, "completion", None, None))
     }
 }
 

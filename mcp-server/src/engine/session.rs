@@ -18,13 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::outbound::OutboundError;
 use super::sink::Sink;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
+use crate::sync::lock;
 
 /// What a legacy client told us in `initialize`.
 #[derive(Debug, Clone)]

@@ -7,17 +7,16 @@
 //! pages are serialized once per snapshot, protocol version and page, then served as bytes.
 
 mod handler;
+mod page;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use base64::Engine as _;
 use mcp_core::ProtocolVersion;
-use mcp_core::error::ErrorObject;
 use mcp_core::types::{
-    Cacheable, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMetaObject, Tool, WireResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    Resource, ResourceTemplate, Tool,
 };
 use mcp_core::uri_template::{Match, UriTemplate};
 use serde_json::value::RawValue;
@@ -579,91 +578,6 @@ impl Registry {
             .collect()
     }
 
-    /// One page of a list, serialized for `version`, from the cache when it was built
-    /// before. `meta` is attached to every page (2026 `serverInfo`).
-    ///
-    /// # Errors
-    ///
-    /// An invalid cursor (-32602).
-    pub(crate) fn page(
-        &self,
-        kind: ListKind,
-        version: ProtocolVersion,
-        cursor: Option<&str>,
-        meta: Option<&ResultMetaObject>,
-        cache: mcp_core::types::CacheHints,
-    ) -> Result<Arc<RawValue>, ErrorObject> {
-        let offset = match cursor {
-            None => 0,
-            Some(c) => {
-                decode_cursor(c).ok_or_else(|| ErrorObject::invalid_params("invalid cursor"))?
-            }
-        };
-        let s = self.current();
-        let total = match kind {
-            ListKind::Tools => s.tools.len(),
-            ListKind::Resources => s.resources.len(),
-            ListKind::ResourceTemplates => s.templates.len(),
-            ListKind::Prompts => s.prompts.len(),
-        };
-        if offset > total || (offset == total && offset != 0) {
-            return Err(ErrorObject::invalid_params("invalid cursor"));
-        }
-        let key = (kind, version, offset);
-        if let Some(page) = lock(&s.pages).get(&key) {
-            return Ok(page.clone());
-        }
-        let end = offset
-            .saturating_add(self.settings.page_size.max(1))
-            .min(total);
-        let next_cursor = (end < total).then(|| encode_cursor(end));
-        let json = match kind {
-            ListKind::Tools => {
-                let mut r = ListToolsResult::new(
-                    s.tools[offset..end]
-                        .iter()
-                        .map(|t| t.tool.clone())
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
-            }
-            ListKind::Resources => {
-                let mut r = ListResourcesResult::new(
-                    s.resources[offset..end]
-                        .iter()
-                        .map(|t| t.resource.clone())
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
-            }
-            ListKind::ResourceTemplates => {
-                let mut r = ListResourceTemplatesResult::new(
-                    s.templates[offset..end]
-                        .iter()
-                        .map(|t| t.template.clone())
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
-            }
-            ListKind::Prompts => {
-                let mut r = ListPromptsResult::new(
-                    s.prompts[offset..end]
-                        .iter()
-                        .map(|t| t.prompt.clone())
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
-            }
-        }?;
-        let page: Arc<RawValue> = Arc::from(json);
-        lock(&s.pages).insert(key, page.clone());
-        Ok(page)
-    }
-
     /// Every completion target and argument, for tests and diagnostics.
     pub fn completion_targets(&self) -> Vec<(CompletionTarget, String)> {
         let mut v: Vec<_> = self.current().completions.keys().cloned().collect();
@@ -681,65 +595,6 @@ pub(crate) struct Offers {
     pub(crate) completions: bool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
-
-fn finish<R: WireResult + Cacheable + serde::Serialize + HasMeta>(
-    mut result: R,
-    version: ProtocolVersion,
-    meta: Option<&ResultMetaObject>,
-    cache: mcp_core::types::CacheHints,
-) -> Result<Box<RawValue>, ErrorObject> {
-    if version.era() == mcp_core::Era::Modern {
-        result.set_cache_hints(cache);
-        if let Some(meta) = meta {
-            *result.meta_mut() = Some(meta.clone());
-        }
-    }
-    result.prepare_for(version);
-    serde_json::value::to_raw_value(&result)
-        .map_err(|e| ErrorObject::internal_error(format!("list does not serialize: {e}")))
-}
-
-/// Access to a result's `_meta`.
-pub(crate) trait HasMeta {
-    fn meta_mut(&mut self) -> &mut Option<ResultMetaObject>;
-}
-
-macro_rules! has_meta {
-    ($($ty:ty),*) => {$(
-        impl HasMeta for $ty {
-            fn meta_mut(&mut self) -> &mut Option<ResultMetaObject> {
-                &mut self.meta
-            }
-        }
-    )*};
-}
-has_meta!(
-    ListToolsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ListPromptsResult
-);
-
-const CURSOR_PREFIX: &str = "mcp-offset:";
-
-fn encode_cursor(offset: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{offset}"))
-}
-
-fn decode_cursor(cursor: &str) -> Option<usize> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    let text = std::str::from_utf8(&bytes).ok()?;
-    text.strip_prefix(CURSOR_PREFIX)?.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,12 +606,5 @@ mod tests {
         assert!(!is_valid_tool_name("my tool"));
         assert!(!is_valid_tool_name(&"x".repeat(129)));
         assert!(is_valid_tool_name(&"x".repeat(128)));
-    }
-
-    #[test]
-    fn cursors_are_opaque_and_checked() {
-        assert_eq!(decode_cursor(&encode_cursor(42)), Some(42));
-        assert_eq!(decode_cursor("42"), None);
-        assert_eq!(decode_cursor("!!!"), None);
     }
 }

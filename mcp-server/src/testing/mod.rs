@@ -49,6 +49,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::server::Server;
+use crate::sync::lock;
 
 #[cfg(feature = "conformance")]
 mod conformance;
@@ -199,13 +200,6 @@ pub enum TestClientError {
 }
 
 type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
 
 /// A client connected to a [`Server`] in memory. See the [module docs](self).
 pub struct TestClient {

@@ -18,6 +18,8 @@ use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use crate::sync::lock;
+
 /// Events kept per stream for replay.
 pub(crate) const MAX_EVENTS: usize = 256;
 /// Streams kept per session; the oldest finished ones go first.
@@ -26,13 +28,6 @@ pub(crate) const MAX_STREAMS: usize = 32;
 pub(crate) const LIVE_CAPACITY: usize = 256;
 /// The reconnection delay suggested to clients, in milliseconds.
 pub(crate) const RETRY_MS: u64 = 3000;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
 
 struct Stream {
     next_seq: u64,

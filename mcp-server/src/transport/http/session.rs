@@ -13,13 +13,7 @@ use base64::Engine as _;
 use super::resume::EventLog;
 use crate::engine::session::Connection;
 use crate::engine::sink::Sink;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
+use crate::sync::lock;
 
 /// One live legacy session.
 pub struct HttpSession {

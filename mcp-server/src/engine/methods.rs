@@ -1,0 +1,309 @@
+//! The methods both eras share: lists, `tools/call`, `resources/read`, `prompts/get`,
+//! `completion/complete`.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use mcp_core::Era;
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::Request;
+use mcp_core::types::{CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::*;
+
+/// The params of `tools/call`, `prompts/get` and `resources/read` that drive multi
+/// round-trip requests.
+#[derive(Deserialize, Default)]
+pub(super) struct MrtrParams {
+    #[serde(rename = "inputResponses", default)]
+    pub(super) input_responses: Option<BTreeMap<String, Value>>,
+    #[serde(rename = "requestState", default)]
+    pub(super) request_state: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(flatten)]
+    mrtr: MrtrParams,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ReadParams {
+    uri: String,
+    #[serde(flatten)]
+    mrtr: MrtrParams,
+}
+
+#[derive(Deserialize)]
+pub(super) struct GetPromptParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<BTreeMap<String, String>>,
+    #[serde(flatten)]
+    mrtr: MrtrParams,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+impl Server {
+    /// The methods both eras share.
+    pub(super) async fn common_request(
+        &self,
+        req: &Request,
+        scope: Scope,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Reply {
+        let id = &req.id;
+        let params = req.params.as_deref();
+        let version = scope.version;
+        span::record_version(version.as_str());
+        // The methods below answer their own protocol errors through `?`.
+        let fail = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
+        let list = |kind: ListKind| -> Reply {
+            let cursor = match parse_params::<ListParams>(params) {
+                Ok(p) => p.cursor,
+                Err(e) => return Reply::Response(Response::error(Some(id), &e)),
+            };
+            let meta = (version.era() == Era::Modern).then(|| self.result_meta());
+            match self.registry().page(
+                kind,
+                version,
+                cursor.as_deref(),
+                meta.as_ref(),
+                self.config().list_cache,
+            ) {
+                Ok(page) => Reply::Response(self.respond_raw(id, &*page)),
+                Err(e) => Reply::Response(Response::error(Some(id), &e)),
+            }
+        };
+        match req.method.as_str() {
+            "tools/list" => list(ListKind::Tools),
+            "resources/list" => list(ListKind::Resources),
+            "resources/templates/list" => list(ListKind::ResourceTemplates),
+            "prompts/list" => list(ListKind::Prompts),
+            "tools/call" => self
+                .call_tool(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            "resources/read" => self
+                .read_resource(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            "prompts/get" => self
+                .get_prompt(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            "completion/complete" => self
+                .complete(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
+            other => Reply::Response(Response::error(
+                Some(id),
+                &ErrorObject::method_not_found(other),
+            )),
+        }
+    }
+
+    pub(super) async fn call_tool(
+        &self,
+        req: &Request,
+        scope: Scope,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<Reply, ErrorObject> {
+        let id = &req.id;
+        let p: CallParams<'_> = parse_params_borrowed(req.params.as_deref())?;
+        if let Some(args) = p.arguments
+            && !args.get().starts_with('{')
+        {
+            return Err(ErrorObject::invalid_params("`arguments` must be an object"));
+        }
+        let Some(tool) = self.registry().tool(&p.name) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown tool: {}",
+                p.name
+            )));
+        };
+        let ctx = self.context(
+            id,
+            &scope,
+            sink,
+            cancel,
+            Some((&p.mrtr, "tools/call", &p.name)),
+        )?;
+        let timeout = tool.timeout.unwrap_or(self.config().tool_timeout);
+        let handler = tool.handler.clone();
+        let arguments = p.arguments;
+        let call_ctx = ctx.clone();
+        let driven = drive(&ctx, ("tool", &p.name), timeout, move || {
+            handler.call(arguments, call_ctx)
+        })
+        .await;
+        if matches!(driven, Driven::TimedOut) {
+            ctx.cancellation_token().cancel();
+            if ctx.take_override().is_none() {
+                return Ok(Reply::Response(self.respond(
+                    id,
+                    scope.version,
+                    CallToolResult::error(format!(
+                        "the tool `{}` did not finish within {} s",
+                        p.name,
+                        timeout.as_secs_f64()
+                    )),
+                )));
+            }
+        }
+        Ok(self.finish(&ctx, driven, "tool", Some(("tools/call", &p.name)), None))
+    }
+
+    pub(super) async fn read_resource(
+        &self,
+        req: &Request,
+        scope: Scope,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<Reply, ErrorObject> {
+        let id = &req.id;
+        let p: ReadParams = parse_params(req.params.as_deref())?;
+        if p.uri.len() > mcp_core::uri_template::MAX_URI_LEN {
+            return Err(ErrorObject::invalid_params("the URI is too long"));
+        }
+        let Some((handler, vars, _mime)) = self.registry().resource(&p.uri) else {
+            return Err(ErrorObject::resource_not_found(&p.uri, scope.version.era()));
+        };
+        let ctx = self.context(
+            id,
+            &scope,
+            sink,
+            cancel,
+            Some((&p.mrtr, "resources/read", &p.uri)),
+        )?;
+        let uri = p.uri.clone();
+        let call_ctx = ctx.clone();
+        let driven = drive(
+            &ctx,
+            ("resource", &p.uri),
+            self.config().tool_timeout,
+            move || handler.read(&uri, &vars, call_ctx),
+        )
+        .await;
+        let driven = match driven {
+            Driven::Done(Ok(mut r)) => {
+                if ctx.protocol_version().era() == Era::Modern {
+                    mcp_core::types::Cacheable::set_cache_hints(&mut r, self.config().read_cache);
+                }
+                Driven::Done(Ok(r))
+            }
+            other => other,
+        };
+        Ok(self.finish(
+            &ctx,
+            driven,
+            "resource",
+            Some(("resources/read", &p.uri)),
+            Some(&p.uri),
+        ))
+    }
+
+    pub(super) async fn get_prompt(
+        &self,
+        req: &Request,
+        scope: Scope,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<Reply, ErrorObject> {
+        let id = &req.id;
+        let p: GetPromptParams = parse_params(req.params.as_deref())?;
+        let Some(prompt) = self.registry().prompt(&p.name) else {
+            return Err(ErrorObject::invalid_params(format!(
+                "unknown prompt: {}",
+                p.name
+            )));
+        };
+        let arguments = p.arguments.clone().unwrap_or_default();
+        for arg in prompt.prompt.arguments.iter().flatten() {
+            if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "missing required argument `{}`",
+                    arg.name
+                )));
+            }
+        }
+        let ctx = self.context(
+            id,
+            &scope,
+            sink,
+            cancel,
+            Some((&p.mrtr, "prompts/get", &p.name)),
+        )?;
+        let handler = prompt.handler.clone();
+        let call_ctx = ctx.clone();
+        let driven = drive(
+            &ctx,
+            ("prompt", &p.name),
+            self.config().tool_timeout,
+            move || handler.get(&arguments, call_ctx),
+        )
+        .await;
+        Ok(self.finish(&ctx, driven, "prompt", Some(("prompts/get", &p.name)), None))
+    }
+
+    pub(super) async fn complete(
+        &self,
+        req: &Request,
+        scope: Scope,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> Result<Reply, ErrorObject> {
+        let id = &req.id;
+        let p: CompleteRequestParams = parse_params(req.params.as_deref())?;
+        let target = match &p.r#ref {
+            CompletionReference::Prompt(r) => {
+                if self.registry().prompt(&r.name).is_none() {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "unknown prompt: {}",
+                        r.name
+                    )));
+                }
+                CompletionTarget::Prompt(r.name.clone())
+            }
+            CompletionReference::ResourceTemplate(r) => {
+                CompletionTarget::ResourceTemplate(r.uri.clone())
+            }
+        };
+        let Some(handler) = self.registry().completion(&target, &p.argument.name) else {
+            return Ok(Reply::Response(self.respond(
+                id,
+                scope.version,
+                CompleteResult::new(Vec::new()),
+            )));
+        };
+        let ctx = self.context(id, &scope, sink, cancel, None)?;
+        let context_args = p.context.and_then(|c| c.arguments).unwrap_or_default();
+        let value = p.argument.value.clone();
+        let call_ctx = ctx.clone();
+        let driven = drive(
+            &ctx,
+            ("completion of", &p.argument.name),
+            self.config().tool_timeout,
+            move || {
+                let fut = handler.complete(&value, &context_args, call_ctx);
+                Box::pin(async move { Ok::<_, HandlerError>(CompleteResult::new(fut.await)) })
+            },
+        )
+        .await;
+        Ok(self.finish(&ctx, driven, "completion", None, None))
+    }
+}

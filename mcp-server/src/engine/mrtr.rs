@@ -1,0 +1,134 @@
+//! A request's `Context`, and the end of a handler's run: its outcome or override, and for the
+//! modern era the `input_required` round with its sealed `requestState`.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_core::Era;
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::types::InputRequiredResult;
+
+use super::*;
+
+impl Server {
+    /// Builds the request's context; for the modern era, opens `requestState` and merges the
+    /// client's answers.
+    pub(super) fn context(
+        &self,
+        id: &RequestId,
+        scope: &Scope,
+        sink: Sink,
+        cancel: tokio_util::sync::CancellationToken,
+        mrtr: Option<(&MrtrParams, &str, &str)>,
+    ) -> Result<Context, ErrorObject> {
+        let modern = scope.version.era() == Era::Modern;
+        let mrtr_state = match mrtr {
+            Some((p, method, name)) if modern => {
+                let mut state = Mrtr::default();
+                if let Some(sealed) = &p.request_state {
+                    let opened = self
+                        .inner
+                        .sealer
+                        .open(sealed, &self.config().info.name, method, name)
+                        .ok_or_else(|| {
+                            ErrorObject::invalid_params("Invalid or expired requestState")
+                        })?;
+                    state.responses = opened.r;
+                    state.user_state = opened.s;
+                }
+                if let Some(answers) = &p.input_responses {
+                    state
+                        .responses
+                        .extend(answers.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                Some(Mutex::new(state))
+            }
+            _ => None,
+        };
+        let meta = scope.meta.as_ref();
+        Ok(Context {
+            inner: Arc::new(RequestCtx {
+                id: id.clone(),
+                version: scope.version,
+                client_capabilities: scope.capabilities.clone(),
+                client_info: scope.client_info.clone(),
+                progress_token: meta.and_then(|m| m.progress_token.clone()),
+                log_level: if modern {
+                    meta.and_then(|m| m.log_level)
+                } else {
+                    None
+                },
+                cancel,
+                sink,
+                session: scope.session.clone(),
+                server: self.clone(),
+                last_progress: Mutex::new(None),
+                mrtr: mrtr_state,
+                outcome: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// Turns a driven handler into a reply: the context's override first (a missing client
+    /// capability, input required), then the handler's own outcome.
+    pub(super) fn finish<R: WithMeta>(
+        &self,
+        ctx: &Context,
+        driven: Driven<Result<R, HandlerError>>,
+        what: &str,
+        mrtr_target: Option<(&str, &str)>,
+        not_found_uri: Option<&str>,
+    ) -> Reply {
+        let id = ctx.request_id();
+        let version = ctx.protocol_version();
+        if let Some(Override::Error(e)) = ctx.take_override() {
+            return Reply::Response(Response::error(Some(id), &e));
+        }
+        match driven {
+            Driven::Done(Ok(result)) => Reply::Response(self.respond(id, version, result)),
+            Driven::Done(Err(HandlerError::Rpc(e))) => {
+                Reply::Response(Response::error(Some(id), &e))
+            }
+            Driven::Done(Err(HandlerError::ResourceNotFound)) => Reply::Response(Response::error(
+                Some(id),
+                &ErrorObject::resource_not_found(not_found_uri.unwrap_or_default(), version.era()),
+            )),
+            Driven::Panicked => {
+                tracing::error!(%id, what, "handler panicked");
+                Reply::Response(Response::error(
+                    Some(id),
+                    &ErrorObject::internal_error(format!("the {what} handler panicked")),
+                ))
+            }
+            Driven::TimedOut => Reply::Response(Response::error(
+                Some(id),
+                &ErrorObject::internal_error(format!("the {what} handler did not finish in time")),
+            )),
+            Driven::Cancelled => Reply::Silent,
+            Driven::InputRequired => self.input_required(ctx, mrtr_target),
+        }
+    }
+
+    pub(super) fn input_required(&self, ctx: &Context, target: Option<(&str, &str)>) -> Reply {
+        let id = ctx.request_id();
+        let Some(mrtr) = &ctx.inner.mrtr else {
+            return Reply::Response(Response::error(
+                Some(id),
+                &ErrorObject::internal_error("input required outside a modern request"),
+            ));
+        };
+        let (method, name) = target.unwrap_or_default();
+        let state = std::mem::take(&mut *lock(mrtr));
+        let sealed = self.inner.sealer.seal(
+            &self.config().info.name,
+            method,
+            name,
+            state.responses,
+            state.user_state,
+        );
+        let mut result = InputRequiredResult::new();
+        result.input_requests = Some(state.pending);
+        result.request_state = sealed;
+        Reply::Response(self.respond(id, ctx.protocol_version(), result))
+    }
+}

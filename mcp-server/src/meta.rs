@@ -1,0 +1,38 @@
+//! Results whose `_meta` the server fills (2026 `serverInfo` on every result, on list pages
+//! too).
+
+use mcp_core::types::{
+    CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult, InitializeResult,
+    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, ReadResourceResult, ResultMetaObject, WireResult,
+};
+
+/// A result with a `_meta` the server fills before sending it.
+pub(crate) trait WithMeta: WireResult + serde::Serialize {
+    fn meta_mut(&mut self) -> &mut Option<ResultMetaObject>;
+}
+
+// Only implementations: the trait is declared above, outside the macro.
+macro_rules! with_meta {
+    ($($ty:ty),*) => {$(
+        impl WithMeta for $ty {
+            fn meta_mut(&mut self) -> &mut Option<ResultMetaObject> {
+                &mut self.meta
+            }
+        }
+    )*};
+}
+with_meta!(
+    CallToolResult,
+    ReadResourceResult,
+    GetPromptResult,
+    CompleteResult,
+    DiscoverResult,
+    EmptyResult,
+    InputRequiredResult,
+    InitializeResult,
+    ListToolsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListPromptsResult
+);

@@ -1,4 +1,5 @@
-//! From the impl block's syntax to the typed model, checking each method on its own.
+//! From the impl block's syntax to the typed model. What the model can hold but the macro
+//! refuses is checked in [`validate`](crate::validate), called at the point each fact is known.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -6,11 +7,11 @@ use syn::ext::IdentExt as _;
 use syn::{Attribute, FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, ReturnType, Signature};
 
 use crate::attrs::{self, ArgArgs};
-use crate::diag::{Errors, closest};
+use crate::diag::Errors;
 use crate::docs::{self, Doc};
 use crate::model::*;
 use crate::types;
-use crate::uri_template;
+use crate::{uri_template, validate};
 
 /// Which primitive a method attribute declares.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    fn attr(self) -> &'static str {
+    pub(crate) fn attr(self) -> &'static str {
         match self {
             Kind::Tool => "#[tool]",
             Kind::Resource => "#[resource]",
@@ -138,31 +139,12 @@ pub(crate) fn server(item: &ItemImpl, args: TokenStream, errors: &mut Errors) ->
     Some(def)
 }
 
-/// The signature checks every kind shares, and the parameters. `None` when the signature is
-/// unusable (errors reported).
+/// The receiver and the parameters, after the signature checks every kind shares. `None`
+/// when the signature is unusable (errors reported).
 fn method(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Method> {
     let sig = &f.sig;
     let what = kind.attr();
-    let mut ok = true;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        let msg = format!(
-            "a {what} method cannot be generic: the schema and the dispatch are generated for \
-             concrete types; replace the type parameters with concrete types"
-        );
-        if sig.generics.params.is_empty() {
-            errors.on(&sig.generics.where_clause, msg);
-        } else {
-            errors.on(&sig.generics, msg);
-        }
-        ok = false;
-    }
-    if let Some(token) = &sig.unsafety {
-        errors.on(
-            token,
-            format!("a {what} method cannot be `unsafe`: the server calls it for any client"),
-        );
-        ok = false;
-    }
+    let ok = validate::signature(sig, what, errors);
     let receiver = receiver(sig, what, errors);
     let params = params(f, kind, errors);
     let output = match &sig.output {
@@ -232,7 +214,6 @@ fn receiver(sig: &Signature, what: &str, errors: &mut Errors) -> Option<Receiver
 }
 
 fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>> {
-    let what = kind.attr();
     let section = docs::arguments_section(&f.attrs);
     let mut out = Vec::new();
     let mut ok = true;
@@ -257,19 +238,9 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
             }
         }
         let ty = (*pt.ty).clone();
+        let arg_attr = arg.as_ref().map(|(_, attr)| *attr);
         if extract_attr.is_some() || (args_attr.is_none() && types::is_extractor_by_name(&ty)) {
-            if let Some((_, attr)) = &arg {
-                errors.on(
-                    *attr,
-                    "#[arg] does not apply to an extractor parameter (it is not part of the \
-                     input); remove it",
-                );
-                ok = false;
-            }
-            if let (Some(_), Some(a)) = (extract_attr, args_attr) {
-                errors.on(a, "a parameter is either #[args] or #[extract], not both");
-                ok = false;
-            }
+            ok &= validate::extractor_param(arg_attr, extract_attr, args_attr, errors);
             out.push(Param {
                 ty,
                 kind: ParamKind::Extractor,
@@ -277,26 +248,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
             continue;
         }
         if let Some(a) = args_attr {
-            if kind != Kind::Tool {
-                errors.on(
-                    a,
-                    format!(
-                        "#[args] is for tools only; the parameters of a {what} are its \
-                         arguments one by one"
-                    ),
-                );
-                ok = false;
-            } else if let Some((_, attr)) = &arg {
-                errors.on(
-                    *attr,
-                    "#[arg] does not apply to an #[args] struct: put `///` docs and \
-                     `#[serde(...)]` attributes on the struct's fields",
-                );
-                ok = false;
-            } else if let Some((bad, msg)) = types::unsupported(&ty) {
-                errors.on(bad, msg);
-                ok = false;
-            }
+            ok &= validate::args_param(a, arg_attr, &ty, kind, errors);
             out.push(Param {
                 ty,
                 kind: ParamKind::Args,
@@ -321,27 +273,12 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                 continue;
             }
         };
-        if let Some((bad, msg)) = types::unsupported(&ty) {
-            errors.on(bad, msg);
+        if !validate::param_type(&ty, errors) {
             ok = false;
             continue;
         }
         let arg = arg.map_or_else(ArgArgs::default, |(a, _)| a);
-        if kind == Kind::Completion
-            && let Some(r) = arg.rename.as_ref().or(arg.description.as_ref())
-        {
-            errors.on(r, "#[arg] does not apply to the value of a #[completion]");
-            ok = false;
-        }
-        if kind == Kind::Resource
-            && let Some(d) = &arg.description
-        {
-            errors.on(
-                d,
-                "URI template variables have no description: describe the resource instead",
-            );
-            ok = false;
-        }
+        ok &= validate::value_arg(&arg, kind, errors);
         let rust_name = ident.unraw().to_string();
         let name = match &arg.rename {
             Some(lit) => Named {
@@ -376,56 +313,11 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
             ty,
         });
     }
-    // An `# Arguments` entry naming no parameter is a stale doc or a typo.
     let has_args_struct = out.iter().any(|p| matches!(p.kind, ParamKind::Args));
     if !has_args_struct {
-        let names: Vec<String> = f
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                FnArg::Typed(pt) => match &*pt.pat {
-                    Pat::Ident(p) => Some(p.ident.unraw().to_string()),
-                    _ => None,
-                },
-                FnArg::Receiver(_) => None,
-            })
-            .collect();
-        for entry in &section {
-            if !names.contains(&entry.name) {
-                let hint = match closest(&entry.name, names.iter().map(String::as_str)) {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None => "remove the entry or fix its name".to_owned(),
-                };
-                errors.at(
-                    entry.span,
-                    format!(
-                        "the `# Arguments` section describes `{}`, which is not a parameter of \
-                         `{}`; {hint}",
-                        entry.name, f.sig.ident
-                    ),
-                );
-                ok = false;
-            }
-        }
+        ok &= validate::arguments_section(f, &section, errors);
     }
-    let mut seen: Vec<&str> = Vec::new();
-    for v in out.iter().filter_map(|p| match &p.kind {
-        ParamKind::Value(v) => Some(v.as_ref()),
-        _ => None,
-    }) {
-        if seen.contains(&v.name.value.as_str()) {
-            errors.at(
-                v.name.span,
-                format!(
-                    "two parameters are named `{}`; rename one with #[arg(rename = \"...\")]",
-                    v.name.value
-                ),
-            );
-            ok = false;
-        }
-        seen.push(&v.name.value);
-    }
+    ok &= validate::unique_param_names(&out, errors);
     ok.then_some(out)
 }
 
@@ -448,31 +340,19 @@ fn name_or_default(lit: Option<&LitStr>, f: &ImplItemFn) -> Named {
 }
 
 /// The description from `description = "..."` or the first doc paragraph.
+fn description_text(lit: Option<&LitStr>, f: &ImplItemFn) -> Option<String> {
+    match lit {
+        Some(lit) => Some(lit.value()),
+        None => Doc::of(&f.attrs).summary(),
+    }
+}
+
+/// The description of a tool or prompt, which must have one (empty when missing, with the
+/// error reported).
 fn description(lit: Option<&LitStr>, f: &ImplItemFn, what: &str, errors: &mut Errors) -> String {
-    if let Some(lit) = lit {
-        let value = lit.value();
-        if value.trim().is_empty() {
-            errors.on(
-                lit,
-                format!("the description of a {what} cannot be empty: say what it does"),
-            );
-        }
-        return value;
-    }
-    match Doc::of(&f.attrs).summary() {
-        Some(s) => s,
-        None => {
-            errors.on(
-                &f.sig.ident,
-                format!(
-                    "{what} `{}` has no description: add a `///` doc comment (its first \
-                     paragraph is the description the model reads) or `description = \"...\"`",
-                    f.sig.ident
-                ),
-            );
-            String::new()
-        }
-    }
+    let text = description_text(lit, f);
+    validate::description(lit, text.is_some(), &f.sig.ident, what, errors);
+    text.unwrap_or_default()
 }
 
 fn tool(
@@ -483,37 +363,13 @@ fn tool(
 ) -> Option<ToolDef> {
     let a = attrs::tool(attr, errors);
     let name = name_or_default(a.name.as_ref(), f);
-    check_tool_name(&name, errors);
+    validate::tool_name(&name, errors);
     let description = description(a.description.as_ref(), f, "#[tool]", errors);
-    if let Some(t) = &a.timeout_ms {
-        match t.base10_parse::<u64>() {
-            Ok(0) => errors.on(
-                t,
-                "a timeout of 0 ms would fail every call; give a positive number",
-            ),
-            Ok(_) => {}
-            Err(e) => errors.on(t, e),
-        }
-    }
+    validate::timeout(a.timeout_ms.as_ref(), errors);
     let mut method = method?;
     method.blocking = a.blocking.is_some_and(|f| f.value);
-    let mut args_structs = method
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Args));
-    if args_structs.next().is_some() {
-        if let Some(second) = args_structs.next() {
-            errors.on(&second.ty, "only one parameter can be #[args]");
-            return None;
-        }
-        if let Some(v) = method.values().next() {
-            errors.on(
-                &v.ident,
-                "with #[args], the struct is the whole input: add this field to the struct, or \
-                 make this parameter an extractor (Context, State<T>, #[extract])",
-            );
-            return None;
-        }
+    if !validate::args_struct(&method, errors) {
+        return None;
     }
     let structured = method.output.as_ref().and_then(types::json_inner).cloned();
     Some(ToolDef {
@@ -534,30 +390,6 @@ fn tool(
     })
 }
 
-fn check_tool_name(name: &Named, errors: &mut Errors) {
-    let n = &name.value;
-    let len = n.chars().count();
-    if len == 0 {
-        errors.at(name.span, "a tool name cannot be empty");
-    } else if len > 128 {
-        errors.at(
-            name.span,
-            format!("tool names are at most 128 characters long (this one has {len})"),
-        );
-    } else if let Some(bad) = n
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-    {
-        errors.at(
-            name.span,
-            format!(
-                "tool names may only contain A-Z a-z 0-9 _ . - (found {bad:?} in `{n}`); choose \
-                 another with #[tool(name = \"...\")]"
-            ),
-        );
-    }
-}
-
 fn resource(
     f: &ImplItemFn,
     attr: &Attribute,
@@ -573,10 +405,7 @@ fn resource(
         );
         return None;
     };
-    let description = match &a.description {
-        Some(lit) => Some(lit.value()),
-        None => Doc::of(&f.attrs).summary(),
-    };
+    let description = description_text(a.description.as_ref(), f);
     let variables = match uri_template::variables(&uri.value()) {
         Ok(v) => v,
         Err(e) => {
@@ -594,48 +423,7 @@ fn resource(
     };
     let name = name_or_default(a.name.as_ref(), f);
     let mut method = method?;
-    let mut ok = true;
-    for var in &variables {
-        if !method.values().any(|v| v.name.value == var.name) {
-            let suggestion = if syn::parse_str::<syn::Ident>(&var.name).is_ok() {
-                format!("`{}: String` (or any `FromStr` type)", var.name)
-            } else {
-                format!(
-                    "a parameter with #[arg(rename = \"{}\")] (any `FromStr` type)",
-                    var.name
-                )
-            };
-            errors.on(
-                &uri,
-                format!(
-                    "URI template variable `{}` has no parameter: add {suggestion} to `{}`",
-                    var.name, f.sig.ident
-                ),
-            );
-            ok = false;
-        }
-    }
-    for v in method.values() {
-        if !variables.iter().any(|var| var.name == v.name.value) {
-            let names: Vec<&str> = variables.iter().map(|v| v.name.as_str()).collect();
-            let hint = match closest(&v.name.value, names.iter().copied()) {
-                Some(c) => format!("did you mean `{c}`? "),
-                None => String::new(),
-            };
-            errors.at(
-                v.name.span,
-                format!(
-                    "parameter `{}` is not a variable of the URI template \"{}\": {hint}add \
-                     `{{{}}}` to the template or remove the parameter (extractors such as \
-                     `Context` and `State<T>` are allowed)",
-                    v.name.value,
-                    uri.value(),
-                    v.name.value
-                ),
-            );
-            ok = false;
-        }
-    }
+    let ok = validate::template_params(&uri, &variables, &method, &f.sig.ident, errors);
     let is_template = !variables.is_empty() || uri.value().contains('{');
     method.blocking = a.blocking.is_some_and(|f| f.value);
     ok.then(|| ResourceDef {
@@ -658,9 +446,7 @@ fn prompt(
 ) -> Option<PromptDef> {
     let a = attrs::prompt(attr, errors);
     let name = name_or_default(a.name.as_ref(), f);
-    if name.value.is_empty() {
-        errors.at(name.span, "a prompt name cannot be empty");
-    }
+    validate::prompt_name(&name, errors);
     let description = description(a.description.as_ref(), f, "#[prompt]", errors);
     let mut method = method?;
     method.blocking = a.blocking.is_some_and(|f| f.value);
@@ -708,38 +494,8 @@ fn completion(
         return None;
     };
     let method = method?;
-    let values: Vec<&ValueParam> = method.values().collect();
-    match values.first() {
-        None => {
-            errors.on(
-                &f.sig.ident,
-                "a #[completion] method takes the partial value: add a `value: String` parameter",
-            );
-            return None;
-        }
-        Some(first) => {
-            if let Some(second) = values.get(1) {
-                errors.on(
-                    &second.ident,
-                    "a #[completion] method takes one value (the partial `String`) besides \
-                     extractors; remove this parameter",
-                );
-                return None;
-            }
-            let param = method
-                .params
-                .iter()
-                .find(|p| matches!(&p.kind, ParamKind::Value(v) if v.ident == first.ident));
-            if let Some(p) = param
-                && !types::is_string(&p.ty)
-            {
-                errors.on(
-                    &p.ty,
-                    "the value being completed is a `String`: change this type to `String`",
-                );
-                return None;
-            }
-        }
+    if !validate::completion_value(&method, &f.sig.ident, errors) {
+        return None;
     }
     Some(CompletionDef {
         method,

@@ -1,8 +1,21 @@
-//! Checks across the methods of one impl block: duplicate names and URIs, and completions
-//! that point at a prompt argument or template variable that exists.
+//! What the model can hold but the macro refuses, with how to fix it.
+//!
+//! The per-method checks are called from [`parse`](crate::parse) at the point each fact is
+//! known: errors keep the order of the method's tokens, and a method the model cannot hold
+//! stops before its later checks (one mistake, one error). [`check`] then looks across the
+//! methods of one impl block: duplicate names and URIs, and completions that point at a
+//! prompt argument or template variable that exists.
 
+use syn::ext::IdentExt as _;
+use syn::{Attribute, FnArg, Ident, ImplItemFn, LitInt, LitStr, Pat, Signature, Type};
+
+use crate::attrs::ArgArgs;
 use crate::diag::{Errors, closest};
-use crate::model::{CompletionTarget, Named, ServerDef};
+use crate::docs::ArgumentDoc;
+use crate::model::{CompletionTarget, Method, Named, Param, ParamKind, ServerDef, ValueParam};
+use crate::parse::Kind;
+use crate::types;
+use crate::uri_template::Variable;
 
 pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
     duplicates(
@@ -146,4 +159,365 @@ fn unknown(what: &str, how: &str, found: &str, known: &[&str]) -> String {
         ),
     };
     format!("no {what} {how} \"{found}\" in this impl block; {hint}")
+}
+
+/// Generics and `unsafe`, which no kind of method may have. `false` when either is there.
+pub(crate) fn signature(sig: &Signature, what: &str, errors: &mut Errors) -> bool {
+    let mut ok = true;
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let msg = format!(
+            "a {what} method cannot be generic: the schema and the dispatch are generated for \
+             concrete types; replace the type parameters with concrete types"
+        );
+        if sig.generics.params.is_empty() {
+            errors.on(&sig.generics.where_clause, msg);
+        } else {
+            errors.on(&sig.generics, msg);
+        }
+        ok = false;
+    }
+    if let Some(token) = &sig.unsafety {
+        errors.on(
+            token,
+            format!("a {what} method cannot be `unsafe`: the server calls it for any client"),
+        );
+        ok = false;
+    }
+    ok
+}
+
+/// An extractor parameter is not part of the input, so it takes no `#[arg]` and no `#[args]`.
+pub(crate) fn extractor_param(
+    arg: Option<&Attribute>,
+    extract: Option<&Attribute>,
+    args: Option<&Attribute>,
+    errors: &mut Errors,
+) -> bool {
+    let mut ok = true;
+    if let Some(attr) = arg {
+        errors.on(
+            attr,
+            "#[arg] does not apply to an extractor parameter (it is not part of the \
+             input); remove it",
+        );
+        ok = false;
+    }
+    if let (Some(_), Some(a)) = (extract, args) {
+        errors.on(a, "a parameter is either #[args] or #[extract], not both");
+        ok = false;
+    }
+    ok
+}
+
+/// An `#[args]` parameter (`args`): only on a tool, without `#[arg]`, of a type that can be
+/// deserialized.
+pub(crate) fn args_param(
+    args: &Attribute,
+    arg: Option<&Attribute>,
+    ty: &Type,
+    kind: Kind,
+    errors: &mut Errors,
+) -> bool {
+    let what = kind.attr();
+    if kind != Kind::Tool {
+        errors.on(
+            args,
+            format!(
+                "#[args] is for tools only; the parameters of a {what} are its \
+                 arguments one by one"
+            ),
+        );
+        false
+    } else if let Some(attr) = arg {
+        errors.on(
+            attr,
+            "#[arg] does not apply to an #[args] struct: put `///` docs and \
+             `#[serde(...)]` attributes on the struct's fields",
+        );
+        false
+    } else {
+        param_type(ty, errors)
+    }
+}
+
+/// A parameter read from the request must be of a type it can be deserialized into.
+pub(crate) fn param_type(ty: &Type, errors: &mut Errors) -> bool {
+    match types::unsupported(ty) {
+        Some((bad, msg)) => {
+            errors.on(bad, msg);
+            false
+        }
+        None => true,
+    }
+}
+
+/// The `#[arg]` keys a value parameter of this kind of method can use.
+pub(crate) fn value_arg(arg: &ArgArgs, kind: Kind, errors: &mut Errors) -> bool {
+    let mut ok = true;
+    if kind == Kind::Completion
+        && let Some(r) = arg.rename.as_ref().or(arg.description.as_ref())
+    {
+        errors.on(r, "#[arg] does not apply to the value of a #[completion]");
+        ok = false;
+    }
+    if kind == Kind::Resource
+        && let Some(d) = &arg.description
+    {
+        errors.on(
+            d,
+            "URI template variables have no description: describe the resource instead",
+        );
+        ok = false;
+    }
+    ok
+}
+
+/// An `# Arguments` entry naming no parameter is a stale doc or a typo.
+pub(crate) fn arguments_section(
+    f: &ImplItemFn,
+    section: &[ArgumentDoc],
+    errors: &mut Errors,
+) -> bool {
+    let mut ok = true;
+    let names: Vec<String> = f
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            FnArg::Typed(pt) => match &*pt.pat {
+                Pat::Ident(p) => Some(p.ident.unraw().to_string()),
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    for entry in section {
+        if !names.contains(&entry.name) {
+            let hint = match closest(&entry.name, names.iter().map(String::as_str)) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => "remove the entry or fix its name".to_owned(),
+            };
+            errors.at(
+                entry.span,
+                format!(
+                    "the `# Arguments` section describes `{}`, which is not a parameter of \
+                     `{}`; {hint}",
+                    entry.name, f.sig.ident
+                ),
+            );
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// Two parameters cannot have the same wire name.
+pub(crate) fn unique_param_names(params: &[Param], errors: &mut Errors) -> bool {
+    let mut ok = true;
+    let mut seen: Vec<&str> = Vec::new();
+    for v in params.iter().filter_map(|p| match &p.kind {
+        ParamKind::Value(v) => Some(v.as_ref()),
+        _ => None,
+    }) {
+        if seen.contains(&v.name.value.as_str()) {
+            errors.at(
+                v.name.span,
+                format!(
+                    "two parameters are named `{}`; rename one with #[arg(rename = \"...\")]",
+                    v.name.value
+                ),
+            );
+            ok = false;
+        }
+        seen.push(&v.name.value);
+    }
+    ok
+}
+
+/// A tool or prompt needs a description the model can read: a non-empty
+/// `description = "..."` (`lit`) or, without one, a doc comment (`has_text`).
+pub(crate) fn description(
+    lit: Option<&LitStr>,
+    has_text: bool,
+    ident: &Ident,
+    what: &str,
+    errors: &mut Errors,
+) {
+    if let Some(lit) = lit {
+        if lit.value().trim().is_empty() {
+            errors.on(
+                lit,
+                format!("the description of a {what} cannot be empty: say what it does"),
+            );
+        }
+    } else if !has_text {
+        errors.on(
+            ident,
+            format!(
+                "{what} `{ident}` has no description: add a `///` doc comment (its first \
+                 paragraph is the description the model reads) or `description = \"...\"`"
+            ),
+        );
+    }
+}
+
+/// Tool names as the MCP specification restricts them.
+pub(crate) fn tool_name(name: &Named, errors: &mut Errors) {
+    let n = &name.value;
+    let len = n.chars().count();
+    if len == 0 {
+        errors.at(name.span, "a tool name cannot be empty");
+    } else if len > 128 {
+        errors.at(
+            name.span,
+            format!("tool names are at most 128 characters long (this one has {len})"),
+        );
+    } else if let Some(bad) = n
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        errors.at(
+            name.span,
+            format!(
+                "tool names may only contain A-Z a-z 0-9 _ . - (found {bad:?} in `{n}`); choose \
+                 another with #[tool(name = \"...\")]"
+            ),
+        );
+    }
+}
+
+/// `timeout_ms` is a positive `u64`.
+pub(crate) fn timeout(timeout_ms: Option<&LitInt>, errors: &mut Errors) {
+    if let Some(t) = timeout_ms {
+        match t.base10_parse::<u64>() {
+            Ok(0) => errors.on(
+                t,
+                "a timeout of 0 ms would fail every call; give a positive number",
+            ),
+            Ok(_) => {}
+            Err(e) => errors.on(t, e),
+        }
+    }
+}
+
+/// With `#[args]`, the one struct is the whole input of a tool.
+pub(crate) fn args_struct(method: &Method, errors: &mut Errors) -> bool {
+    let mut args_structs = method
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Args));
+    if args_structs.next().is_some() {
+        if let Some(second) = args_structs.next() {
+            errors.on(&second.ty, "only one parameter can be #[args]");
+            return false;
+        }
+        if let Some(v) = method.values().next() {
+            errors.on(
+                &v.ident,
+                "with #[args], the struct is the whole input: add this field to the struct, or \
+                 make this parameter an extractor (Context, State<T>, #[extract])",
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// Every variable of a resource's URI template has a parameter, and every value parameter
+/// is a variable of the template.
+pub(crate) fn template_params(
+    uri: &LitStr,
+    variables: &[Variable],
+    method: &Method,
+    ident: &Ident,
+    errors: &mut Errors,
+) -> bool {
+    let mut ok = true;
+    for var in variables {
+        if !method.values().any(|v| v.name.value == var.name) {
+            let suggestion = if syn::parse_str::<syn::Ident>(&var.name).is_ok() {
+                format!("`{}: String` (or any `FromStr` type)", var.name)
+            } else {
+                format!(
+                    "a parameter with #[arg(rename = \"{}\")] (any `FromStr` type)",
+                    var.name
+                )
+            };
+            errors.on(
+                uri,
+                format!(
+                    "URI template variable `{}` has no parameter: add {suggestion} to `{}`",
+                    var.name, ident
+                ),
+            );
+            ok = false;
+        }
+    }
+    for v in method.values() {
+        if !variables.iter().any(|var| var.name == v.name.value) {
+            let names: Vec<&str> = variables.iter().map(|v| v.name.as_str()).collect();
+            let hint = match closest(&v.name.value, names.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`? "),
+                None => String::new(),
+            };
+            errors.at(
+                v.name.span,
+                format!(
+                    "parameter `{}` is not a variable of the URI template \"{}\": {hint}add \
+                     `{{{}}}` to the template or remove the parameter (extractors such as \
+                     `Context` and `State<T>` are allowed)",
+                    v.name.value,
+                    uri.value(),
+                    v.name.value
+                ),
+            );
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// A prompt's name cannot be empty.
+pub(crate) fn prompt_name(name: &Named, errors: &mut Errors) {
+    if name.value.is_empty() {
+        errors.at(name.span, "a prompt name cannot be empty");
+    }
+}
+
+/// A completion method takes exactly one value besides extractors: the partial `String`.
+pub(crate) fn completion_value(method: &Method, ident: &Ident, errors: &mut Errors) -> bool {
+    let values: Vec<&ValueParam> = method.values().collect();
+    match values.first() {
+        None => {
+            errors.on(
+                ident,
+                "a #[completion] method takes the partial value: add a `value: String` parameter",
+            );
+            false
+        }
+        Some(first) => {
+            if let Some(second) = values.get(1) {
+                errors.on(
+                    &second.ident,
+                    "a #[completion] method takes one value (the partial `String`) besides \
+                     extractors; remove this parameter",
+                );
+                return false;
+            }
+            let param = method
+                .params
+                .iter()
+                .find(|p| matches!(&p.kind, ParamKind::Value(v) if v.ident == first.ident));
+            if let Some(p) = param
+                && !types::is_string(&p.ty)
+            {
+                errors.on(
+                    &p.ty,
+                    "the value being completed is a `String`: change this type to `String`",
+                );
+                return false;
+            }
+            true
+        }
+    }
 }

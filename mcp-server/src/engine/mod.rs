@@ -8,6 +8,9 @@
 
 pub(crate) mod batch;
 pub(crate) mod guard;
+// Only HTTP carries metadata beside the message.
+#[cfg(feature = "http")]
+pub(crate) mod headers;
 pub(crate) mod listen;
 mod methods;
 mod mrtr;
@@ -65,6 +68,65 @@ pub(crate) fn probe_meta(
             .map(|p| p.meta)
             .map_err(|e| ErrorObject::invalid_params(format!("invalid `_meta`: {e}"))),
         _ => Ok(None),
+    }
+}
+
+#[cfg(feature = "http")]
+impl Server {
+    /// The era of a request that came with metadata `headers` (HTTP): `Ok(true)` for the
+    /// modern era, with its headers checked against its body and, for `tools/call`, against
+    /// the tool's mirrored parameters; `Ok(false)` for a legacy request.
+    ///
+    /// # Errors
+    ///
+    /// The headers contradict the body (-32020), or `_meta` is malformed (-32602): HTTP 400.
+    pub(crate) fn classify(
+        &self,
+        req: &Request,
+        headers: &impl headers::Headers,
+    ) -> Result<bool, ErrorObject> {
+        let meta = probe_meta(req.params.as_deref())?;
+        if !headers::is_modern_request(meta.as_ref(), headers) {
+            return Ok(false);
+        }
+        #[derive(Deserialize)]
+        struct Named<'a> {
+            #[serde(borrow)]
+            name: std::borrow::Cow<'a, str>,
+        }
+        let tool = (req.method == "tools/call")
+            .then_some(req.params.as_deref())
+            .flatten()
+            .and_then(|p| serde_json::from_str::<Named<'_>>(p.get()).ok())
+            .and_then(|n| self.registry().tool(&n.name));
+        headers::validate_modern(
+            req,
+            meta.as_ref(),
+            headers,
+            tool.as_ref().map(|t| &t.tool.input_schema),
+        )?;
+        Ok(true)
+    }
+
+    /// A legacy request's `MCP-Protocol-Version` header: absent means 2025-03-26; otherwise
+    /// it must name a legacy revision this server serves.
+    ///
+    /// # Errors
+    ///
+    /// Another value (HTTP 400).
+    pub(crate) fn check_legacy_version(
+        &self,
+        headers: &impl headers::Headers,
+    ) -> Result<(), ErrorObject> {
+        match headers.single(headers::PROTOCOL_VERSION)? {
+            None => Ok(()),
+            Some(v) => match v.parse::<ProtocolVersion>() {
+                Ok(version) if self.config().versions.contains(&version) => Ok(()),
+                _ => Err(ErrorObject::invalid_request(format!(
+                    "Bad Request: unsupported MCP-Protocol-Version: {v}"
+                ))),
+            },
+        }
     }
 }
 

@@ -213,6 +213,14 @@ impl Connection {
         }
     }
 
+    /// The connection of one stateless (2026-07-28) HTTP request: modern from the start, with
+    /// nowhere to send messages besides the response.
+    pub(crate) fn stateless(request_timeout: Duration) -> Connection {
+        let conn = Connection::new(Sink::Discard, request_timeout);
+        *lock(&conn.era) = ConnectionEra::Modern;
+        conn
+    }
+
     pub(crate) fn era(&self) -> ConnectionEra {
         lock(&self.era).clone()
     }

@@ -21,7 +21,6 @@
 //! router, session lookup, GET and DELETE), [`post`] (POST and its answer), [`reply`] (every
 //! response the endpoint builds), with [`session`], [`resume`] and [`sse`] beside them.
 
-mod headers;
 mod layers;
 mod options;
 mod origin;

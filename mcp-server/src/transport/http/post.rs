@@ -14,7 +14,6 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::headers;
 use super::layers::{BodyLimit, accepts};
 use super::reply;
 use super::service::{Endpoint, session_id, set_session_header};
@@ -64,42 +63,15 @@ impl Endpoint {
         request: jsonrpc::Request,
         permit: OwnedSemaphorePermit,
     ) -> Response {
-        let meta = match engine::probe_meta(request.params.as_deref()) {
-            Ok(meta) => meta,
+        // The engine decides the era, and checks a modern request's headers against its body.
+        let modern = match self.server.classify(&request, &parts.headers) {
+            Ok(modern) => modern,
             Err(e) => return reply::error(StatusCode::BAD_REQUEST, Some(&request.id), &e),
         };
-        // The envelope decides the era; a request announcing a modern version in its
-        // `MCP-Protocol-Version` header but missing the envelope is a modern request with a
-        // bad envelope (400, -32602), not a legacy one.
-        let header_modern = headers::single(&parts.headers, headers::PROTOCOL_VERSION)
-            .ok()
-            .flatten()
-            .and_then(|v| v.parse::<mcp_core::ProtocolVersion>().ok())
-            .is_some_and(|v| v.era() == mcp_core::Era::Modern);
-        if engine::is_modern(meta.as_ref()) || header_modern {
-            let body_version = meta.as_ref().and_then(|m| m.protocol_version.as_deref());
-            // Without a body version, the envelope check of the engine answers (-32602).
-            let tool_schema = (request.method == "tools/call")
-                .then(|| tool_name(request.params.as_deref()))
-                .flatten()
-                .and_then(|name| self.server.registry().tool(&name))
-                .map(|t| t.tool.input_schema.clone());
-            if let Some(version) = body_version
-                && let Err(e) = headers::validate(
-                    &parts.headers,
-                    &request.method,
-                    request.params.as_deref(),
-                    version,
-                    tool_schema.as_ref(),
-                )
-            {
-                return reply::error(StatusCode::BAD_REQUEST, Some(&request.id), &e);
-            }
-            let conn = Arc::new(Connection::new(
-                Sink::Discard,
+        if modern {
+            let conn = Arc::new(Connection::stateless(
                 self.server.config().client_request_timeout,
             ));
-            conn.decide(true);
             return self
                 .dispatch(&parts.headers, conn, request, true, None, permit)
                 .await;
@@ -126,8 +98,8 @@ impl Endpoint {
             Ok(s) => s,
             Err(r) => return r,
         };
-        if let Err(r) = self.check_legacy_version(&parts.headers) {
-            return r;
+        if let Err(e) = self.server.check_legacy_version(&parts.headers) {
+            return reply::error(StatusCode::BAD_REQUEST, None, &e);
         }
         if session.conn.in_flight_len() >= self.server.config().max_in_flight {
             return reply::busy(
@@ -392,15 +364,4 @@ fn is_too_large(e: &axum::Error) -> bool {
         cause = err.source();
     }
     false
-}
-
-/// The tool a `tools/call` names, for checking its `Mcp-Param-*` headers.
-fn tool_name(params: Option<&serde_json::value::RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Name {
-        name: String,
-    }
-    params
-        .and_then(|p| serde_json::from_str::<Name>(p.get()).ok())
-        .map(|n| n.name)
 }

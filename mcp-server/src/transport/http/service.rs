@@ -10,13 +10,11 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::routing::post;
 use http::{HeaderValue, Request, StatusCode};
-use mcp_core::ProtocolVersion;
 use mcp_core::jsonrpc::RequestId;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::headers;
 use super::layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer, accepts};
 use super::options::HttpOptions;
 use super::reply;
@@ -25,9 +23,11 @@ use super::session::{HttpSession, InMemorySessionStore, SessionStore};
 use super::sse::SseBody;
 use super::{Principal, SESSION_HEADER};
 use crate::engine;
+use crate::engine::headers::Headers;
 use crate::engine::session::ConnectionEra;
 use crate::engine::sink::Sink;
 use crate::server::Server;
+use mcp_core::error::ErrorObject;
 
 /// The endpoint's shared state.
 pub(crate) struct Endpoint {
@@ -151,23 +151,6 @@ impl Endpoint {
         Ok(session)
     }
 
-    /// Validates a legacy request's `MCP-Protocol-Version` header: absent means 2025-03-26;
-    /// otherwise it must be a supported legacy version.
-    #[allow(clippy::result_large_err)]
-    pub(crate) fn check_legacy_version(&self, headers: &http::HeaderMap) -> Result<(), Response> {
-        match headers::single(headers, headers::PROTOCOL_VERSION) {
-            Ok(None) => Ok(()),
-            Ok(Some(v)) => match v.parse::<ProtocolVersion>() {
-                Ok(version) if self.server.config().versions.contains(&version) => Ok(()),
-                _ => Err(reply::bad_request(
-                    None,
-                    format!("Bad Request: unsupported MCP-Protocol-Version: {v}"),
-                )),
-            },
-            Err(e) => Err(reply::error(StatusCode::BAD_REQUEST, None, &e)),
-        }
-    }
-
     /// The session of a GET or DELETE: without a session id these methods are not allowed.
     #[allow(clippy::result_large_err)]
     fn stream_session(&self, parts: &http::request::Parts) -> Result<Arc<HttpSession>, Response> {
@@ -250,9 +233,28 @@ impl Endpoint {
     }
 }
 
+/// The engine reads the era rules' headers through this: one value, visible ASCII, trimmed.
+impl Headers for http::HeaderMap {
+    fn single(&self, name: &str) -> Result<Option<&str>, ErrorObject> {
+        let mut values = self.get_all(name).iter();
+        let Some(first) = values.next() else {
+            return Ok(None);
+        };
+        if values.next().is_some() {
+            return Err(ErrorObject::header_mismatch(format_args!(
+                "{name} is repeated"
+            )));
+        }
+        let text = first.to_str().map_err(|_| {
+            ErrorObject::header_mismatch(format_args!("{name} has invalid characters"))
+        })?;
+        Ok(Some(text.trim_matches([' ', '\t'])))
+    }
+}
+
 /// The `Mcp-Session-Id` of a request, if it has exactly one well-formed value.
 pub(crate) fn session_id(headers: &http::HeaderMap) -> Result<Option<&str>, ()> {
-    headers::single(headers, SESSION_HEADER).map_err(|_| ())
+    headers.single(SESSION_HEADER).map_err(|_| ())
 }
 
 /// Puts a freshly minted session id on `initialize`'s answer.

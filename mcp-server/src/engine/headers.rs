@@ -1,18 +1,20 @@
-//! 2026-07-28 request metadata headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
-//! `Mcp-Param-*` must be present where required and match the body, so that an intermediary
-//! routing on a header and the server executing the body agree. Any failure is 400 with
-//! -32020 (`HeaderMismatch`).
+//! The era rules of request metadata a transport carries beside the message (HTTP headers):
+//! which era a request belongs to, and, for 2026-07-28, that `MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` are present where required and match the body,
+//! so that an intermediary routing on a header and the server executing the body agree. Any
+//! failure is 400 with -32020 (`HeaderMismatch`).
 //!
-//! Header names are case-insensitive (the `http` crate normalizes them); values are
-//! case-sensitive, surrounding whitespace is trimmed, and `=?base64?…?=` values are decoded
-//! before comparing.
+//! The engine sees no HTTP type: the transport implements [`Headers`]. Names are
+//! case-insensitive; values are case-sensitive, surrounding whitespace is trimmed, and
+//! `=?base64?…?=` values are decoded before comparing.
 
 use std::borrow::Cow;
 
 use base64::Engine as _;
-use http::HeaderMap;
 use mcp_core::error::ErrorObject;
-use mcp_core::types::JSONObject;
+use mcp_core::jsonrpc::Request;
+use mcp_core::types::{JSONObject, RequestMetaObject};
+use mcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -22,25 +24,11 @@ pub(crate) const METHOD: &str = "mcp-method";
 pub(crate) const NAME: &str = "mcp-name";
 pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
 
-/// The one value of header `name`: `Ok(None)` when absent; an error when repeated or not
-/// visible ASCII.
-pub(crate) fn single<'a>(
-    headers: &'a HeaderMap,
-    name: &str,
-) -> Result<Option<&'a str>, ErrorObject> {
-    let mut values = headers.get_all(name).iter();
-    let Some(first) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err(ErrorObject::header_mismatch(format_args!(
-            "{name} is repeated"
-        )));
-    }
-    let text = first
-        .to_str()
-        .map_err(|_| ErrorObject::header_mismatch(format_args!("{name} has invalid characters")))?;
-    Ok(Some(text.trim_matches([' ', '\t'])))
+/// Request metadata beside the message, as the transport received it.
+pub(crate) trait Headers {
+    /// The one value of header `name` (lowercase), whitespace-trimmed: `Ok(None)` when
+    /// absent; an error when repeated or not visible ASCII.
+    fn single(&self, name: &str) -> Result<Option<&str>, ErrorObject>;
 }
 
 /// Decodes a `=?base64?…?=` value; other values are returned as they are.
@@ -122,18 +110,48 @@ fn header_matches(header: &str, body: &Value) -> bool {
     }
 }
 
-/// Validates the headers of a modern-era POST against its body.
-///
-/// `tool_schema` is the input schema of the tool a `tools/call` names, if it exists, for the
-/// `Mcp-Param-*` checks.
-pub(crate) fn validate(
-    headers: &HeaderMap,
+/// Whether a request belongs to the modern era: its `_meta` envelope says so, or its
+/// `MCP-Protocol-Version` header names a modern revision (a modern request that forgot its
+/// envelope then gets the envelope error, not a legacy session error).
+pub(crate) fn is_modern_request(meta: Option<&RequestMetaObject>, headers: &impl Headers) -> bool {
+    super::is_modern(meta)
+        || headers
+            .single(PROTOCOL_VERSION)
+            .ok()
+            .flatten()
+            .and_then(|v| v.parse::<ProtocolVersion>().ok())
+            .is_some_and(|v| v.era() == Era::Modern)
+}
+
+/// Validates the headers of a modern-era request against its body; `tool_schema` is the
+/// input schema of the tool a `tools/call` names, for the `Mcp-Param-*` checks. Without a
+/// body version there is nothing to compare (the envelope check answers, -32602).
+pub(crate) fn validate_modern(
+    request: &Request,
+    meta: Option<&RequestMetaObject>,
+    headers: &impl Headers,
+    tool_schema: Option<&JSONObject>,
+) -> Result<(), ErrorObject> {
+    let Some(version) = meta.and_then(|m| m.protocol_version.as_deref()) else {
+        return Ok(());
+    };
+    validate(
+        headers,
+        &request.method,
+        request.params.as_deref(),
+        version,
+        tool_schema,
+    )
+}
+
+fn validate(
+    headers: &impl Headers,
     method: &str,
     params: Option<&RawValue>,
     body_version: &str,
     tool_schema: Option<&JSONObject>,
 ) -> Result<(), ErrorObject> {
-    match single(headers, PROTOCOL_VERSION)? {
+    match headers.single(PROTOCOL_VERSION)? {
         Some(v) if v == body_version => {}
         Some(v) => {
             return Err(ErrorObject::header_mismatch(format_args!(
@@ -146,7 +164,7 @@ pub(crate) fn validate(
             ));
         }
     }
-    match single(headers, METHOD)? {
+    match headers.single(METHOD)? {
         Some(m) if m == method => {}
         Some(m) => {
             return Err(ErrorObject::header_mismatch(format_args!(
@@ -161,7 +179,8 @@ pub(crate) fn validate(
         "resources/read" => target.as_ref().and_then(|t| t.uri.as_deref()),
         _ => None,
     };
-    let header_name = single(headers, NAME)?
+    let header_name = headers
+        .single(NAME)?
         .map(|v| decode("Mcp-Name", v))
         .transpose()?;
     match (body_name, header_name) {
@@ -187,7 +206,8 @@ pub(crate) fn validate(
             for param in mirrored {
                 let header_key = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
                 let display = format!("Mcp-Param-{}", param.header);
-                let header = single(headers, &header_key)?
+                let header = headers
+                    .single(&header_key)?
                     .map(|v| decode(&display, v))
                     .transpose()?;
                 let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
@@ -219,18 +239,35 @@ pub(crate) fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
     use serde_json::json;
 
-    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.append(
-                http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
+    /// Headers as a client sent them: names case-insensitive, values as given.
+    struct Sent(Vec<(String, String)>);
+
+    impl Headers for Sent {
+        fn single(&self, name: &str) -> Result<Option<&str>, ErrorObject> {
+            let mut values = self
+                .0
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str());
+            let first = values.next();
+            if values.next().is_some() {
+                return Err(ErrorObject::header_mismatch(format_args!(
+                    "{name} is repeated"
+                )));
+            }
+            Ok(first.map(|v| v.trim_matches([' ', '\t'])))
         }
-        h
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> Sent {
+        Sent(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
     }
 
     fn raw(v: Value) -> Box<RawValue> {

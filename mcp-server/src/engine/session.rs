@@ -213,6 +213,8 @@ impl Connection {
         }
     }
 
+    // HTTP only.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// The connection of one stateless (2026-07-28) HTTP request: modern from the start, with
     /// nowhere to send messages besides the response.
     pub(crate) fn stateless(request_timeout: Duration) -> Connection {
@@ -255,6 +257,8 @@ impl Connection {
         *lock(&self.sink) = sink;
     }
 
+    // HTTP only.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// How many requests are in flight.
     pub(crate) fn in_flight_len(&self) -> usize {
         lock(&self.in_flight).len()
@@ -287,6 +291,8 @@ impl Connection {
         }
     }
 
+    // HTTP only.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// The connection is gone: cancel everything in flight and fail pending client requests.
     pub(crate) fn abort(&self) {
         for token in lock(&self.in_flight).values() {

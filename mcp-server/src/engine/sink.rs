@@ -11,6 +11,7 @@ pub(crate) enum Sink {
     Channel(mpsc::Sender<String>),
     /// A legacy HTTP response stream that the handler may close before its result
     /// (SSE polling, SEP-1699): the client reconnects and resumes it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Closable(mpsc::Sender<String>, CancellationToken),
     Discard,
 }

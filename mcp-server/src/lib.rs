@@ -7,27 +7,28 @@
 //! # A server in a few lines
 //!
 //! ```no_run
-//! use mcp_server::Server;
-//! use mcp_server::registry::tool_fn;
-//! use mcp_server::types::Tool;
+//! use mcp_server::prelude::*;
 //!
-//! #[derive(serde::Deserialize)]
-//! struct EchoArgs { text: String }
+//! struct Echo;
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let server = Server::builder("echo", "1.0.0").build();
-//! let schema = serde_json::json!({
-//!     "type": "object",
-//!     "properties": {"text": {"type": "string"}},
-//!     "required": ["text"]
-//! });
-//! let mut tool = Tool::new("echo", schema.as_object().cloned().unwrap_or_default());
-//! tool.description = Some("Returns its input.".into());
-//! server.registry().add_tool(tool, tool_fn(|a: EchoArgs, _ctx| async move { a.text }), None)?;
-//! server.serve_stdio().await?;
-//! # Ok(())
-//! # }
+//! #[mcp_server::server(name = "echo")]
+//! impl Echo {
+//!     /// Returns its input.
+//!     #[tool(read_only)]
+//!     fn echo(&self, text: String) -> String {
+//!         text
+//!     }
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     Server::new(Echo)?.serve_stdio().await?;
+//!     Ok(())
+//! }
 //! ```
+//!
+//! The macros derive the tool's input schema from the signature and its description from
+//! the doc comment, and check both at compile time; [`registry`] builds the same by hand.
 //!
 //! # The pieces
 //!

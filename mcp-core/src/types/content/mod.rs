@@ -103,7 +103,8 @@ pub(crate) fn from_value<T: DeserializeOwned, E: serde::de::Error>(value: Value)
     T::deserialize(value).map_err(E::custom)
 }
 
-fn unexpected(v: &Value) -> Unexpected<'_> {
+/// How serde names `v` in an "invalid type" error.
+pub(crate) fn unexpected(v: &Value) -> Unexpected<'_> {
     match v {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),

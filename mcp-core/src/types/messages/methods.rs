@@ -4,7 +4,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::unexpected;
+use crate::types::content::unexpected;
 use crate::types::{
     CallToolRequest, CancelTaskRequest, CancelledNotification, CompleteRequest,
     CreateMessageRequest, DiscoverRequest, ElicitRequest, ElicitationCompleteNotification,

@@ -30,25 +30,11 @@
 //! assert!(matches!(res, ServerResult::Empty(_)));
 //! ```
 
-use serde_json::Value;
-
 mod methods;
 mod results;
 
 pub use methods::{ClientNotification, ClientRequest, ServerNotification, ServerRequest};
 pub use results::{ClientResult, ServerResult};
-
-fn unexpected(v: &Value) -> serde::de::Unexpected<'_> {
-    use serde::de::Unexpected;
-    match v {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(_) => Unexpected::Other("a number"),
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,8 +4,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::unexpected;
 use crate::ProtocolVersion;
+use crate::types::content::unexpected;
 use crate::types::{
     CallToolResult, CompleteResult, CreateMessageResult, CreateTaskResult, DiscoverResult,
     ElicitResult, EmptyResult, GetPromptResult, GetTaskPayloadResult, GetTaskResult,

@@ -6,26 +6,32 @@
 //! ([`RegistryEvent`]) so sessions and listeners can send `list_changed` notifications. List
 //! pages are serialized once per snapshot, protocol version and page, then served as bytes.
 
+mod entry;
+mod error;
 mod handler;
 mod page;
+mod snapshot;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use mcp_core::ProtocolVersion;
 use mcp_core::types::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
     Resource, ResourceTemplate, Tool,
 };
 use mcp_core::uri_template::{Match, UriTemplate};
-use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
+pub use entry::{
+    CompletionTarget, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, is_valid_tool_name,
+};
+pub use error::RegistryError;
 pub use handler::{
     BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler, completion_fn,
     missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
 };
+pub(crate) use page::ListKind;
+use snapshot::Snapshot;
 
 /// A change to what the server offers, announced to sessions and `subscriptions/listen`
 /// streams.
@@ -46,166 +52,6 @@ pub enum RegistryEvent {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ListSettings {
     pub(crate) page_size: usize,
-}
-
-/// A registered tool.
-pub struct ToolEntry {
-    /// What `tools/list` shows.
-    pub tool: Tool,
-    /// What `tools/call` runs.
-    pub handler: Arc<dyn ToolHandler>,
-    /// How long a call may run before it is ended with an error; `None` uses the server's
-    /// default.
-    pub timeout: Option<Duration>,
-}
-
-/// A registered static resource.
-pub struct ResourceEntry {
-    /// What `resources/list` shows.
-    pub resource: Resource,
-    /// What `resources/read` runs.
-    pub handler: Arc<dyn ResourceHandler>,
-}
-
-/// A registered resource template.
-pub struct TemplateEntry {
-    /// What `resources/templates/list` shows.
-    pub template: ResourceTemplate,
-    /// The parsed `uriTemplate`, used to match URIs on `resources/read`.
-    pub matcher: UriTemplate,
-    /// What `resources/read` runs for a matching URI.
-    pub handler: Arc<dyn ResourceHandler>,
-}
-
-/// A registered prompt.
-pub struct PromptEntry {
-    /// What `prompts/list` shows.
-    pub prompt: Prompt,
-    /// What `prompts/get` runs.
-    pub handler: Arc<dyn PromptHandler>,
-}
-
-/// What a completion answers for: an argument of a prompt or of a resource template.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CompletionTarget {
-    /// An argument of the prompt with this name.
-    Prompt(String),
-    /// A variable of the resource template with this URI template.
-    ResourceTemplate(String),
-}
-
-/// Which list a page belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum ListKind {
-    Tools,
-    Resources,
-    ResourceTemplates,
-    Prompts,
-}
-
-#[derive(Default)]
-struct Snapshot {
-    tools: Vec<Arc<ToolEntry>>,
-    tool_index: HashMap<String, usize>,
-    disabled_tools: Vec<Arc<ToolEntry>>,
-    resources: Vec<Arc<ResourceEntry>>,
-    resource_index: HashMap<String, usize>,
-    templates: Vec<Arc<TemplateEntry>>,
-    prompts: Vec<Arc<PromptEntry>>,
-    prompt_index: HashMap<String, usize>,
-    disabled_prompts: Vec<Arc<PromptEntry>>,
-    completions: HashMap<(CompletionTarget, String), Arc<dyn CompletionHandler>>,
-    pages: Mutex<HashMap<(ListKind, ProtocolVersion, usize), Arc<RawValue>>>,
-}
-
-impl Snapshot {
-    /// A copy with the same entries and an empty page cache.
-    fn edit(&self) -> Snapshot {
-        Snapshot {
-            tools: self.tools.clone(),
-            tool_index: self.tool_index.clone(),
-            disabled_tools: self.disabled_tools.clone(),
-            resources: self.resources.clone(),
-            resource_index: self.resource_index.clone(),
-            templates: self.templates.clone(),
-            prompts: self.prompts.clone(),
-            prompt_index: self.prompt_index.clone(),
-            disabled_prompts: self.disabled_prompts.clone(),
-            completions: self.completions.clone(),
-            pages: Mutex::default(),
-        }
-    }
-
-    fn reindex(&mut self) {
-        self.tool_index = self
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.tool.name.clone(), i))
-            .collect();
-        self.resource_index = self
-            .resources
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.resource.uri.clone(), i))
-            .collect();
-        self.prompt_index = self
-            .prompts
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.prompt.name.clone(), i))
-            .collect();
-    }
-}
-
-/// Why a registration was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RegistryError {
-    /// A tool with this name is already registered.
-    #[error("a tool named `{0}` is already registered")]
-    DuplicateTool(String),
-    /// A prompt with this name is already registered.
-    #[error("a prompt named `{0}` is already registered")]
-    DuplicatePrompt(String),
-    /// A resource with this URI is already registered.
-    #[error("a resource with URI `{0}` is already registered")]
-    DuplicateResource(String),
-    /// A resource template with this URI template is already registered.
-    #[error("a resource template `{0}` is already registered")]
-    DuplicateTemplate(String),
-    /// The URI template does not parse.
-    #[error("invalid URI template `{template}`: {message}")]
-    InvalidTemplate {
-        /// The template.
-        template: String,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A tool name outside 1–128 characters of `A-Z a-z 0-9 _ . -`.
-    #[error(
-        "tool names may only contain A-Z a-z 0-9 _ . - and be 1 to 128 characters long (found `{0}`)"
-    )]
-    InvalidToolName(String),
-    /// A schema or `_meta` given to the `#[tool]` macro is not a JSON object (or an input
-    /// schema is not `"type": "object"`).
-    #[error("invalid {what} for `{name}`: {message}")]
-    InvalidDescriptor {
-        /// The tool's name.
-        name: String,
-        /// Which part: `input_schema`, `output_schema` or `meta`.
-        what: &'static str,
-        /// What is wrong with it.
-        message: String,
-    },
-}
-
-/// Whether `name` is a valid tool name: 1–128 characters of `A-Z a-z 0-9 _ . -`.
-pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// The server's tools, resources, prompts and completions.
@@ -593,18 +439,4 @@ pub(crate) struct Offers {
     pub(crate) resources: bool,
     pub(crate) prompts: bool,
     pub(crate) completions: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_names_follow_the_spec_alphabet() {
-        assert!(is_valid_tool_name("a.b-c_d9"));
-        assert!(!is_valid_tool_name(""));
-        assert!(!is_valid_tool_name("my tool"));
-        assert!(!is_valid_tool_name(&"x".repeat(129)));
-        assert!(is_valid_tool_name(&"x".repeat(128)));
-    }
 }

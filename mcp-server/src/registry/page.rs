@@ -11,6 +11,15 @@ use super::*;
 use crate::meta::WithMeta;
 use crate::sync::lock;
 
+/// Which list a page belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ListKind {
+    Tools,
+    Resources,
+    ResourceTemplates,
+    Prompts,
+}
+
 impl Registry {
     /// One page of a list, serialized for `version`, from the cache when it was built
     /// before. `meta` is attached to every page (2026 `serverInfo`).

@@ -1,0 +1,78 @@
+//! What the registry holds for each tool, resource, resource template, prompt and
+//! completion.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::types::{Prompt, Resource, ResourceTemplate, Tool};
+use mcp_core::uri_template::UriTemplate;
+
+use super::{PromptHandler, ResourceHandler, ToolHandler};
+
+/// A registered tool.
+pub struct ToolEntry {
+    /// What `tools/list` shows.
+    pub tool: Tool,
+    /// What `tools/call` runs.
+    pub handler: Arc<dyn ToolHandler>,
+    /// How long a call may run before it is ended with an error; `None` uses the server's
+    /// default.
+    pub timeout: Option<Duration>,
+}
+
+/// A registered static resource.
+pub struct ResourceEntry {
+    /// What `resources/list` shows.
+    pub resource: Resource,
+    /// What `resources/read` runs.
+    pub handler: Arc<dyn ResourceHandler>,
+}
+
+/// A registered resource template.
+pub struct TemplateEntry {
+    /// What `resources/templates/list` shows.
+    pub template: ResourceTemplate,
+    /// The parsed `uriTemplate`, used to match URIs on `resources/read`.
+    pub matcher: UriTemplate,
+    /// What `resources/read` runs for a matching URI.
+    pub handler: Arc<dyn ResourceHandler>,
+}
+
+/// A registered prompt.
+pub struct PromptEntry {
+    /// What `prompts/list` shows.
+    pub prompt: Prompt,
+    /// What `prompts/get` runs.
+    pub handler: Arc<dyn PromptHandler>,
+}
+
+/// What a completion answers for: an argument of a prompt or of a resource template.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CompletionTarget {
+    /// An argument of the prompt with this name.
+    Prompt(String),
+    /// A variable of the resource template with this URI template.
+    ResourceTemplate(String),
+}
+
+/// Whether `name` is a valid tool name: 1–128 characters of `A-Z a-z 0-9 _ . -`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_spec_alphabet() {
+        assert!(is_valid_tool_name("a.b-c_d9"));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("my tool"));
+        assert!(!is_valid_tool_name(&"x".repeat(129)));
+        assert!(is_valid_tool_name(&"x".repeat(128)));
+    }
+}

@@ -235,8 +235,10 @@ impl ServerBuilder {
         self
     }
 
-    /// How many requests of one connection run at once (default 64); beyond it the
-    /// transport stops reading until one finishes.
+    /// How many requests of one client run at once (default 64): over stdio, beyond it the
+    /// transport stops reading until one finishes (backpressure); over HTTP, a legacy
+    /// session's request beyond it gets `503` with `Retry-After` (the endpoint's own cap
+    /// across all clients is `HttpOptions::max_in_flight`, feature `http`).
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.config.max_in_flight = n.max(1);
         self

@@ -3,9 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
+mod support {
+    pub mod log;
+}
+
+use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_server::prelude::*;
@@ -166,30 +169,9 @@ async fn blocking_resources_prompts_and_panics() {
     assert_eq!(ok.content[0].as_text(), Some("sent"));
 }
 
-/// A `Write` that keeps what the log subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn a_handler_that_blocks_without_saying_so_is_named_once() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = support::log::capture();
     let server = relay();
     let lines = [
         INIT.to_owned(),
@@ -199,7 +181,7 @@ async fn a_handler_that_blocks_without_saying_so_is_named_once() {
     ];
     let answers = stdio(&server, &lines, &[1, 2, 3]).await;
     assert_eq!(text(&answers, 1), "done");
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let warnings = log.matches("the tool `hog` ran").count();
     assert_eq!(warnings, 1, "one warning naming the tool: {log}");
     assert!(log.contains("#[tool(blocking)]"), "{log}");

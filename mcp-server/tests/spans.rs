@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod support {
+    pub mod log;
+}
 
 use mcp_server::prelude::*;
 use mcp_server::testing::{ClientOptions, TestClient};
@@ -22,30 +23,9 @@ impl Calc {
     }
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn requests_run_in_spans_with_the_semantic_convention_attributes() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = support::log::capture();
     let server = Server::new(Calc).unwrap();
     for (options, version) in [
         (ClientOptions::legacy(), "2025-11-25"),
@@ -58,7 +38,7 @@ async fn requests_run_in_spans_with_the_semantic_convention_attributes() {
             .unwrap();
         assert_eq!(r.content[0].as_text(), Some("3"));
         let _ = client.call_tool("nope", json!({})).await;
-        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let log = captured.text();
         let inside = log
             .lines()
             .find(|l| l.contains("adding") && l.contains(version))
@@ -78,6 +58,6 @@ async fn requests_run_in_spans_with_the_semantic_convention_attributes() {
             .find(|l| l.contains("gen_ai.tool.name=\"nope\"") && l.contains("close"))
             .unwrap_or_else(|| panic!("the failed call's span closes: {log}"));
         assert!(failed.contains("error.type=\"-32602\""), "{failed}");
-        captured.0.lock().unwrap().clear();
+        captured.clear();
     }
 }

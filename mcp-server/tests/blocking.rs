@@ -59,17 +59,24 @@ impl Relay {
         panic!("boom")
     }
 
-    /// A blocking resource.
+    /// A blocking resource: the thread that read it.
     #[resource(uri = "relay://file", blocking)]
     fn file(&self) -> String {
-        "contents".into()
+        thread_name()
     }
 
-    /// A blocking prompt.
+    /// A blocking prompt: names the thread that built it.
     #[prompt(blocking)]
     fn greet(&self, name: String) -> String {
-        format!("hello {name}")
+        format!("hello {name} from {}", thread_name())
     }
+}
+
+fn thread_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("unnamed")
+        .to_owned()
 }
 
 fn relay() -> Server {
@@ -142,19 +149,23 @@ async fn blocking_resources_prompts_and_panics() {
     )
     .await
     .unwrap();
+    // This runtime runs on the test's own thread; a blocking handler runs on another.
+    let here = thread_name();
     let read = client.read_resource("relay://file").await.unwrap();
-    assert_eq!(
-        serde_json::to_value(&read).unwrap()["contents"][0]["text"],
-        "contents"
-    );
+    let reader = serde_json::to_value(&read).unwrap()["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(reader, here, "the resource ran on the blocking pool");
     let prompt = client
         .get_prompt("greet", serde_json::json!({"name": "Ada"}))
         .await
         .unwrap();
+    let text = serde_json::to_string(&prompt).unwrap();
+    assert!(text.contains("hello Ada from "), "{text}");
     assert!(
-        serde_json::to_string(&prompt)
-            .unwrap()
-            .contains("hello Ada")
+        !text.contains(&format!("from {here}")),
+        "the prompt ran on the blocking pool: {text}"
     );
     // A panic on the blocking pool is an internal error, and the server goes on.
     let err = client

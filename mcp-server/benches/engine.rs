@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use criterion::{
     BenchmarkGroup, Criterion, criterion_group, criterion_main, measurement::WallTime,
 };
+use mcp_server::Era;
 use mcp_server::prelude::*;
-use mcp_server::{Era, ServerBuilder};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -396,9 +396,9 @@ fn tools_call(c: &mut Criterion) {
 }
 
 fn tools_list(c: &mut Criterion) {
-    let server = ServerBuilder::from_handler::<Fifty>()
+    let server = Server::with_handler(Fifty)
         .page_size(100)
-        .handler(Fifty)
+        .build()
         .expect("the fifty-tool server builds");
     let mut group = c.benchmark_group("tools_list");
     for era in [Era::Legacy, Era::Modern] {

@@ -2,6 +2,7 @@
 //! to the client, notice cancellation, and ask the client for input (elicitation, sampling,
 //! roots) with one API for both protocol eras.
 
+use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -11,7 +12,7 @@ use mcp_core::types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
     Implementation, InputRequest, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams,
-    ProgressNotificationParams, ProgressToken, Root,
+    ProgressNotificationParams, ProgressToken, RequestMetaObject, Root,
 };
 use mcp_core::{Era, ProtocolVersion};
 use serde::Serialize;
@@ -19,10 +20,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::outbound::OutboundError;
-use crate::engine::session::LegacySession;
-use crate::engine::sink::Sink;
-use crate::server::Server;
+use crate::peer::outbound::OutboundError;
+use crate::peer::session::LegacySession;
+use crate::peer::sink::Sink;
 use crate::sync::lock;
 
 /// Why a request to the client did not produce an answer.
@@ -93,22 +93,40 @@ pub(crate) struct Mrtr {
     pub(crate) user_state: Option<Value>,
 }
 
-pub(crate) struct RequestCtx {
-    pub(crate) id: RequestId,
+/// What a request's context needs from the server serving it. The engine implements it, so
+/// that `Context` does not depend on the engine.
+pub(crate) trait Host: Send + Sync + 'static {
+    /// Shared application state of one type.
+    fn state(&self, type_id: TypeId) -> Option<Arc<dyn Any + Send + Sync>>;
+    /// The host itself, to recover its concrete type.
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+/// The client a request comes from, as the engine has established it: from the legacy
+/// session, or from the request's own 2026 envelope.
+#[derive(Clone)]
+pub(crate) struct Client {
     pub(crate) version: ProtocolVersion,
-    pub(crate) client_capabilities: Arc<ClientCapabilities>,
-    pub(crate) client_info: Option<Arc<Implementation>>,
-    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) capabilities: Arc<ClientCapabilities>,
+    pub(crate) info: Option<Arc<Implementation>>,
+    /// Legacy era: the session, which holds the log level and carries server-to-client
+    /// requests.
+    pub(crate) session: Option<Arc<LegacySession>>,
+}
+
+struct RequestCtx {
+    id: RequestId,
+    client: Client,
+    progress_token: Option<ProgressToken>,
     /// Modern era: the level from `_meta.logLevel` (absent: no logs). Legacy: unused; the
     /// session's level applies.
-    pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) sink: Sink,
-    pub(crate) session: Option<Arc<LegacySession>>,
-    pub(crate) server: Server,
-    pub(crate) last_progress: Mutex<Option<f64>>,
-    pub(crate) mrtr: Option<Mutex<Mrtr>>,
-    pub(crate) outcome: Mutex<Option<Override>>,
+    log_level: Option<LoggingLevel>,
+    cancel: CancellationToken,
+    sink: Sink,
+    host: Arc<dyn Host>,
+    last_progress: Mutex<Option<f64>>,
+    mrtr: Option<Mutex<Mrtr>>,
+    outcome: Mutex<Option<Override>>,
 }
 
 /// The request a handler is serving, and its line back to the client.
@@ -117,19 +135,56 @@ pub(crate) struct RequestCtx {
 /// part of the tool's input schema. Cloning is cheap.
 #[derive(Clone)]
 pub struct Context {
-    pub(crate) inner: Arc<RequestCtx>,
+    inner: Arc<RequestCtx>,
 }
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
             .field("id", &self.inner.id)
-            .field("version", &self.inner.version)
+            .field("version", &self.inner.client.version)
             .finish_non_exhaustive()
     }
 }
 
 impl Context {
+    /// The context of request `id` from `client`, served by `host`: its messages go to
+    /// `sink`, `cancel` ends it, and `mrtr` (modern era, a request that can ask for input)
+    /// holds the answers so far.
+    pub(crate) fn new(
+        host: Arc<dyn Host>,
+        id: RequestId,
+        client: Client,
+        meta: Option<&RequestMetaObject>,
+        sink: Sink,
+        cancel: CancellationToken,
+        mrtr: Option<Mrtr>,
+    ) -> Context {
+        let log_level = match client.version.era() {
+            Era::Modern => meta.and_then(|m| m.log_level),
+            Era::Legacy => None,
+        };
+        Context {
+            inner: Arc::new(RequestCtx {
+                id,
+                progress_token: meta.and_then(|m| m.progress_token.clone()),
+                log_level,
+                client,
+                cancel,
+                sink,
+                host,
+                last_progress: Mutex::new(None),
+                mrtr: mrtr.map(Mutex::new),
+                outcome: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The host serving this request.
+    pub(crate) fn host(&self) -> Arc<dyn Host> {
+        self.inner.host.clone()
+    }
+
     /// The id of the request being served.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id
@@ -137,34 +192,33 @@ impl Context {
 
     /// The protocol revision of this request.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.inner.version
+        self.inner.client.version
     }
 
     /// The era of this request.
     pub fn era(&self) -> Era {
-        self.inner.version.era()
+        self.inner.client.version.era()
     }
 
     /// What the client declared it can do (for this request in the modern era, for the
     /// session in the legacy era).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.client_capabilities
+        &self.inner.client.capabilities
     }
 
     /// The client's self-description, if it sent one.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_deref()
-    }
-
-    /// The server serving this request: its registry and shared state.
-    pub fn server(&self) -> &Server {
-        &self.inner.server
+        self.inner.client.info.as_deref()
     }
 
     /// Shared application state registered with
     /// [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.inner.server.state::<T>()
+        self.inner
+            .host
+            .state(TypeId::of::<T>())?
+            .downcast::<T>()
+            .ok()
     }
 
     /// Whether the client asked for progress notifications about this request.
@@ -200,9 +254,9 @@ impl Context {
     /// session's `logging/setLevel` decides (all levels before one is set); in the modern era
     /// only a request carrying `_meta.logLevel` gets logs.
     pub fn log_enabled(&self, level: LoggingLevel) -> bool {
-        match self.inner.version.era() {
+        match self.inner.client.version.era() {
             Era::Modern => self.inner.log_level.is_some_and(|min| level >= min),
-            Era::Legacy => match &self.inner.session {
+            Era::Legacy => match &self.inner.client.session {
                 Some(session) => session.log_enabled(level),
                 None => false,
             },
@@ -394,6 +448,15 @@ impl Context {
         lock(&self.inner.outcome).take()
     }
 
+    /// The multi round-trip state of a modern request, taken to seal it for the next round;
+    /// `None` outside one.
+    pub(crate) fn take_mrtr(&self) -> Option<Mrtr> {
+        self.inner
+            .mrtr
+            .as_ref()
+            .map(|m| std::mem::take(&mut *lock(m)))
+    }
+
     pub(crate) fn has_pending_inputs(&self) -> bool {
         self.inner
             .mrtr
@@ -503,7 +566,7 @@ impl InputRequestBuilder<'_> {
         let ctx = self.ctx;
         match ctx.era() {
             Era::Legacy => {
-                let Some(session) = &ctx.inner.session else {
+                let Some(session) = &ctx.inner.client.session else {
                     return Err(ContextError::Disconnected);
                 };
                 let (method, params) = method_and_params(&request)?;

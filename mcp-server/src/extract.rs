@@ -36,9 +36,9 @@
 //!     }
 //! }
 //!
-//! let server = Server::builder("greeter", "1.0.0")
+//! let server = Server::with_handler(Greeter)
 //!     .state(Db { prefix: "Hello, ".into() })
-//!     .handler(Greeter)
+//!     .build()
 //!     .unwrap();
 //! assert_eq!(server.registry().tool_names(), ["greet"]);
 //! ```

@@ -38,7 +38,8 @@
 //!   one API for both eras.
 //! - [`IntoToolResult`], [`IntoReadResult`], [`IntoPromptResult`], [`Json`]: what handlers
 //!   may return.
-//! - [`testing`]: an in-process client for `cargo test`.
+//! - `testing` (feature `testing`, for `[dev-dependencies]`): an in-process client for
+//!   `cargo test`.
 //! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
 
 pub mod context;
@@ -46,12 +47,14 @@ mod engine;
 pub mod extract;
 mod macros;
 mod meta;
+mod peer;
 pub mod registry;
 mod result;
 pub mod schema;
 mod serve;
 mod server;
 mod sync;
+#[cfg(feature = "testing")]
 pub mod testing;
 mod transport;
 
@@ -69,6 +72,11 @@ pub mod http {
         HttpSession, InMemorySessionStore, MediaTypeLayer, OriginPolicy, Principal, SESSION_HEADER,
         SessionStore, shutdown_signal,
     };
+    /// The web framework of [`Server::http_router`](crate::Server::http_router) and the
+    /// layers (its `http` types are `axum::http`), re-exported so versions match.
+    pub use ::axum;
+    /// The `Layer` and `Service` traits the HTTP layers implement.
+    pub use ::tower;
 }
 
 /// The guide's pages, compiled and run as doctests so their code cannot rot.
@@ -116,6 +124,13 @@ pub use result::{
     PromptError, ResourceError, ToolError,
 };
 pub use server::{KeyError, McpServer, Server, ServerBuilder};
+// Crates whose types and traits appear in this crate's public signatures (`JsonSchema` and
+// `Serialize` bounds, `serde_json::Value`, tokio's listeners and I/O traits), re-exported so
+// that code using them can match this crate's versions exactly.
+pub use ::schemars;
+pub use ::serde;
+pub use ::serde_json;
+pub use ::tokio;
 /// The cancellation token of a request ([`Context::cancellation_token`]) and of an HTTP
 /// endpoint's streams ([`Server::http_endpoint`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

@@ -6,7 +6,7 @@
 /// `#[server(name = "...", version = "...", title = "...", instructions = "...")]`: every
 /// argument is optional; `name` and `version` default to your crate's `CARGO_PKG_NAME` and
 /// `CARGO_PKG_VERSION`. The macro implements [`McpServer`](crate::McpServer), so
-/// [`Server::new`](crate::Server::new) or [`ServerBuilder::handler`](crate::ServerBuilder::handler)
+/// [`Server::new`](crate::Server::new) or [`Server::with_handler`](crate::Server::with_handler)
 /// serve the type. Server capabilities follow from what is registered.
 ///
 /// The method attributes are used as written: bring them into scope with

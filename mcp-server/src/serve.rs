@@ -12,7 +12,7 @@ impl Server {
     ///
     /// Reading stdin or writing stdout failed.
     pub async fn serve_stdio(&self) -> std::io::Result<()> {
-        crate::transport::stdio::serve_stdio(self).await
+        crate::transport::stdio::serve_stdio(self.engine()).await
     }
 
     /// Serves this server over any byte streams with stdio framing (one JSON message per
@@ -26,7 +26,7 @@ impl Server {
         R: tokio::io::AsyncRead + Unpin,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        crate::transport::stdio::serve_io(self, input, output).await
+        crate::transport::stdio::serve_io(self.engine(), input, output).await
     }
 }
 
@@ -77,7 +77,7 @@ impl Server {
         options: crate::http::HttpOptions,
         shutdown: impl Future<Output = ()> + Send,
     ) -> std::io::Result<()> {
-        crate::transport::http::serve(self, listener, options, shutdown).await
+        crate::transport::http::serve(self.engine(), listener, options, shutdown).await
     }
 
     /// The MCP endpoint as an axum [`Router`](axum::Router) serving `/`, to mount with
@@ -91,7 +91,7 @@ impl Server {
         options: crate::http::HttpOptions,
         shutdown: crate::CancellationToken,
     ) -> axum::Router {
-        crate::transport::http::Endpoint::new(self, options, shutdown).router()
+        crate::transport::http::Endpoint::new(self.engine(), options, shutdown).router()
     }
 
     /// [`http_endpoint`](Self::http_endpoint) mounted at `/mcp`.

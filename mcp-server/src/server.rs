@@ -1,6 +1,6 @@
 //! [`Server`]: a registry plus its configuration, ready to be served over any transport.
 
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,7 +8,9 @@ use std::time::Duration;
 use mcp_core::ProtocolVersion;
 use mcp_core::types::{CacheHints, Implementation};
 
+use crate::context::Context;
 use crate::engine::seal::{MIN_KEY_LEN, Sealer};
+use crate::engine::{Config, Engine, StateMap};
 use crate::registry::{ListSettings, Registry, RegistryError};
 
 /// What `#[server]` implements for an annotated `impl` block: the server's identity and the
@@ -30,29 +32,6 @@ pub trait McpServer: Send + Sync + Sized + 'static {
     fn register(this: Arc<Self>, registry: &Registry) -> Result<(), RegistryError>;
 }
 
-/// A server's configuration; build it with [`ServerBuilder`].
-#[derive(Debug, Clone)]
-pub(crate) struct Config {
-    pub(crate) info: Implementation,
-    pub(crate) instructions: Option<String>,
-    pub(crate) versions: Vec<ProtocolVersion>,
-    pub(crate) tool_timeout: Duration,
-    pub(crate) client_request_timeout: Duration,
-    pub(crate) list_cache: CacheHints,
-    pub(crate) read_cache: CacheHints,
-    pub(crate) discover_cache: CacheHints,
-    pub(crate) max_in_flight: usize,
-    pub(crate) max_message_size: usize,
-    pub(crate) max_response_size: usize,
-}
-
-pub(crate) struct Inner {
-    pub(crate) config: Config,
-    pub(crate) registry: Registry,
-    pub(crate) sealer: Sealer,
-    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
-}
-
 /// An MCP server: its registry, configuration and shared state. Cheap to clone; clones share
 /// everything.
 ///
@@ -72,13 +51,13 @@ pub(crate) struct Inner {
 /// ```
 #[derive(Clone)]
 pub struct Server {
-    pub(crate) inner: Arc<Inner>,
+    engine: Engine,
 }
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
-            .field("info", &self.inner.config.info)
+            .field("info", &self.engine.config().info)
             .finish_non_exhaustive()
     }
 }
@@ -91,40 +70,74 @@ impl Server {
     /// The type's primitives collide (the macros rule this out at compile time for one
     /// `impl` block).
     pub fn new<S: McpServer>(handler: S) -> Result<Server, RegistryError> {
-        ServerBuilder::from_handler::<S>().handler(handler)
+        Server::with_handler(handler).build()
     }
 
-    /// A builder for a server with this name and version and no primitives yet.
+    /// A builder for a server of a `#[server]` type: its name, version and instructions come
+    /// from the type, its primitives are registered by [`build`](ServerBuilder::build), and
+    /// everything else can be set before.
+    ///
+    /// ```
+    /// # use mcp_server::prelude::*;
+    /// # struct Notes;
+    /// # #[mcp_server::server(name = "notes")]
+    /// # impl Notes {
+    /// #     /// Counts.
+    /// #     #[tool]
+    /// #     fn count(&self) -> String { "0".into() }
+    /// # }
+    /// let server = Server::with_handler(Notes)
+    ///     .tool_timeout(std::time::Duration::from_secs(30))
+    ///     .build()?;
+    /// assert_eq!(server.registry().tool_names(), ["count"]);
+    /// # Ok::<(), mcp_server::registry::RegistryError>(())
+    /// ```
+    pub fn with_handler<S: McpServer>(handler: S) -> ServerBuilder<S> {
+        let mut builder = ServerBuilder::new(S::server_info(), handler);
+        builder.config.instructions = S::instructions().map(str::to_owned);
+        builder
+    }
+
+    /// A builder for a server with this name and version and no primitives yet (add them
+    /// through [`registry`](Server::registry)).
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder::new(Implementation::new(name, version))
+        ServerBuilder::new(Implementation::new(name, version), ())
     }
 
     /// The tools, resources, prompts and completions; change them at run time and clients
     /// are notified.
     pub fn registry(&self) -> &Registry {
-        &self.inner.registry
+        self.engine.registry()
     }
 
     /// The name, version and title sent to clients.
     pub fn info(&self) -> &Implementation {
-        &self.inner.config.info
+        &self.engine.config().info
     }
 
     /// Shared state of type `T` registered with [`ServerBuilder::state`].
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.inner
-            .state
-            .get(&TypeId::of::<T>())
-            .cloned()
-            .and_then(|s| s.downcast::<T>().ok())
+        self.engine.state::<T>()
     }
 
-    pub(crate) fn config(&self) -> &Config {
-        &self.inner.config
+    /// The engine this server is the face of; what transports drive.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
     }
 }
 
-/// Configures a [`Server`].
+impl Context {
+    /// The server serving this request: its registry (change it at run time and clients are
+    /// notified) and shared state.
+    pub fn server(&self) -> Server {
+        Server {
+            engine: Engine::from_host(self.host()),
+        }
+    }
+}
+
+/// Configures a [`Server`]: made by [`Server::builder`] for a server assembled by hand, or by
+/// [`Server::with_handler`] for a `#[server]` type (`H`).
 ///
 /// # Examples
 ///
@@ -139,17 +152,26 @@ impl Server {
 ///     .build();
 /// assert_eq!(server.info().name, "notes");
 /// ```
-#[derive(Debug)]
-pub struct ServerBuilder {
+pub struct ServerBuilder<H = ()> {
     config: Config,
     keys: Vec<Vec<u8>>,
     state_ttl: Duration,
     page_size: usize,
-    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    state: StateMap,
+    handler: H,
 }
 
-impl ServerBuilder {
-    fn new(info: Implementation) -> ServerBuilder {
+impl<H> std::fmt::Debug for ServerBuilder<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("config", &self.config)
+            .field("page_size", &self.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<H> ServerBuilder<H> {
+    fn new(info: Implementation, handler: H) -> ServerBuilder<H> {
         ServerBuilder {
             config: Config {
                 info,
@@ -168,19 +190,25 @@ impl ServerBuilder {
             state_ttl: Duration::from_secs(600),
             page_size: 100,
             state: HashMap::new(),
+            handler,
         }
-    }
-
-    /// A builder taking its name, version and instructions from a `#[server]` type.
-    pub fn from_handler<S: McpServer>() -> ServerBuilder {
-        let mut b = ServerBuilder::new(S::server_info());
-        b.config.instructions = S::instructions().map(str::to_owned);
-        b
     }
 
     /// Usage instructions for the model.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The name sent to clients (`serverInfo.name`), in place of the one given so far.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.config.info.name = name.into();
+        self
+    }
+
+    /// The version sent to clients (`serverInfo.version`), in place of the one given so far.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.config.info.version = version.into();
         self
     }
 
@@ -287,34 +315,46 @@ impl ServerBuilder {
         self
     }
 
-    /// The server, with no primitives yet.
-    pub fn build(self) -> Server {
+    /// The engine of the server being built, with no primitives yet.
+    fn engine(self) -> (Engine, H) {
         let keys = if self.keys.is_empty() {
             vec![Sealer::random_key()]
         } else {
             self.keys
         };
+        let registry = Registry::new(ListSettings {
+            page_size: self.page_size,
+        });
+        let engine = Engine::new(
+            self.config,
+            registry,
+            Sealer::new(keys, self.state_ttl),
+            self.state,
+        );
+        (engine, self.handler)
+    }
+}
+
+impl ServerBuilder {
+    /// The server, with no primitives yet.
+    pub fn build(self) -> Server {
         Server {
-            inner: Arc::new(Inner {
-                registry: Registry::new(ListSettings {
-                    page_size: self.page_size,
-                }),
-                sealer: Sealer::new(keys, self.state_ttl),
-                config: self.config,
-                state: self.state,
-            }),
+            engine: self.engine().0,
         }
     }
+}
 
-    /// The server, with `handler`'s primitives registered.
+impl<S: McpServer> ServerBuilder<S> {
+    /// The server, with the handler's primitives registered.
     ///
     /// # Errors
     ///
-    /// A duplicate or invalid registration.
-    pub fn handler<S: McpServer>(self, handler: S) -> Result<Server, RegistryError> {
-        let server = self.build();
-        S::register(Arc::new(handler), server.registry())?;
-        Ok(server)
+    /// A duplicate or invalid registration (the macros rule this out at compile time for one
+    /// `impl` block).
+    pub fn build(self) -> Result<Server, RegistryError> {
+        let (engine, handler) = self.engine();
+        S::register(Arc::new(handler), engine.registry())?;
+        Ok(Server { engine })
     }
 }
 

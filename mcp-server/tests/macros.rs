@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mcp_server::ProtocolVersion;
 use mcp_server::prelude::*;
 use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
-use mcp_server::{ProtocolVersion, ServerBuilder};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -303,14 +303,14 @@ impl Notes {
 }
 
 fn server() -> Server {
-    ServerBuilder::from_handler::<Notes>()
-        .state(Db {
-            titles: vec!["groceries", "taxes", "garden plans"],
-        })
-        .handler(Notes {
-            calls: AtomicUsize::new(0),
-        })
-        .unwrap()
+    Server::with_handler(Notes {
+        calls: AtomicUsize::new(0),
+    })
+    .state(Db {
+        titles: vec!["groceries", "taxes", "garden plans"],
+    })
+    .build()
+    .unwrap()
 }
 
 async fn clients(server: &Server) -> Vec<TestClient> {

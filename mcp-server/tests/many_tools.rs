@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcp_server::ServerBuilder;
 use mcp_server::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -547,9 +546,9 @@ impl Many {
 
 #[tokio::test]
 async fn fifty_tools_are_listed_and_callable() {
-    let server = ServerBuilder::from_handler::<Many>()
+    let server = Server::with_handler(Many)
         .state(Cfg { scale: 2 })
-        .handler(Many)
+        .build()
         .unwrap();
     let names = server.registry().tool_names();
     assert_eq!(names.len(), 50);

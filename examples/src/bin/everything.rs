@@ -316,14 +316,14 @@ impl Everything {
     /// Changes the tool list.
     #[tool]
     fn test_trigger_tool_change(&self, ctx: Context) -> &'static str {
-        toggle_dynamic_tool(ctx.server());
+        toggle_dynamic_tool(&ctx.server());
         "Tool list changed"
     }
 
     /// Changes the prompt list.
     #[tool]
     fn test_trigger_prompt_change(&self, ctx: Context) -> &'static str {
-        toggle_dynamic_prompt(ctx.server());
+        toggle_dynamic_prompt(&ctx.server());
         "Prompt list changed"
     }
 

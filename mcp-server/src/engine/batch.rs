@@ -6,16 +6,16 @@ use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{EnvelopeError, Message, WireErrorResponse};
 use tokio::task::JoinSet;
 
-use super::session::{Connection, ConnectionEra};
-use super::sink::Sink;
+use super::Engine;
 use super::{Reply, Response};
-use crate::server::Server;
+use crate::peer::session::{Connection, ConnectionEra};
+use crate::peer::sink::Sink;
 
 /// The most messages one batch may hold; a larger batch is refused whole, so one message
 /// cannot fan out into unbounded work.
 pub(crate) const MAX_BATCH: usize = 100;
 
-impl Server {
+impl Engine {
     /// Handles a batch of a connection: every element, requests concurrently; the responses
     /// in order (notifications have none). `Err` refuses the batch whole: the connection's
     /// revision has no batches, or the batch is too large.

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::sink::Sink;
+use super::Engine;
+use crate::peer::sink::Sink;
 use crate::registry::RegistryEvent;
-use crate::server::Server;
 
 /// An accepted `subscriptions/listen` request, ready to stream.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub(crate) struct Listen {
 impl Listen {
     /// Accepts a listen request; subscribes to changes at once, so none is missed between
     /// the acknowledgement and the first notification.
-    pub(crate) fn new(server: &Server, id: RequestId, requested: SubscriptionFilter) -> Listen {
+    pub(crate) fn new(server: &Engine, id: RequestId, requested: SubscriptionFilter) -> Listen {
         let offers = server.registry().offers();
         let yes =
             |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);

@@ -56,18 +56,18 @@ pub(super) struct ListParams {
     cursor: Option<String>,
 }
 
-impl Server {
+impl Engine {
     /// The methods both eras share.
     pub(super) async fn common_request(
         &self,
         req: &Request,
-        scope: Scope,
+        scope: Scope<'_>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
         let id = &req.id;
         let params = req.params.as_deref();
-        let version = scope.version;
+        let version = scope.client.version;
         span::record_version(version.as_str());
         // The methods below answer their own protocol errors through `?`.
         let fail = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
@@ -119,7 +119,7 @@ impl Server {
     pub(super) async fn call_tool(
         &self,
         req: &Request,
-        scope: Scope,
+        scope: Scope<'_>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
@@ -156,7 +156,7 @@ impl Server {
             if ctx.take_override().is_none() {
                 return Ok(Reply::Response(self.respond(
                     id,
-                    scope.version,
+                    scope.client.version,
                     CallToolResult::error(format!(
                         "the tool `{}` did not finish within {} s",
                         p.name,
@@ -171,7 +171,7 @@ impl Server {
     pub(super) async fn read_resource(
         &self,
         req: &Request,
-        scope: Scope,
+        scope: Scope<'_>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
@@ -181,7 +181,10 @@ impl Server {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
         let Some((handler, vars, _mime)) = self.registry().resource(&p.uri) else {
-            return Err(ErrorObject::resource_not_found(&p.uri, scope.version.era()));
+            return Err(ErrorObject::resource_not_found(
+                &p.uri,
+                scope.client.version.era(),
+            ));
         };
         let ctx = self.context(
             id,
@@ -220,7 +223,7 @@ impl Server {
     pub(super) async fn get_prompt(
         &self,
         req: &Request,
-        scope: Scope,
+        scope: Scope<'_>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
@@ -263,7 +266,7 @@ impl Server {
     pub(super) async fn complete(
         &self,
         req: &Request,
-        scope: Scope,
+        scope: Scope<'_>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
@@ -286,7 +289,7 @@ impl Server {
         let Some(handler) = self.registry().completion(&target, &p.argument.name) else {
             return Ok(Reply::Response(self.respond(
                 id,
-                scope.version,
+                scope.client.version,
                 CompleteResult::new(Vec::new()),
             )));
         };

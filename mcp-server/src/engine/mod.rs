@@ -7,6 +7,7 @@
 //! only the wrapping of results and errors differs.
 
 pub(crate) mod batch;
+mod config;
 pub(crate) mod guard;
 // Only HTTP carries metadata beside the message.
 #[cfg(feature = "http")]
@@ -14,11 +15,8 @@ pub(crate) mod headers;
 pub(crate) mod listen;
 mod methods;
 mod mrtr;
-pub(crate) mod outbound;
 mod reply;
 pub(crate) mod seal;
-pub(crate) mod session;
-pub(crate) mod sink;
 pub(crate) mod span;
 
 use std::sync::Arc;
@@ -37,16 +35,15 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tracing::Instrument as _;
 
-use crate::context::{Context, Mrtr, Override, RequestCtx};
+use crate::context::{Client, Context, Mrtr, Override};
+use crate::peer::session::{Connection, ConnectionEra, LegacySession, Negotiated};
+use crate::peer::sink::Sink;
 use crate::registry::{CompletionTarget, ListKind, RegistryEvent};
 use crate::result::HandlerError;
-use crate::server::Server;
-use crate::sync::lock;
 use guard::{Driven, drive};
 use listen::Listen;
-use session::{Connection, ConnectionEra, LegacySession, Negotiated};
-use sink::Sink;
 
+pub(crate) use config::{Config, Engine, StateMap};
 use methods::MrtrParams;
 use reply::WithMeta;
 pub(crate) use reply::{Reply, Response, Status, duplicate_id};
@@ -71,11 +68,34 @@ pub(crate) fn probe_meta(
     }
 }
 
+/// A request's `_meta`, read once: by the engine when the request arrives, or earlier when
+/// a transport needs the era first ([`Engine::classify`]).
+pub(crate) struct Envelope {
+    meta: Option<RequestMetaObject>,
+}
+
+impl Envelope {
+    /// Reads the envelope of `req`.
+    ///
+    /// # Errors
+    ///
+    /// A malformed `_meta` (-32602).
+    pub(crate) fn read(req: &Request) -> Result<Envelope, ErrorObject> {
+        probe_meta(req.params.as_deref()).map(|meta| Envelope { meta })
+    }
+
+    /// Whether the request is a modern-era (2026-07-28) one.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn is_modern(&self) -> bool {
+        is_modern(self.meta.as_ref())
+    }
+}
+
 #[cfg(feature = "http")]
-impl Server {
-    /// The era of a request that came with metadata `headers` (HTTP): `Ok(true)` for the
-    /// modern era, with its headers checked against its body and, for `tools/call`, against
-    /// the tool's mirrored parameters; `Ok(false)` for a legacy request.
+impl Engine {
+    /// The envelope of a request that came with metadata `headers` (HTTP), which decides its
+    /// era; a modern request's headers are checked against its body and, for `tools/call`,
+    /// against the tool's mirrored parameters.
     ///
     /// # Errors
     ///
@@ -84,10 +104,11 @@ impl Server {
         &self,
         req: &Request,
         headers: &impl headers::Headers,
-    ) -> Result<bool, ErrorObject> {
-        let meta = probe_meta(req.params.as_deref())?;
-        if !headers::is_modern_request(meta.as_ref(), headers) {
-            return Ok(false);
+    ) -> Result<Envelope, ErrorObject> {
+        let envelope = Envelope::read(req)?;
+        let meta = envelope.meta.as_ref();
+        if !headers::is_modern_request(meta, headers) {
+            return Ok(envelope);
         }
         #[derive(Deserialize)]
         struct Named<'a> {
@@ -101,11 +122,11 @@ impl Server {
             .and_then(|n| self.registry().tool(&n.name));
         headers::validate_modern(
             req,
-            meta.as_ref(),
+            meta,
             headers,
             tool.as_ref().map(|t| &t.tool.input_schema),
         )?;
-        Ok(true)
+        Ok(envelope)
     }
 
     /// A legacy request's `MCP-Protocol-Version` header: absent means 2025-03-26; otherwise
@@ -152,12 +173,9 @@ fn parse_params_borrowed<'a, T: Deserialize<'a>>(
 
 /// The era-specific facts a common method needs.
 #[derive(Clone)]
-struct Scope {
-    version: ProtocolVersion,
-    session: Option<Arc<LegacySession>>,
-    capabilities: Arc<mcp_core::types::ClientCapabilities>,
-    client_info: Option<Arc<mcp_core::types::Implementation>>,
-    meta: Option<RequestMetaObject>,
+struct Scope<'m> {
+    client: Client,
+    meta: Option<&'m RequestMetaObject>,
 }
 
 #[derive(Deserialize)]
@@ -176,7 +194,7 @@ struct CancelledParams {
     request_id: Option<RequestId>,
 }
 
-impl Server {
+impl Engine {
     /// The capabilities this server declares, from what its registry offers.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         let offers = self.registry().offers();
@@ -273,30 +291,39 @@ impl Server {
         let Some(cancel) = conn.begin(&req.id) else {
             return Reply::Response(Response::error(Some(&req.id), &duplicate_id(&req.id)));
         };
-        self.handle_registered(conn, req, sink, cancel).await
+        self.handle_registered(conn, req, None, sink, cancel).await
     }
 
     /// Handles one request already registered with [`Connection::begin`] (so that a
-    /// cancellation arriving before the request starts running still reaches it).
-    pub(crate) async fn handle_registered(
-        &self,
-        conn: &Arc<Connection>,
+    /// cancellation arriving before the request starts running still reaches it), with its
+    /// envelope if the transport has read it already.
+    ///
+    /// The envelope is read here, before the future is made, and borrowed from then on: the
+    /// `_meta` object is large, and every copy of it in a future's state is moved with the
+    /// future.
+    pub(crate) fn handle_registered<'a>(
+        &'a self,
+        conn: &'a Arc<Connection>,
         req: Request,
+        envelope: Option<Envelope>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-    ) -> Reply {
-        let span = span::request(&req);
-        // Wrapping the future moves it: only when someone listens.
-        let reply = if span.is_disabled() {
-            self.route(conn, &req, sink, cancel).await
-        } else {
-            self.route(conn, &req, sink, cancel)
-                .instrument(span.clone())
-                .await
-        };
-        conn.end(&req.id);
-        span::record_outcome(&span, &reply);
-        reply
+    ) -> impl Future<Output = Reply> + 'a {
+        let envelope = envelope.map_or_else(|| Envelope::read(&req), Ok);
+        async move {
+            let span = span::request(&req);
+            // Wrapping the future moves it: only when someone listens.
+            let reply = if span.is_disabled() {
+                self.route(conn, &req, &envelope, sink, cancel).await
+            } else {
+                self.route(conn, &req, &envelope, sink, cancel)
+                    .instrument(span.clone())
+                    .await
+            };
+            conn.end(&req.id);
+            span::record_outcome(&span, &reply);
+            reply
+        }
     }
 
     /// Decides the request's era (fixing the connection's on its first request) and hands it
@@ -305,16 +332,17 @@ impl Server {
         &self,
         conn: &Arc<Connection>,
         req: &Request,
+        envelope: &Result<Envelope, ErrorObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
-        let meta = match probe_meta(req.params.as_deref()) {
-            Ok(meta) => meta,
-            Err(e) => return Reply::Response(Response::error(Some(&req.id), &e)),
+        let meta = match envelope {
+            Ok(envelope) => envelope.meta.as_ref(),
+            Err(e) => return Reply::Response(Response::error(Some(&req.id), e)),
         };
         let era = match conn.era() {
             ConnectionEra::Undecided => {
-                let modern = is_modern(meta.as_ref());
+                let modern = is_modern(meta);
                 if !modern && req.method != "initialize" && req.method != "ping" {
                     return Reply::Response(Response::error(
                         Some(&req.id),
@@ -343,7 +371,7 @@ impl Server {
         conn: &Arc<Connection>,
         session: &Arc<LegacySession>,
         req: &Request,
-        meta: Option<RequestMetaObject>,
+        meta: Option<&RequestMetaObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
@@ -390,10 +418,12 @@ impl Server {
             _ => {
                 let _ = conn;
                 let scope = Scope {
-                    version,
-                    session: Some(session.clone()),
-                    capabilities: negotiated.capabilities.clone(),
-                    client_info: negotiated.client_info.clone(),
+                    client: Client {
+                        version,
+                        capabilities: negotiated.capabilities.clone(),
+                        info: negotiated.client_info.clone(),
+                        session: Some(session.clone()),
+                    },
                     meta,
                 };
                 self.common_request(req, scope, sink, cancel).await
@@ -436,25 +466,24 @@ impl Server {
     async fn modern_request(
         &self,
         req: &Request,
-        meta: Option<RequestMetaObject>,
+        meta: Option<&RequestMetaObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
         let id = &req.id;
-        let envelope =
-            match RequestMetaObject::modern_envelope(meta.as_ref(), &self.config().versions) {
-                Ok(env) => (
-                    env.protocol_version,
-                    env.client_capabilities.clone(),
-                    env.client_info.cloned(),
-                ),
-                // A bad envelope makes the whole request unusable: 400, whatever the code.
-                Err(e) => {
-                    return Reply::Response(
-                        Response::error(Some(id), &e).with_status(Status::BadRequest),
-                    );
-                }
-            };
+        let envelope = match RequestMetaObject::modern_envelope(meta, &self.config().versions) {
+            Ok(env) => (
+                env.protocol_version,
+                env.client_capabilities.clone(),
+                env.client_info.cloned(),
+            ),
+            // A bad envelope makes the whole request unusable: 400, whatever the code.
+            Err(e) => {
+                return Reply::Response(
+                    Response::error(Some(id), &e).with_status(Status::BadRequest),
+                );
+            }
+        };
         let (version, capabilities, client_info) = envelope;
         match req.method.as_str() {
             "server/discover" => {
@@ -484,10 +513,12 @@ impl Server {
             }
             _ => {
                 let scope = Scope {
-                    version,
-                    session: None,
-                    capabilities: Arc::new(capabilities),
-                    client_info: client_info.map(Arc::new),
+                    client: Client {
+                        version,
+                        capabilities: Arc::new(capabilities),
+                        info: client_info.map(Arc::new),
+                        session: None,
+                    },
                     meta,
                 };
                 self.common_request(req, scope, sink, cancel).await

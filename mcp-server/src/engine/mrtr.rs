@@ -1,8 +1,6 @@
 //! A request's `Context`, and the end of a handler's run: its outcome or override, and for the
 //! modern era the `input_required` round with its sealed `requestState`.
 
-use std::sync::{Arc, Mutex};
-
 use mcp_core::Era;
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::RequestId;
@@ -10,7 +8,7 @@ use mcp_core::types::InputRequiredResult;
 
 use super::*;
 
-impl Server {
+impl Engine {
     /// Builds the request's context; for the modern era, opens `requestState` and merges the
     /// client's answers.
     pub(super) fn context(
@@ -21,14 +19,13 @@ impl Server {
         cancel: tokio_util::sync::CancellationToken,
         mrtr: Option<(&MrtrParams, &str, &str)>,
     ) -> Result<Context, ErrorObject> {
-        let modern = scope.version.era() == Era::Modern;
+        let modern = scope.client.version.era() == Era::Modern;
         let mrtr_state = match mrtr {
             Some((p, method, name)) if modern => {
                 let mut state = Mrtr::default();
                 if let Some(sealed) = &p.request_state {
                     let opened = self
-                        .inner
-                        .sealer
+                        .sealer()
                         .open(sealed, &self.config().info.name, method, name)
                         .ok_or_else(|| {
                             ErrorObject::invalid_params("Invalid or expired requestState")
@@ -41,32 +38,19 @@ impl Server {
                         .responses
                         .extend(answers.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
-                Some(Mutex::new(state))
+                Some(state)
             }
             _ => None,
         };
-        let meta = scope.meta.as_ref();
-        Ok(Context {
-            inner: Arc::new(RequestCtx {
-                id: id.clone(),
-                version: scope.version,
-                client_capabilities: scope.capabilities.clone(),
-                client_info: scope.client_info.clone(),
-                progress_token: meta.and_then(|m| m.progress_token.clone()),
-                log_level: if modern {
-                    meta.and_then(|m| m.log_level)
-                } else {
-                    None
-                },
-                cancel,
-                sink,
-                session: scope.session.clone(),
-                server: self.clone(),
-                last_progress: Mutex::new(None),
-                mrtr: mrtr_state,
-                outcome: Mutex::new(None),
-            }),
-        })
+        Ok(Context::new(
+            self.host(),
+            id.clone(),
+            scope.client.clone(),
+            scope.meta,
+            sink,
+            cancel,
+            mrtr_state,
+        ))
     }
 
     /// Turns a driven handler into a reply: the context's override first (a missing client
@@ -111,15 +95,14 @@ impl Server {
 
     pub(super) fn input_required(&self, ctx: &Context, target: Option<(&str, &str)>) -> Reply {
         let id = ctx.request_id();
-        let Some(mrtr) = &ctx.inner.mrtr else {
+        let Some(state) = ctx.take_mrtr() else {
             return Reply::Response(Response::error(
                 Some(id),
                 &ErrorObject::internal_error("input required outside a modern request"),
             ));
         };
         let (method, name) = target.unwrap_or_default();
-        let state = std::mem::take(&mut *lock(mrtr));
-        let sealed = self.inner.sealer.seal(
+        let sealed = self.sealer().seal(
             &self.config().info.name,
             method,
             name,

@@ -85,7 +85,7 @@ pub(crate) fn duplicate_id(id: &RequestId) -> ErrorObject {
     ErrorObject::invalid_request(format!("request id {id} is already in flight"))
 }
 
-impl Server {
+impl Engine {
     pub(super) fn result_meta(&self) -> ResultMetaObject {
         ResultMetaObject {
             server_info: Some(self.config().info.clone()),

@@ -10,40 +10,40 @@ use mcp_core::uri_template::UriTemplate;
 use super::{PromptHandler, ResourceHandler, ToolHandler};
 
 /// A registered tool.
-pub struct ToolEntry {
+pub(crate) struct ToolEntry {
     /// What `tools/list` shows.
-    pub tool: Tool,
+    pub(crate) tool: Tool,
     /// What `tools/call` runs.
-    pub handler: Arc<dyn ToolHandler>,
+    pub(crate) handler: Arc<dyn ToolHandler>,
     /// How long a call may run before it is ended with an error; `None` uses the server's
     /// default.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 /// A registered static resource.
-pub struct ResourceEntry {
+pub(crate) struct ResourceEntry {
     /// What `resources/list` shows.
-    pub resource: Resource,
+    pub(crate) resource: Resource,
     /// What `resources/read` runs.
-    pub handler: Arc<dyn ResourceHandler>,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
 }
 
 /// A registered resource template.
-pub struct TemplateEntry {
+pub(crate) struct TemplateEntry {
     /// What `resources/templates/list` shows.
-    pub template: ResourceTemplate,
+    pub(crate) template: ResourceTemplate,
     /// The parsed `uriTemplate`, used to match URIs on `resources/read`.
-    pub matcher: UriTemplate,
+    pub(crate) matcher: UriTemplate,
     /// What `resources/read` runs for a matching URI.
-    pub handler: Arc<dyn ResourceHandler>,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
 }
 
 /// A registered prompt.
-pub struct PromptEntry {
+pub(crate) struct PromptEntry {
     /// What `prompts/list` shows.
-    pub prompt: Prompt,
+    pub(crate) prompt: Prompt,
     /// What `prompts/get` runs.
-    pub handler: Arc<dyn PromptHandler>,
+    pub(crate) handler: Arc<dyn PromptHandler>,
 }
 
 /// What a completion answers for: an argument of a prompt or of a resource template.

@@ -22,9 +22,8 @@ use mcp_core::types::{
 use mcp_core::uri_template::{Match, UriTemplate};
 use tokio::sync::broadcast;
 
-pub use entry::{
-    CompletionTarget, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, is_valid_tool_name,
-};
+pub use entry::{CompletionTarget, is_valid_tool_name};
+pub(crate) use entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 pub use error::RegistryError;
 pub use handler::{
     BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler, completion_fn,

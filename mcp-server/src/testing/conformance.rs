@@ -78,7 +78,7 @@ impl SchemaValidator {
 /// Every violation found, one line each, naming the revision, the method and the path.
 pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
-    for version in server.config().versions.clone() {
+    for version in server.engine().config().versions.clone() {
         let schema = SchemaValidator::new(version);
         let client = match TestClient::connect(server, ClientOptions::version(version)).await {
             Ok(c) => c,

@@ -20,10 +20,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use crate::engine::session::{Connection, ConnectionEra};
-use crate::engine::sink::Sink;
+use crate::engine::Engine;
 use crate::engine::{self, Reply, Response};
-use crate::server::Server;
+use crate::peer::session::{Connection, ConnectionEra};
+use crate::peer::sink::Sink;
 
 /// Messages waiting for the writer; beyond this, senders wait.
 const OUTBOUND_CAPACITY: usize = 1024;
@@ -157,7 +157,7 @@ impl<W: AsyncWrite + Unpin> Output<W> {
 }
 
 /// Serves `server` over the process's stdin and stdout until stdin closes.
-pub(crate) async fn serve_stdio(server: &Server) -> std::io::Result<()> {
+pub(crate) async fn serve_stdio(engine: &Engine) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         let input: Box<dyn AsyncRead + Unpin + Send> = match pipes::stdin() {
@@ -168,29 +168,29 @@ pub(crate) async fn serve_stdio(server: &Server) -> std::io::Result<()> {
             Some(pipe) => Box::new(pipe),
             None => Box::new(tokio::io::stdout()),
         };
-        serve_io(server, input, output).await
+        serve_io(engine, input, output).await
     }
     #[cfg(not(unix))]
     {
-        serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+        serve_io(engine, tokio::io::stdin(), tokio::io::stdout()).await
     }
 }
 
 /// Serves `server` over any byte streams with stdio framing (one JSON message per line)
 /// until `input` ends; every response is written before it returns.
-pub(crate) async fn serve_io<R, W>(server: &Server, input: R, output: W) -> std::io::Result<()>
+pub(crate) async fn serve_io<R, W>(engine: &Engine, input: R, output: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     // The process's one session: every request span is its child.
     let span = tracing::info_span!("mcp.session", network.transport = "pipe");
-    serve_in_session(server, input, output)
+    serve_in_session(engine, input, output)
         .instrument(span)
         .await
 }
 
-async fn serve_in_session<R, W>(server: &Server, input: R, output: W) -> std::io::Result<()>
+async fn serve_in_session<R, W>(engine: &Engine, input: R, output: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -204,17 +204,17 @@ where
     let sink = Sink::Channel(tx);
     let conn = Arc::new(Connection::new(
         sink.clone(),
-        server.config().client_request_timeout,
+        engine.config().client_request_timeout,
     ));
     let done = CancellationToken::new();
-    let forwarder = tokio::spawn(forward_changes(server.clone(), conn.clone(), done.clone()));
+    let forwarder = tokio::spawn(forward_changes(engine.clone(), conn.clone(), done.clone()));
 
-    let limit = Arc::new(Semaphore::new(server.config().max_in_flight));
+    let limit = Arc::new(Semaphore::new(engine.config().max_in_flight));
     let mut tasks = JoinSet::new();
     let mut reader = LineReader {
         inner: BufReader::with_capacity(64 * 1024, input),
         buf: Vec::new(),
-        max: server.config().max_message_size,
+        max: engine.config().max_message_size,
         skipping: false,
     };
 
@@ -242,7 +242,7 @@ where
             Ok(Line::TooLong) => {
                 let e = ErrorObject::invalid_request(format!(
                     "message larger than {} bytes",
-                    server.config().max_message_size
+                    engine.config().max_message_size
                 ));
                 out.write(
                     &serde_json::to_string(&WireErrorResponse::new(None, &e)).unwrap_or_default(),
@@ -272,14 +272,14 @@ where
                 else {
                     break Ok(());
                 };
-                let (server, task_conn, task_sink) = (server.clone(), conn.clone(), sink.clone());
+                let (engine, task_conn, task_sink) = (engine.clone(), conn.clone(), sink.clone());
                 // Boxed once (the future is several KB) and polled once here: a request
                 // that completes without waiting (most tool calls) is answered on the
                 // spot; one that waits goes on as its own task, polled again there with
                 // its own waker.
                 let mut fut = Box::pin(async move {
-                    server
-                        .handle_registered(&task_conn, req, task_sink, cancel)
+                    engine
+                        .handle_registered(&task_conn, req, None, task_sink, cancel)
                         .await
                 });
                 let polled =
@@ -315,7 +315,7 @@ where
             }
             Ok(Incoming::Single(other)) => {
                 let reply = out
-                    .while_draining(&mut rx, server.handle_message(&conn, other, sink.clone()))
+                    .while_draining(&mut rx, engine.handle_message(&conn, other, sink.clone()))
                     .await;
                 if let Some(Reply::Response(r)) = reply {
                     out.drain(&mut rx).await;
@@ -329,9 +329,9 @@ where
                 else {
                     break Ok(());
                 };
-                let (server, conn, sink) = (server.clone(), conn.clone(), sink.clone());
+                let (engine, conn, sink) = (engine.clone(), conn.clone(), sink.clone());
                 tasks.spawn(async move {
-                    match server.handle_batch(&conn, items, sink.clone()).await {
+                    match engine.handle_batch(&conn, items, sink.clone()).await {
                         Ok(responses) if responses.is_empty() => {}
                         Ok(responses) => sink.send(format!("[{}]", responses.join(","))).await,
                         Err(e) => sink.send(Response::error(None, &e).json).await,
@@ -392,8 +392,8 @@ async fn deliver(conn: &Arc<Connection>, reply: Reply, sink: &Sink, done: &Cance
 
 /// Sends a legacy session its change notifications: list changes, and updates of the
 /// resources it subscribed to.
-async fn forward_changes(server: Server, conn: Arc<Connection>, done: CancellationToken) {
-    let mut events = server.registry().subscribe();
+async fn forward_changes(engine: Engine, conn: Arc<Connection>, done: CancellationToken) {
+    let mut events = engine.registry().subscribe();
     loop {
         let event = tokio::select! {
             () = done.cancelled() => return,

@@ -19,9 +19,9 @@ use super::reply;
 use super::service::{Endpoint, session_id, set_session_header};
 use super::session::HttpSession;
 use super::sse::SseBody;
-use crate::engine::session::Connection;
-use crate::engine::sink::Sink;
-use crate::engine::{self, Reply, Response as EngineResponse, Status};
+use crate::engine::{self, Envelope, Reply, Response as EngineResponse, Status};
+use crate::peer::session::Connection;
+use crate::peer::sink::Sink;
 
 impl Endpoint {
     pub(crate) async fn post(self: Arc<Self>, request: Request<Body>) -> Response {
@@ -64,16 +64,16 @@ impl Endpoint {
         permit: OwnedSemaphorePermit,
     ) -> Response {
         // The engine decides the era, and checks a modern request's headers against its body.
-        let modern = match self.server.classify(&request, &parts.headers) {
-            Ok(modern) => modern,
+        let envelope = match self.engine.classify(&request, &parts.headers) {
+            Ok(envelope) => envelope,
             Err(e) => return reply::error(StatusCode::BAD_REQUEST, Some(&request.id), &e),
         };
-        if modern {
+        if envelope.is_modern() {
             let conn = Arc::new(Connection::stateless(
-                self.server.config().client_request_timeout,
+                self.engine.config().client_request_timeout,
             ));
             return self
-                .dispatch(&parts.headers, conn, request, true, None, permit)
+                .dispatch(&parts.headers, conn, request, envelope, None, permit)
                 .await;
         }
         if request.method == "initialize" {
@@ -81,12 +81,19 @@ impl Endpoint {
             self.ensure_background();
             let conn = Arc::new(Connection::new(
                 Sink::Discard,
-                self.server.config().client_request_timeout,
+                self.engine.config().client_request_timeout,
             ));
             conn.decide(false);
             let session = Arc::new(HttpSession::new(conn.clone(), Self::principal(&parts)));
             let mut response = self
-                .dispatch(&parts.headers, conn.clone(), request, false, None, permit)
+                .dispatch(
+                    &parts.headers,
+                    conn.clone(),
+                    request,
+                    envelope,
+                    None,
+                    permit,
+                )
                 .await;
             if conn.session().is_some_and(|s| s.negotiated().is_some()) {
                 set_session_header(&mut response, &session);
@@ -98,18 +105,25 @@ impl Endpoint {
             Ok(s) => s,
             Err(r) => return r,
         };
-        if let Err(e) = self.server.check_legacy_version(&parts.headers) {
+        if let Err(e) = self.engine.check_legacy_version(&parts.headers) {
             return reply::error(StatusCode::BAD_REQUEST, None, &e);
         }
-        if session.conn.in_flight_len() >= self.server.config().max_in_flight {
+        if session.conn.in_flight_len() >= self.engine.config().max_in_flight {
             return reply::busy(
                 Some(&request.id),
                 "this session has too many requests in flight; retry shortly",
             );
         }
         let conn = session.conn.clone();
-        self.dispatch(&parts.headers, conn, request, false, Some(session), permit)
-            .await
+        self.dispatch(
+            &parts.headers,
+            conn,
+            request,
+            envelope,
+            Some(session),
+            permit,
+        )
+        .await
     }
 
     /// Runs a request and answers with JSON, or with SSE when messages come before its
@@ -119,19 +133,14 @@ impl Endpoint {
         headers: &HeaderMap,
         conn: Arc<Connection>,
         request: jsonrpc::Request,
-        modern: bool,
+        envelope: Envelope,
         session: Option<Arc<HttpSession>>,
         permit: OwnedSemaphorePermit,
     ) -> Response {
+        let modern = envelope.is_modern();
         let id = request.id.clone();
         let Some(cancel) = conn.begin(&id) else {
-            return reply::error(
-                StatusCode::CONFLICT,
-                Some(&id),
-                &ErrorObject::invalid_request(format!(
-                    "request id {id} is already in flight in this session"
-                )),
-            );
+            return reply::error(StatusCode::CONFLICT, Some(&id), &engine::duplicate_id(&id));
         };
         let sse = !self.options.json_only && accepts(headers, "text/event-stream");
         let (tx, mut notes) = mpsc::channel::<String>(64);
@@ -150,7 +159,7 @@ impl Endpoint {
         } else {
             conn.sink()
         };
-        let server = self.server.clone();
+        let engine = self.engine.clone();
         let shutdown = self.shutdown.clone();
         let task_cancel = cancel.clone();
         // Boxed once: the request's future is several KB. A request that completes without
@@ -158,7 +167,8 @@ impl Endpoint {
         // task, polled again there with its own waker, so it outlives a dropped connection.
         // The in-flight permit goes with it.
         let mut task = Box::pin(async move {
-            let handled = server.handle_registered(&conn, request, sink, task_cancel.clone());
+            let handled =
+                engine.handle_registered(&conn, request, Some(envelope), sink, task_cancel.clone());
             let reply = match parent {
                 Some(span) => handled.instrument(span).await,
                 None => handled.await,
@@ -318,7 +328,7 @@ impl Endpoint {
         };
         let conn = session.conn.clone();
         let _ = self
-            .server
+            .engine
             .handle_message(&conn, message, conn.sink())
             .await;
         reply::empty(StatusCode::ACCEPTED)
@@ -338,7 +348,7 @@ impl Endpoint {
             Err(r) => return r,
         };
         let conn = session.conn.clone();
-        match self.server.handle_batch(&conn, items, conn.sink()).await {
+        match self.engine.handle_batch(&conn, items, conn.sink()).await {
             Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
             Ok(responses) if responses.is_empty() => reply::empty(StatusCode::ACCEPTED),
             Ok(responses) => reply::json(StatusCode::OK, format!("[{}]", responses.join(","))),

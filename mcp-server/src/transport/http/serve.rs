@@ -36,7 +36,7 @@ use tower::Service;
 use super::options::HttpOptions;
 use super::origin::HostPolicy;
 use super::service::Endpoint;
-use crate::server::Server;
+use crate::engine::Engine;
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM — what orchestrators send to stop a
 /// process. The default shutdown signal of [`Server::serve_http`].
@@ -73,9 +73,9 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// Serves `server`'s endpoint at `/mcp` on `listener` until `shutdown` completes.
+/// Serves `engine`'s endpoint at `/mcp` on `listener` until `shutdown` completes.
 pub(crate) async fn serve(
-    server: &Server,
+    engine: &Engine,
     listener: TcpListener,
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send,
@@ -84,7 +84,7 @@ pub(crate) async fn serve(
     warn_if_exposed(local, &options);
     tracing::info!(url = %format!("http://{local}/mcp"), "serving MCP over Streamable HTTP");
     let streams = CancellationToken::new();
-    let endpoint = Endpoint::new(server, options.clone(), streams.clone());
+    let endpoint = Endpoint::new(engine, options.clone(), streams.clone());
     let tasks = endpoint.tasks();
     let router = Router::new().nest_service("/mcp", endpoint.router());
     let connections = TaskTracker::new();

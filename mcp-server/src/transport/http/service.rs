@@ -23,15 +23,15 @@ use super::session::{HttpSession, InMemorySessionStore, SessionStore};
 use super::sse::SseBody;
 use super::{Principal, SESSION_HEADER};
 use crate::engine;
+use crate::engine::Engine;
 use crate::engine::headers::Headers;
-use crate::engine::session::ConnectionEra;
-use crate::engine::sink::Sink;
-use crate::server::Server;
+use crate::peer::session::ConnectionEra;
+use crate::peer::sink::Sink;
 use mcp_core::error::ErrorObject;
 
 /// The endpoint's shared state.
 pub(crate) struct Endpoint {
-    pub(crate) server: Server,
+    pub(crate) engine: Engine,
     pub(crate) options: HttpOptions,
     pub(crate) store: Arc<dyn SessionStore>,
     /// Ends the long-lived streams (GET, `subscriptions/listen`) at shutdown.
@@ -46,7 +46,7 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn new(
-        server: &Server,
+        engine: &Engine,
         options: HttpOptions,
         shutdown: CancellationToken,
     ) -> Arc<Endpoint> {
@@ -57,7 +57,7 @@ impl Endpoint {
             ))
         });
         Arc::new(Endpoint {
-            server: server.clone(),
+            engine: engine.clone(),
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
             options,
             store,
@@ -88,7 +88,7 @@ impl Endpoint {
     pub(crate) fn ensure_background(self: &Arc<Self>) {
         self.background.get_or_init(|| {
             let state = Arc::downgrade(self);
-            let mut events = self.server.registry().subscribe();
+            let mut events = self.engine.registry().subscribe();
             let period = (self.options.session_idle_timeout / 4)
                 .clamp(Duration::from_millis(10), Duration::from_secs(60));
             let shutdown = self.shutdown.clone();

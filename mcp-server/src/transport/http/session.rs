@@ -11,8 +11,8 @@ use tokio::time::Instant;
 use base64::Engine as _;
 
 use super::resume::EventLog;
-use crate::engine::session::Connection;
-use crate::engine::sink::Sink;
+use crate::peer::session::Connection;
+use crate::peer::sink::Sink;
 use crate::sync::lock;
 
 /// One live legacy session.

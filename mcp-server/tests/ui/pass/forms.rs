@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mcp_server::extract::{FromContext, State};
-use mcp_server::{Context, Json, Server, ServerBuilder, ToolError};
+use mcp_server::{Context, Json, Server, ToolError};
 
 struct Config {
     greeting: &'static str,
@@ -62,9 +62,9 @@ impl Forms {
 }
 
 fn main() {
-    let server: Server = ServerBuilder::from_handler::<Forms>()
+    let server: Server = Server::with_handler(Forms)
         .state(Config { greeting: "hi" })
-        .handler(Forms)
+        .build()
         .unwrap();
     assert_eq!(server.registry().tool_names(), ["greet", "size", "noop"]);
     assert_eq!(Forms.ordinary(), 7);

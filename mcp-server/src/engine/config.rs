@@ -1,0 +1,106 @@
+//! [`Engine`]: what one server's protocol engine holds — its configuration, registry,
+//! `requestState` sealer and shared state — behind one cheap handle.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_core::ProtocolVersion;
+use mcp_core::types::{CacheHints, Implementation};
+
+use super::seal::Sealer;
+use crate::context::Host;
+use crate::registry::Registry;
+
+/// A server's configuration, set by `ServerBuilder`.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) versions: Vec<ProtocolVersion>,
+    pub(crate) tool_timeout: Duration,
+    pub(crate) client_request_timeout: Duration,
+    pub(crate) list_cache: CacheHints,
+    pub(crate) read_cache: CacheHints,
+    pub(crate) discover_cache: CacheHints,
+    pub(crate) max_in_flight: usize,
+    pub(crate) max_message_size: usize,
+    pub(crate) max_response_size: usize,
+}
+
+/// Application state by type, shared by every request.
+pub(crate) type StateMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
+
+struct Inner {
+    config: Config,
+    registry: Registry,
+    sealer: Sealer,
+    state: StateMap,
+}
+
+/// The protocol engine of one server. Transports hand it messages and frame its replies;
+/// `Server` is its public face. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub(crate) struct Engine {
+    inner: Arc<Inner>,
+}
+
+impl Engine {
+    pub(crate) fn new(
+        config: Config,
+        registry: Registry,
+        sealer: Sealer,
+        state: StateMap,
+    ) -> Engine {
+        Engine {
+            inner: Arc::new(Inner {
+                config,
+                registry,
+                sealer,
+                state,
+            }),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    pub(crate) fn sealer(&self) -> &Sealer {
+        &self.inner.sealer
+    }
+
+    /// Shared state of type `T`.
+    pub(crate) fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.state(TypeId::of::<T>())?.downcast::<T>().ok()
+    }
+
+    /// This engine as a request context's host.
+    pub(crate) fn host(&self) -> Arc<dyn Host> {
+        self.inner.clone()
+    }
+
+    /// The engine a context's host is. Every context is made by an engine, so the host is
+    /// always one.
+    pub(crate) fn from_host(host: Arc<dyn Host>) -> Engine {
+        match host.into_any().downcast::<Inner>() {
+            Ok(inner) => Engine { inner },
+            Err(_) => unreachable!("every Context is made by an Engine"),
+        }
+    }
+}
+
+impl Host for Inner {
+    fn state(&self, type_id: TypeId) -> Option<Arc<dyn Any + Send + Sync>> {
+        self.state.get(&type_id).cloned()
+    }
+
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}

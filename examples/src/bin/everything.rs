@@ -6,6 +6,10 @@
 //! cargo run -p mcp-examples --bin everything                            # stdio
 //! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001   # Streamable HTTP
 //! ```
+//!
+//! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
+//! reads a single block); `fixtures` holds the content and schemas they return, `client`
+//! the questions they ask the client, and `dynamic` the primitives registered at run time.
 
 // A command-line usage message belongs on stderr.
 #![allow(clippy::print_stderr)]
@@ -14,83 +18,27 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_server::prelude::*;
-use mcp_server::registry::{prompt_fn, resource_fn, tool_fn};
 use mcp_server::types::{
-    AudioContent, CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestedSchema,
-    EmbeddedResource, Prompt, Resource, SamplingMessage, TextResourceContents, Tool,
+    AudioContent, CreateMessageRequestParams, ElicitRequestFormParams, EmbeddedResource,
+    SamplingMessage, TextResourceContents,
 };
 use serde_json::{Value, json};
 
-/// A 1×1 transparent PNG.
-const PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
-/// A tiny WAV file (a RIFF header and no samples).
-const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+#[path = "everything/client.rs"]
+mod client;
+#[path = "everything/dynamic.rs"]
+mod dynamic;
+#[path = "everything/fixtures.rs"]
+mod fixtures;
+
+use client::{ask_name, elicited, sampled_text, schema};
+use dynamic::{
+    add_dynamic_prompt, add_dynamic_resource, add_dynamic_tool, toggle_dynamic_prompt,
+    toggle_dynamic_tool,
+};
+use fixtures::{PNG, WAV, custom_header_schema, image, json_schema_2020_12};
 
 struct Everything;
-
-fn image() -> ImageContent {
-    ImageContent::new(PNG, "image/png")
-}
-
-fn schema(value: Value) -> ElicitRequestedSchema {
-    serde_json::from_value(value).unwrap_or_default()
-}
-
-/// The `text` of the first text block of a sampling result.
-fn sampled_text(result: &mcp_server::types::CreateMessageResult) -> String {
-    result
-        .content
-        .blocks()
-        .iter()
-        .find_map(|b| {
-            serde_json::to_value(b)
-                .ok()?
-                .get("text")?
-                .as_str()
-                .map(str::to_owned)
-        })
-        .unwrap_or_default()
-}
-
-fn elicited(result: &mcp_server::types::ElicitResult) -> String {
-    serde_json::to_string(result).unwrap_or_default()
-}
-
-fn json_schema_2020_12() -> Value {
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "$defs": {
-            "address": {
-                "$anchor": "address",
-                "type": "object",
-                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
-            }
-        },
-        "properties": {
-            "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"},
-            "kind": {"type": "string", "enum": ["home", "work"]}
-        },
-        "allOf": [{"anyOf": [{"required": ["name"]}, {"required": ["address"]}]}],
-        "if": {"properties": {"kind": {"const": "work"}}, "required": ["kind"]},
-        "then": {"required": ["address"]},
-        "else": {"required": ["name"]},
-        "additionalProperties": false
-    })
-}
-
-fn custom_header_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "region": {"type": "string", "description": "Where to run.", "x-mcp-header": "Region"},
-            "query": {"type": "string", "description": "What to run."}
-        },
-        "required": ["region", "query"]
-    })
-}
 
 #[mcp_server::server(name = "mcp-rust-sdk-everything", version = "1.0.0")]
 impl Everything {
@@ -584,74 +532,6 @@ impl Everything {
             .map(String::from)
             .collect()
     }
-}
-
-/// Asks the user for one string field, `name`, under the input key `key`.
-async fn ask_name(ctx: &Context, key: &str, message: &str) -> Result<String, ContextError> {
-    let requested = schema(json!({
-        "type": "object",
-        "properties": {"name": {"type": "string"}},
-        "required": ["name"]
-    }));
-    let result = ctx
-        .input(Some(key))
-        .elicit_form(ElicitRequestFormParams::new(message, requested))
-        .await?;
-    let content = result.content.unwrap_or_default();
-    let value = content
-        .get("name")
-        .and_then(|v| v.as_str())
-        .unwrap_or("anonymous");
-    Ok(value.to_owned())
-}
-
-fn toggle_dynamic_tool(server: &Server) {
-    let registry = server.registry();
-    if !registry.remove_tool("test_dynamic_tool") {
-        add_dynamic_tool(server);
-    }
-}
-
-fn add_dynamic_tool(server: &Server) {
-    let mut tool = Tool::new(
-        "test_dynamic_tool",
-        json!({"type": "object"})
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-    );
-    tool.description = Some("A tool registered at run time.".into());
-    let _ = server.registry().add_tool(
-        tool,
-        tool_fn(|_: Value, _| async { "Dynamic tool executed" }),
-        None,
-    );
-}
-
-fn toggle_dynamic_prompt(server: &Server) {
-    let registry = server.registry();
-    if !registry.remove_prompt("test_dynamic_prompt") {
-        add_dynamic_prompt(server);
-    }
-}
-
-fn add_dynamic_prompt(server: &Server) {
-    let mut prompt = Prompt::new("test_dynamic_prompt");
-    prompt.description = Some("A prompt registered at run time.".into());
-    let _ = server
-        .registry()
-        .add_prompt(prompt, prompt_fn(|_, _| async { "A dynamic prompt." }));
-}
-
-fn add_dynamic_resource(server: &Server) {
-    let mut resource = Resource::new("test://dynamic-resource", "dynamic-resource");
-    resource.mime_type = Some("text/plain".into());
-    let _ = server.registry().add_resource(
-        resource,
-        resource_fn(Some("text/plain"), |_, _, _| async {
-            "A dynamic resource."
-        }),
-    );
 }
 
 fn usage() -> ExitCode {

@@ -24,7 +24,6 @@
 // A command-line usage message belongs on stderr.
 #![allow(clippy::print_stderr)]
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -35,17 +34,16 @@ use serde::Serialize;
 
 #[path = "filesystem/path_guard.rs"]
 pub mod path_guard;
+#[path = "filesystem/search.rs"]
+mod search;
 
 use path_guard::{Access, AllowedRoot, PathError, guard};
+use search::find;
 
 /// Files larger than this are refused rather than read into memory.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 /// At most this many entries per `list_dir`.
 const MAX_ENTRIES: usize = 1000;
-/// At most this many matches per `search`.
-const MAX_MATCHES: usize = 100;
-/// `search` stops after looking at this many directory entries.
-const MAX_VISITED: usize = 20_000;
 
 /// The server: the directories given on the command line.
 pub struct Filesystem {
@@ -357,102 +355,6 @@ fn list(dir: &Path) -> Result<Listing, FsError> {
         entries,
         truncated,
     })
-}
-
-/// Walks `dir` breadth first without following symbolic links; a symbolic link is a match
-/// only if it resolves inside `roots`.
-fn find(dir: &Path, pattern: &str, roots: &[AllowedRoot]) -> Matches {
-    let matcher = NameMatcher::new(pattern);
-    let mut matches = Vec::new();
-    let mut queue = VecDeque::from([dir.to_path_buf()]);
-    let mut visited = 0;
-    while let Some(dir) = queue.pop_front() {
-        let Ok(read) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut names: Vec<_> = read.filter_map(Result::ok).collect();
-        names.sort_by_key(|e| e.file_name());
-        for entry in names {
-            visited += 1;
-            if visited > MAX_VISITED || matches.len() == MAX_MATCHES {
-                return Matches {
-                    matches,
-                    truncated: true,
-                };
-            }
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let shown = !kind.is_symlink()
-                || path
-                    .canonicalize()
-                    .is_ok_and(|p| path_guard::contains(roots, &p));
-            if shown && matcher.matches(&entry.file_name().to_string_lossy()) {
-                matches.push(path.display().to_string());
-            }
-            if kind.is_dir() {
-                queue.push_back(path);
-            }
-        }
-    }
-    Matches {
-        matches,
-        truncated: false,
-    }
-}
-
-/// A glob (`*`, `?`) on the whole name, or a case-insensitive substring.
-enum NameMatcher {
-    Glob(Vec<char>),
-    Substring(String),
-}
-
-impl NameMatcher {
-    fn new(pattern: &str) -> Self {
-        if pattern.contains(['*', '?']) {
-            NameMatcher::Glob(pattern.chars().collect())
-        } else {
-            NameMatcher::Substring(pattern.to_lowercase())
-        }
-    }
-
-    fn matches(&self, name: &str) -> bool {
-        match self {
-            NameMatcher::Substring(s) => name.to_lowercase().contains(s.as_str()),
-            NameMatcher::Glob(p) => glob(p, &name.chars().collect::<Vec<_>>()),
-        }
-    }
-}
-
-/// Glob matching with backtracking to the last `*` only: linear in practice, quadratic at
-/// worst, never exponential.
-fn glob(pattern: &[char], name: &[char]) -> bool {
-    let (mut p, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, n));
-                p += 1;
-            }
-            Some(&c) if c == '?' || Some(&c) == name.get(n) => {
-                p += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    star = Some((sp, sn + 1));
-                    p = sp + 1;
-                    n = sn + 1;
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern
-        .get(p..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
 }
 
 /// The MIME type by extension; unknown extensions are `text/plain` for text and

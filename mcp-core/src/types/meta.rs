@@ -1,0 +1,220 @@
+//! The `_meta` objects of requests, results and notifications: the keys the protocol
+//! reserves in them, and the validation of the 2026 per-request envelope.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ErrorObject;
+use crate::types::{
+    ClientCapabilities, Implementation, JSONObject, LoggingLevel, ProgressToken, RequestId,
+};
+use crate::version::{Era, ProtocolVersion};
+
+/// `_meta` key of the protocol version a 2026 request speaks.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities a 2026 request declares.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client's self-description on a 2026 request.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the log level a 2026 request opts in to.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server's self-description on a 2026 result.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key naming the `subscriptions/listen` stream a notification belongs to.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key of a request's progress token.
+pub const META_PROGRESS_TOKEN: &str = "progressToken";
+
+/// A `_meta` object with no reserved keys of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MetaObject(pub JSONObject);
+
+impl MetaObject {
+    /// The value at `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    /// Sets `key` to `value`, returning the previous value.
+    pub fn insert(&mut self, key: impl Into<String>, value: Value) -> Option<Value> {
+        self.0.insert(key.into(), value)
+    }
+
+    /// Whether the object has no keys.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The `_meta` of a request: the 2026 per-request envelope and the progress token.
+///
+/// In the legacy era all fields are optional; in the modern era `protocolVersion` and
+/// `clientCapabilities` are required, which [`modern_envelope`](Self::modern_envelope)
+/// checks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestMetaObject {
+    /// Asks for `notifications/progress` about this request, tagged with this token.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub progress_token: Option<ProgressToken>,
+    /// 2026: the protocol version of this request (kept as sent, so an unsupported one can be
+    /// reported back).
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub protocol_version: Option<String>,
+    /// 2026: the client's capabilities for this request.
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_capabilities: Option<ClientCapabilities>,
+    /// 2026: the client's self-description.
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_info: Option<Implementation>,
+    /// 2026: the log level the client opts in to for this request; absent means no logs.
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_level: Option<LoggingLevel>,
+    /// Every other key.
+    #[serde(flatten)]
+    pub extra: JSONObject,
+}
+
+/// The validated 2026 envelope of one request.
+#[derive(Debug, Clone, Copy)]
+pub struct ModernEnvelope<'a> {
+    /// The protocol version the request speaks, one the server supports.
+    pub protocol_version: ProtocolVersion,
+    /// The capabilities the client declared for this request.
+    pub client_capabilities: &'a ClientCapabilities,
+    /// The client's self-description, if sent.
+    pub client_info: Option<&'a Implementation>,
+    /// The log level the client opted in to, if any.
+    pub log_level: Option<LoggingLevel>,
+    /// The progress token, if any.
+    pub progress_token: Option<&'a ProgressToken>,
+}
+
+impl RequestMetaObject {
+    /// Validates the 2026 per-request envelope of a request whose `_meta` is `meta`, for a
+    /// server that supports the modern versions in `supported`.
+    ///
+    /// # Errors
+    ///
+    /// - `_meta`, its protocol version or its client capabilities missing → -32602
+    ///   (invalid params), naming what is missing;
+    /// - a protocol version that is not a supported modern-era version → -32022 with
+    ///   `data.supported` and `data.requested`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_core::types::RequestMetaObject;
+    /// use mcp_core::ProtocolVersion;
+    ///
+    /// let meta: RequestMetaObject = serde_json::from_str(r#"{
+    ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
+    /// }"#).unwrap();
+    /// let env = RequestMetaObject::modern_envelope(Some(&meta), &ProtocolVersion::MODERN).unwrap();
+    /// assert!(env.client_capabilities.sampling.is_some());
+    /// assert_eq!(
+    ///     RequestMetaObject::modern_envelope(None, &ProtocolVersion::MODERN).unwrap_err().code.0,
+    ///     -32602
+    /// );
+    /// ```
+    pub fn modern_envelope<'a>(
+        meta: Option<&'a RequestMetaObject>,
+        supported: &[ProtocolVersion],
+    ) -> std::result::Result<ModernEnvelope<'a>, ErrorObject> {
+        let Some(meta) = meta else {
+            return Err(missing_envelope(&["_meta"]));
+        };
+        let mut missing = Vec::new();
+        if meta.protocol_version.is_none() {
+            missing.push(META_PROTOCOL_VERSION);
+        }
+        if meta.client_capabilities.is_none() {
+            missing.push(META_CLIENT_CAPABILITIES);
+        }
+        let (Some(requested), Some(client_capabilities)) =
+            (&meta.protocol_version, &meta.client_capabilities)
+        else {
+            return Err(missing_envelope(&missing));
+        };
+        let protocol_version = match requested.parse::<ProtocolVersion>() {
+            Ok(v) if v.era() == Era::Modern && supported.contains(&v) => v,
+            _ => {
+                let modern: Vec<ProtocolVersion> = supported
+                    .iter()
+                    .copied()
+                    .filter(|v| v.era() == Era::Modern)
+                    .collect();
+                return Err(ErrorObject::unsupported_protocol_version(
+                    requested, &modern,
+                ));
+            }
+        };
+        Ok(ModernEnvelope {
+            protocol_version,
+            client_capabilities,
+            client_info: meta.client_info.as_ref(),
+            log_level: meta.log_level,
+            progress_token: meta.progress_token.as_ref(),
+        })
+    }
+}
+
+fn missing_envelope(missing: &[&str]) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "request is missing the required per-request envelope key(s): {}",
+        missing.join(", ")
+    ))
+    .with_data(serde_json::json!({ "envelope": { "missing": missing } }))
+}
+
+/// The `_meta` of a result: the 2026 server self-description.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultMetaObject {
+    /// 2026: the server's self-description.
+    #[serde(
+        rename = "io.modelcontextprotocol/serverInfo",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub server_info: Option<Implementation>,
+    /// Every other key.
+    #[serde(flatten)]
+    pub extra: JSONObject,
+}
+
+/// The `_meta` of a notification: the 2026 subscription stream tag.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotificationMetaObject {
+    /// 2026: the id of the `subscriptions/listen` request whose stream carries this
+    /// notification.
+    #[serde(
+        rename = "io.modelcontextprotocol/subscriptionId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub subscription_id: Option<RequestId>,
+    /// Every other key.
+    #[serde(flatten)]
+    pub extra: JSONObject,
+}

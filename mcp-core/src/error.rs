@@ -58,6 +58,12 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// Modern era: the request's protocol version is unknown or unsupported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+    /// HTTP: an error about the exchange itself (a refused `Host` or `Origin`, a method the
+    /// endpoint does not allow, an overloaded server), in JSON-RPC's implementation-defined
+    /// server-error range, as the other SDKs use it.
+    pub const TRANSPORT_ERROR: ErrorCode = ErrorCode(-32000);
+    /// HTTP, legacy era: an unknown, expired or foreign `Mcp-Session-Id`.
+    pub const SESSION_NOT_FOUND: ErrorCode = ErrorCode(-32001);
 
     /// A short lowercase name for the codes this module defines.
     pub fn name(self) -> Option<&'static str> {
@@ -72,6 +78,8 @@ impl ErrorCode {
             ErrorCode::HEADER_MISMATCH => "header mismatch",
             ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY => "missing required client capability",
             ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => "unsupported protocol version",
+            ErrorCode::TRANSPORT_ERROR => "transport error",
+            ErrorCode::SESSION_NOT_FOUND => "session not found",
             _ => return None,
         })
     }
@@ -167,6 +175,16 @@ impl ErrorObject {
         Self::new(code, format!("resource not found: {uri}")).with_data(ResourceNotFoundData {
             uri: uri.to_owned(),
         })
+    }
+
+    /// -32000: the HTTP exchange itself is refused, for `reason`.
+    pub fn transport(reason: impl Into<String>) -> Self {
+        Self::new(ErrorCode::TRANSPORT_ERROR, reason)
+    }
+
+    /// -32001: the `Mcp-Session-Id` names no live session of this client.
+    pub fn session_not_found() -> Self {
+        Self::new(ErrorCode::SESSION_NOT_FOUND, "Session not found")
     }
 
     /// -32020, with the spec's wording style ("Header mismatch: …").

@@ -5,18 +5,11 @@ use axum::body::Body;
 use axum::response::Response;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderValue, StatusCode};
-use mcp_core::error::{ErrorCode, ErrorObject};
+use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{EnvelopeError, RequestId, WireErrorResponse};
 
 use super::sse::SseBody;
 use crate::engine::Status;
-
-/// The code of errors about the HTTP exchange itself (refused `Host`/`Origin`, a method the
-/// endpoint does not allow, an overloaded server): the implementation-defined server-error
-/// range of JSON-RPC, as the other SDKs use it.
-pub(crate) const TRANSPORT_ERROR: ErrorCode = ErrorCode(-32000);
-/// The code of an unknown, expired or foreign `Mcp-Session-Id`.
-pub(crate) const SESSION_NOT_FOUND: ErrorCode = ErrorCode(-32001);
 
 pub(crate) fn json(status: StatusCode, json: String) -> Response {
     let mut response = Response::new(Body::from(json));
@@ -60,19 +53,11 @@ pub(crate) fn envelope(e: &EnvelopeError) -> Response {
 }
 
 pub(crate) fn forbidden(reason: impl Into<String>) -> Response {
-    error(
-        StatusCode::FORBIDDEN,
-        None,
-        &ErrorObject::new(TRANSPORT_ERROR, reason),
-    )
+    error(StatusCode::FORBIDDEN, None, &ErrorObject::transport(reason))
 }
 
 pub(crate) fn session_not_found(id: Option<&RequestId>) -> Response {
-    error(
-        StatusCode::NOT_FOUND,
-        id,
-        &ErrorObject::new(SESSION_NOT_FOUND, "Session not found"),
-    )
+    error(StatusCode::NOT_FOUND, id, &ErrorObject::session_not_found())
 }
 
 pub(crate) fn session_required(id: Option<&RequestId>) -> Response {
@@ -83,7 +68,7 @@ pub(crate) fn method_not_allowed() -> Response {
     let mut r = error(
         StatusCode::METHOD_NOT_ALLOWED,
         None,
-        &ErrorObject::new(TRANSPORT_ERROR, "Method not allowed."),
+        &ErrorObject::transport("Method not allowed."),
     );
     r.headers_mut()
         .insert(http::header::ALLOW, HeaderValue::from_static("POST"));
@@ -118,7 +103,7 @@ pub(crate) fn busy(id: Option<&RequestId>, why: &str) -> Response {
     let mut r = error(
         StatusCode::SERVICE_UNAVAILABLE,
         id,
-        &ErrorObject::new(TRANSPORT_ERROR, format!("Service Unavailable: {why}")),
+        &ErrorObject::transport(format!("Service Unavailable: {why}")),
     );
     r.headers_mut()
         .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -9,6 +9,9 @@ step() { printf '\n==> %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+step "mcp-server's top-level modules depend on each other without cycles"
+python3 scripts/check-layers.py mcp-server/src
+
 step "cargo clippy (all targets, all features, warnings are errors)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 

@@ -38,6 +38,7 @@ pub use crate::registry::{
 };
 pub use crate::result::HandlerError;
 pub use crate::schema::{input_schema_for, output_schema_for};
+pub use crate::server::McpServer;
 
 use crate::extract::FromContext;
 use crate::result::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult};

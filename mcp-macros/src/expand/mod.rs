@@ -76,7 +76,7 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
             #items
 
             #[automatically_derived]
-            impl ::mcp_server::McpServer for #self_ty {
+            impl ::mcp_server::__private::McpServer for #self_ty {
                 #info
                 #instructions
 
@@ -124,7 +124,7 @@ pub(crate) fn fallback(
             #[doc(hidden)]
             #lints
             const _: () = {
-                impl ::mcp_server::McpServer for #ty {
+                impl ::mcp_server::__private::McpServer for #ty {
                     fn server_info() -> ::mcp_server::__private::Implementation {
                         ::mcp_server::__private::implementation("", "", ::mcp_server::__private::Option::None)
                     }

@@ -30,6 +30,8 @@ pub struct Calls {
     pub era: Era,
     /// The tool called.
     pub tool: Tool,
+    /// Text added to every `echo` argument (empty by default): the large-message shape.
+    pub pad: &'static str,
 }
 
 impl Calls {
@@ -66,7 +68,8 @@ impl Calls {
         let _ = match self.tool {
             Tool::Echo => write!(
                 out,
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hello {id}"}}{meta}}}}}"#
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hello {id}{pad}"}}{meta}}}}}"#,
+                pad = self.pad
             ),
             Tool::Add => write!(
                 out,
@@ -78,7 +81,7 @@ impl Calls {
     /// The text the answer to call `id` must carry.
     fn expected(&self, id: u64) -> String {
         match self.tool {
-            Tool::Echo => format!("hello {id}"),
+            Tool::Echo => format!("hello {id}{}", self.pad),
             Tool::Add => (id + 7).to_string(),
         }
     }

@@ -2,14 +2,15 @@
 //! SDK), and this SDK's benchmark server. See `docs/benchmarks.md` and `benches/peers/`.
 //!
 //! ```text
-//! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--era legacy|modern] [--label L] -- CMD ARGS...
-//! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
+//! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
+//! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench serve    [--http ADDR] [--sse]
 //! ```
 //!
 //! Each run prints one JSON line on stdout and exits non-zero if any answer is wrong or
-//! missing. In `http` and `sessions`, `{addr}` in ARGS becomes `127.0.0.1:P`.
+//! missing. In `http` and `sessions`, `{addr}` in ARGS becomes `127.0.0.1:P`. `--payload`
+//! adds that many bytes of text to each `echo` argument (and so to each answer).
 
 // A command-line tool: its report goes to stdout, its diagnostics to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -100,7 +101,19 @@ impl Args {
             "add" => Tool::Add,
             other => return Err(format!("--tool: echo or add, not {other}").into()),
         };
-        Ok(Calls { era, tool })
+        let payload: usize = self.number("payload", 0)?;
+        if payload > 0 && tool != Tool::Echo {
+            return Err("--payload: only with --tool echo".into());
+        }
+        // Letters only: nothing to escape, so the size on the wire is the size given.
+        let pad: String = (0..payload)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        Ok(Calls {
+            era,
+            tool,
+            pad: Box::leak(pad.into_boxed_str()),
+        })
     }
 
     fn label(&self) -> String {
@@ -116,8 +129,8 @@ impl Args {
 }
 
 const USAGE: &str = "usage:
-  mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
-  mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
+  mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
+  mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
   mcp-bench serve    [--http ADDR] [--sse]";
 
@@ -138,7 +151,15 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
     match mode {
         "stdio" => {
             args.check(
-                &["calls", "pipeline", "tool", "era", "label", "timeout-s"],
+                &[
+                    "calls",
+                    "pipeline",
+                    "tool",
+                    "era",
+                    "label",
+                    "timeout-s",
+                    "payload",
+                ],
                 true,
             )?;
             let run = stdio::StdioRun {
@@ -153,7 +174,12 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
             Ok(())
         }
         "http" => {
-            args.check(&["calls", "workers", "tool", "era", "port", "label"], true)?;
+            args.check(
+                &[
+                    "calls", "workers", "tool", "era", "port", "label", "payload",
+                ],
+                true,
+            )?;
             let run = http::HttpRun {
                 label: args.label(),
                 calls: args.calls()?,

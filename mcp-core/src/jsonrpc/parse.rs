@@ -327,14 +327,30 @@ pub const MAX_NESTING: usize = 127;
 /// linear scan that steps over strings.
 fn nesting_exceeds(raw: &str, limit: usize) -> bool {
     let bytes = raw.as_bytes();
+    // Depth never exceeds the number of openers, and looking for them is one SIMD pass:
+    // large messages (file contents, query results) are mostly strings and never nest deep.
+    // Short ones are scanned at once.
+    if bytes.len() > 512 && memchr::memchr2_iter(b'[', b'{', bytes).nth(limit).is_none() {
+        return false;
+    }
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'"' => {
+                // To the closing quote, jumping from one quote or backslash to the next.
                 i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                loop {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        Some(at) if rest[at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at;
+                            break;
+                        }
+                        // Unterminated: not valid JSON, which the parser has ruled out.
+                        None => return false,
+                    }
                 }
             }
             b'[' | b'{' => {

@@ -58,7 +58,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 }
                 return Ok(Line::Text(std::mem::take(&mut self.buf)));
             }
-            let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+            let (chunk, found) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..i], Some(i + 1)),
                 None => (available, None),
             };
@@ -83,7 +83,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// Whether a whole line is already buffered (so reading it will not wait).
     fn line_ready(&self) -> bool {
-        self.inner.buffer().contains(&b'\n')
+        memchr::memchr(b'\n', self.inner.buffer()).is_some()
     }
 }
 

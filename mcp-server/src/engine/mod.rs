@@ -61,6 +61,10 @@ pub(crate) fn probe_meta(
     params: Option<&RawValue>,
 ) -> Result<Option<RequestMetaObject>, ErrorObject> {
     match params {
+        // Without the text `"_meta"`, and without a `\u` escape that could spell it, params
+        // have no `_meta` member: two SIMD searches instead of a pass of the parser over
+        // what may be a large argument.
+        Some(p) if p.get().starts_with('{') && !may_have_meta(p.get()) => Ok(None),
         Some(p) if p.get().starts_with('{') => serde_json::from_str::<MetaProbe>(p.get())
             .map(|p| p.meta)
             .map_err(|e| ErrorObject::invalid_params(format!("invalid `_meta`: {e}"))),
@@ -149,6 +153,13 @@ impl Engine {
             },
         }
     }
+}
+
+/// Whether the JSON object text `params` may have a `_meta` member.
+fn may_have_meta(params: &str) -> bool {
+    let bytes = params.as_bytes();
+    memchr::memmem::find(bytes, b"\"_meta\"").is_some()
+        || memchr::memmem::find(bytes, b"\\u").is_some()
 }
 
 /// Whether a request's envelope makes it a modern-era request.
@@ -544,4 +555,45 @@ pub(crate) fn legacy_notification(
         _ => return None,
     };
     serde_json::to_string(&WireNotification::new(method, params.as_ref())).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::value::RawValue;
+
+    use super::probe_meta;
+
+    fn probe(params: &str) -> Option<String> {
+        let raw = RawValue::from_string(params.to_owned()).unwrap();
+        probe_meta(Some(&raw))
+            .unwrap()
+            .and_then(|m| m.protocol_version)
+    }
+
+    #[test]
+    fn meta_is_found_however_its_key_is_spelled() {
+        let version = Some("2026-07-28".to_owned());
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        assert_eq!(probe(&format!(r#"{{"name":"x","_meta":{meta}}}"#)), version);
+        // An escaped key is the same key to a JSON parser.
+        assert_eq!(
+            probe(&format!(r#"{{"name":"x","\u005fmeta":{meta}}}"#)),
+            version
+        );
+        assert_eq!(
+            probe(r#"{"name":"x","arguments":{"text":"no meta here"}}"#),
+            None
+        );
+        // The text inside a value is not a member.
+        assert_eq!(
+            probe(r#"{"name":"x","arguments":{"text":"\"_meta\""}}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn a_malformed_meta_is_an_error() {
+        let raw = RawValue::from_string(r#"{"_meta":5}"#.to_owned()).unwrap();
+        assert!(probe_meta(Some(&raw)).is_err());
+    }
 }

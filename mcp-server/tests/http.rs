@@ -453,6 +453,26 @@ async fn modern_requests_check_headers_envelope_and_methods() {
         assert_eq!(json(&out)["id"], 1);
     }
 
+    // The 2026 headers with no envelope, or an envelope without its version: the request is
+    // modern by its headers, so the missing envelope is -32602 (400), not a legacy request
+    // without a session.
+    for params in [
+        json!({}),
+        json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": params})
+            .to_string();
+        let req = post(&body)
+            .header("mcp-protocol-version", V)
+            .header("mcp-method", "tools/list")
+            .body(Body::from(body.clone()))
+            .unwrap();
+        let (status, _, out) = send(&router, req).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{out}");
+        assert_eq!(json(&out)["error"]["code"], -32602, "{out}");
+        assert_eq!(json(&out)["id"], 8);
+    }
+
     // Unsupported version: 400 / -32022 with the supported list.
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "1900-01-01",

@@ -76,6 +76,8 @@ pub(crate) fn probe_meta(
 /// a transport needs the era first ([`Engine::classify`]).
 pub(crate) struct Envelope {
     meta: Option<RequestMetaObject>,
+    /// The era, from `_meta` alone or (HTTP) from `_meta` and the headers together.
+    modern: bool,
 }
 
 impl Envelope {
@@ -85,13 +87,16 @@ impl Envelope {
     ///
     /// A malformed `_meta` (-32602).
     pub(crate) fn read(req: &Request) -> Result<Envelope, ErrorObject> {
-        probe_meta(req.params.as_deref()).map(|meta| Envelope { meta })
+        probe_meta(req.params.as_deref()).map(|meta| Envelope {
+            modern: is_modern(meta.as_ref()),
+            meta,
+        })
     }
 
     /// Whether the request is a modern-era (2026-07-28) one.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_modern(&self) -> bool {
-        is_modern(self.meta.as_ref())
+        self.modern
     }
 }
 
@@ -109,11 +114,15 @@ impl Engine {
         req: &Request,
         headers: &impl headers::Headers,
     ) -> Result<Envelope, ErrorObject> {
-        let envelope = Envelope::read(req)?;
+        let mut envelope = Envelope::read(req)?;
         let meta = envelope.meta.as_ref();
         if !headers::is_modern_request(meta, headers) {
             return Ok(envelope);
         }
+        // The headers alone can make a request modern: its missing envelope is then an
+        // error of the modern era (-32602), not a legacy request without a session.
+        envelope.modern = true;
+        let meta = envelope.meta.as_ref();
         #[derive(Deserialize)]
         struct Named<'a> {
             #[serde(borrow)]

@@ -2,7 +2,8 @@
 //! the user's syntax (and so its spans) kept for errors and for the expansion.
 
 use proc_macro2::Span;
-use syn::{Expr, Ident, LitInt, LitStr, Type};
+use quote::ToTokens;
+use syn::{Attribute, Expr, Ident, LitInt, LitStr, Type};
 
 use crate::attrs::{Flag, ServerArgs};
 
@@ -33,6 +34,8 @@ pub(crate) enum Receiver {
 /// What the annotated method looks like.
 pub(crate) struct Method {
     pub(crate) ident: Ident,
+    /// The method's `#[cfg(...)]` attributes, repeated on everything generated for it.
+    pub(crate) cfg: Vec<Attribute>,
     pub(crate) receiver: Receiver,
     pub(crate) is_async: bool,
     /// `blocking`: the call runs on tokio's blocking thread pool.
@@ -70,6 +73,16 @@ pub(crate) struct ValueParam {
 }
 
 impl Method {
+    /// The method's `#[cfg]` conditions as text: two methods with the same key are compiled
+    /// together, so their names must differ.
+    pub(crate) fn cfg_key(&self) -> String {
+        self.cfg
+            .iter()
+            .map(|a| a.to_token_stream().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     pub(crate) fn values(&self) -> impl Iterator<Item = &ValueParam> {
         self.params.iter().filter_map(|p| match &p.kind {
             ParamKind::Value(v) => Some(v.as_ref()),

@@ -154,6 +154,12 @@ fn method(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Method> {
     match (receiver, params) {
         (Some(receiver), Some(params)) if ok => Some(Method {
             ident: sig.ident.clone(),
+            cfg: f
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("cfg"))
+                .cloned()
+                .collect(),
             receiver,
             is_async: sig.asyncness.is_some(),
             blocking: false,

@@ -21,28 +21,31 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
     duplicates(
         "tool",
         "#[tool(name = \"...\")]",
-        def.tools.iter().map(|t| &t.name),
+        def.tools.iter().map(|t| (&t.name, t.method.cfg_key())),
         errors,
     );
     duplicates(
         "prompt",
         "#[prompt(name = \"...\")]",
-        def.prompts.iter().map(|p| &p.name),
+        def.prompts.iter().map(|p| (&p.name, p.method.cfg_key())),
         errors,
     );
     duplicates(
         "resource",
         "#[resource(name = \"...\")]",
-        def.resources.iter().map(|r| &r.name),
+        def.resources.iter().map(|r| (&r.name, r.method.cfg_key())),
         errors,
     );
-    let mut uris: Vec<String> = Vec::new();
+    let mut uris: Vec<(String, String)> = Vec::new();
     for r in &def.resources {
-        let uri = r.uri.value();
+        let uri = (r.uri.value(), r.method.cfg_key());
         if uris.contains(&uri) {
             errors.on(
                 &r.uri,
-                format!("another #[resource] in this impl block already has the URI \"{uri}\""),
+                format!(
+                    "another #[resource] in this impl block already has the URI \"{}\"",
+                    uri.0
+                ),
             );
         }
         uris.push(uri);
@@ -123,15 +126,18 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
     }
 }
 
+/// Names given twice among methods compiled under the same `#[cfg]` conditions (`names`
+/// pairs each name with its method's [`cfg_key`](Method::cfg_key)).
 fn duplicates<'a>(
     what: &str,
     fix: &str,
-    names: impl Iterator<Item = &'a Named>,
+    names: impl Iterator<Item = (&'a Named, String)>,
     errors: &mut Errors,
 ) {
-    let mut seen: Vec<&str> = Vec::new();
-    for n in names {
-        if seen.contains(&n.value.as_str()) {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for (n, cfg) in names {
+        let key = (n.value.as_str(), cfg);
+        if seen.contains(&key) {
             errors.at(
                 n.span,
                 format!(
@@ -141,7 +147,7 @@ fn duplicates<'a>(
                 ),
             );
         }
-        seen.push(&n.value);
+        seen.push(key);
     }
 }
 

@@ -9,10 +9,11 @@
 /// [`Server::new`](crate::Server::new) or [`ServerBuilder::handler`](crate::ServerBuilder::handler)
 /// serve the type. Server capabilities follow from what is registered.
 ///
-/// The method attributes are used as written: bring them into scope with
-/// `use mcp_server::prelude::*` (or `use mcp_server::tool`, …) or write their paths
-/// (`#[mcp_server::tool]`). Methods without one stay ordinary methods. Each annotated method
-/// may be sync or `async`, and takes `&self` or `self: Arc<Self>`.
+/// Inside the block, `#[tool]`, `#[resource]`, `#[prompt]` and `#[completion]` work with or
+/// without an import (`use mcp_server::prelude::*`, `use mcp_server::tool`, or the path
+/// `#[mcp_server::tool]` all do too). Methods without one stay ordinary methods. Each
+/// annotated method may be sync or `async`, takes `&self` or `self: Arc<Self>`, and may carry
+/// `#[cfg(...)]`: a method compiled out takes its registration with it.
 ///
 /// # Parameters
 ///

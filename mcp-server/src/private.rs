@@ -39,6 +39,12 @@ pub use crate::registry::{
 pub use crate::result::HandlerError;
 pub use crate::schema::{input_schema_for, output_schema_for};
 
+/// The method attributes, glob-imported beside every `#[server]` impl block so that the
+/// `#[tool]` it leaves on a method resolves whether or not the user imported it.
+pub mod attributes {
+    pub use mcp_macros::{completion, prompt, resource, tool};
+}
+
 use crate::extract::FromContext;
 use crate::result::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult};
 

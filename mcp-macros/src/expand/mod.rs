@@ -149,7 +149,11 @@ fn with_cfg(cfg: &[Attribute], items: TokenStream) -> TokenStream {
         return items;
     }
     match syn::parse2::<syn::File>(items) {
-        Ok(file) => file.items.iter().map(|item| quote!(#(#cfg)* #item)).collect(),
+        Ok(file) => file
+            .items
+            .iter()
+            .map(|item| quote!(#(#cfg)* #item))
+            .collect(),
         // Generated items always parse; should one not, rustc reports it at the item.
         Err(e) => e.to_compile_error(),
     }

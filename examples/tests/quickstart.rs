@@ -85,6 +85,7 @@ async fn add_echo_and_stats() {
         assert_eq!(r.is_error, None);
         assert_eq!(r.content.len(), 1);
         assert_eq!(r.content[0].as_text(), Some("42"));
+        assert_eq!(r.structured_content, Some(json!({"result": 42})));
 
         let r = client
             .call_tool("add", json!({"a": i64::MAX, "b": 1}))

@@ -105,8 +105,6 @@ pub(crate) struct ToolDef {
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
-    /// `T` when the method returns `Json<T>` or `Result<Json<T>, E>`.
-    pub(crate) structured: Option<Type>,
 }
 
 pub(crate) struct ResourceDef {

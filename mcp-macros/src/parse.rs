@@ -377,9 +377,7 @@ fn tool(
     if !validate::args_struct(&method, errors) {
         return None;
     }
-    let structured = method.output.as_ref().and_then(types::json_inner).cloned();
     Some(ToolDef {
-        structured,
         method,
         name,
         title: a.title,

@@ -35,8 +35,8 @@
 /// impl Calculator {
 ///     /// Adds two integers.
 ///     #[tool(read_only)]
-///     fn add(&self, a: i64, b: i64) -> String {
-///         (a + b).to_string()
+///     fn add(&self, a: i64, b: i64) -> i64 {
+///         a + b
 ///     }
 /// }
 ///

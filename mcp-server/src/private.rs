@@ -37,7 +37,7 @@ pub use crate::registry::{
     ResourceHandler, ToolHandler,
 };
 pub use crate::result::HandlerError;
-pub use crate::schema::{input_schema_for, output_schema_for};
+pub use crate::schema::input_schema_for;
 
 /// The method attributes, glob-imported beside every `#[server]` impl block so that the
 /// `#[tool]` it leaves on a method resolves whether or not the user imported it.
@@ -194,6 +194,40 @@ pub fn send<F: Future + Send>(future: F) -> F {
 /// The value cannot be converted (a `Json<T>` that does not serialize).
 pub fn tool_result<T: IntoToolResult>(value: T) -> Result<CallToolResult, HandlerError> {
     value.into_tool_result().map_err(HandlerError::Rpc)
+}
+
+/// Asks the return type `T` of a tool for its output schema without requiring
+/// `T: IntoToolResult` a second time (the conversion of the result already does, at the same
+/// span, so a type without the impl gives one error): `(&&OutputProbe::<T>::new())
+/// .output_schema()` picks [`ConvertibleOutput`] when `T` converts, else
+/// [`UnconvertibleOutput`] (autoref specialization; the macros never name a generic `T`).
+pub struct OutputProbe<T>(std::marker::PhantomData<T>);
+
+impl<T> OutputProbe<T> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        OutputProbe(std::marker::PhantomData)
+    }
+}
+
+pub trait ConvertibleOutput {
+    fn output_schema(&self) -> Option<JSONObject>;
+}
+
+impl<T: IntoToolResult> ConvertibleOutput for &OutputProbe<T> {
+    fn output_schema(&self) -> Option<JSONObject> {
+        T::output_schema()
+    }
+}
+
+pub trait UnconvertibleOutput {
+    fn output_schema(&self) -> Option<JSONObject>;
+}
+
+impl<T> UnconvertibleOutput for OutputProbe<T> {
+    fn output_schema(&self) -> Option<JSONObject> {
+        None
+    }
 }
 
 /// A resource's return value as the result of reading `uri`.

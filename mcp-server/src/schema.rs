@@ -31,9 +31,7 @@ fn tidy(schema: schemars::Schema) -> JSONObject {
     object.remove("$schema");
     object.remove("title");
     objects_for_booleans(&mut object);
-    for value in object.values_mut() {
-        drop_foreign_formats(value);
-    }
+    drop_foreign_formats(&mut object);
     object
 }
 
@@ -64,19 +62,21 @@ const STANDARD_FORMATS: &[&str] = &[
 
 /// Removes non-standard `format` keywords anywhere in a schema; the type and the numeric
 /// bounds schemars writes beside them still say what the Rust type accepts.
-fn drop_foreign_formats(value: &mut Value) {
+fn drop_foreign_formats(schema: &mut JSONObject) {
+    let foreign = schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
+    if foreign {
+        schema.remove("format");
+    }
+    schema.values_mut().for_each(foreign_formats_below);
+}
+
+fn foreign_formats_below(value: &mut Value) {
     match value {
-        Value::Object(map) => {
-            let foreign = map
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
-            if foreign {
-                map.remove("format");
-            }
-            map.values_mut().for_each(drop_foreign_formats);
-        }
-        Value::Array(items) => items.iter_mut().for_each(drop_foreign_formats),
+        Value::Object(map) => drop_foreign_formats(map),
+        Value::Array(items) => items.iter_mut().for_each(foreign_formats_below),
         _ => {}
     }
 }
@@ -127,6 +127,21 @@ pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
 /// The output schema of a tool returning `Json<T>`, as `T` serializes.
 pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
     tidy(generator(true).into_root_schema_for::<T>())
+}
+
+/// The output schema of a tool returning a plain value of type `T` (a number or a `bool`),
+/// which is published wrapped as `{"result": value}`: structured content is an object in
+/// every revision before 2026.
+pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
+    let value = tidy(generator(true).into_root_schema_for::<T>());
+    let mut object = JSONObject::new();
+    object.insert("type".into(), Value::String("object".into()));
+    object.insert(
+        "properties".into(),
+        Value::Object(std::iter::once(("result".to_owned(), Value::Object(value))).collect()),
+    );
+    object.insert("required".into(), serde_json::json!(["result"]));
+    object
 }
 
 /// The schema of one value of type `T` (for a single argument), inlined.

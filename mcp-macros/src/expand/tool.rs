@@ -1,11 +1,10 @@
 //! A `#[tool]`: the hidden arguments struct, the descriptor (built once per process) and the
 //! `ToolHandler` impl.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Type;
 use syn::ext::IdentExt as _;
-use syn::spanned::Spanned;
 
 use super::{arguments, handler_type, invoke, opt_str, output_span};
 use crate::attrs::Flag;
@@ -60,19 +59,23 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         },
         None => quote!(::mcp_server::__private::input_schema_for::<#args_ty>()),
     };
-    let output = match (&t.output_schema, &t.structured) {
+    let output = match (
+        &t.output_schema,
+        m.output.as_ref().and_then(|ty| nameable(ty, self_ty)),
+    ) {
         (Some(expr), _) => quote! {
             tool.output_schema = ::mcp_server::__private::Option::Some(
                 ::mcp_server::__private::raw_schema(#name, "output_schema", #expr)?
             );
         },
-        (None, Some(ty)) => {
-            let schema =
-                quote_spanned!(ty.span()=> ::mcp_server::__private::output_schema_for::<#ty>());
-            quote! {
-                tool.output_schema = ::mcp_server::__private::Option::Some(#schema);
-            }
-        }
+        // Asked of the return type's `IntoToolResult` impl; a type without one is reported
+        // once, by the conversion of the result.
+        (None, Some(ty)) => quote! {
+            tool.output_schema = {
+                use ::mcp_server::__private::{ConvertibleOutput as _, UnconvertibleOutput as _};
+                (&&::mcp_server::__private::OutputProbe::<#ty>::new()).output_schema()
+            };
+        },
         (None, None) => TokenStream::new(),
     };
     let meta = t.meta.as_ref().map(|expr| {
@@ -162,6 +165,29 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         )?;
     };
     (items, register)
+}
+
+/// The return type as it can be named inside the handler's impl: `Self` replaced by the
+/// server type; `None` for an `impl Trait` return type, which has no name (its results are
+/// still converted, without an output schema).
+fn nameable(ty: &Type, self_ty: &Type) -> Option<TokenStream> {
+    fn walk(tokens: TokenStream, self_ty: &Type) -> Option<TokenStream> {
+        let mut out = TokenStream::new();
+        for tt in tokens {
+            match tt {
+                TokenTree::Ident(i) if i == "impl" => return None,
+                TokenTree::Ident(i) if i == "Self" => out.extend(quote!(#self_ty)),
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), walk(g.stream(), self_ty)?);
+                    group.set_span(g.span());
+                    out.extend([TokenTree::Group(group)]);
+                }
+                other => out.extend([other]),
+            }
+        }
+        Some(out)
+    }
+    walk(ty.to_token_stream(), self_ty)
 }
 
 /// `struct __McpArgs_x { ... }`: one field per argument, deserialized straight from the raw

@@ -1,6 +1,12 @@
 //! JSON Schemas for tool inputs and outputs, built with schemars (JSON Schema 2020-12) once
 //! per type and process, with local references inlined: several clients drop `$ref` /
 //! `$defs`. Recursive types cannot be inlined; their definitions stay in a root `$defs`.
+//! Every schema is then made portable (no bare booleans, no `type` arrays, no schema that
+//! constrains nothing; an `Option<T>` argument is a plain, optional `T`).
+
+mod portable;
+
+use portable::{Direction, make_portable};
 
 use mcp_core::types::JSONObject;
 use schemars::JsonSchema;
@@ -17,7 +23,7 @@ fn generator(serialize: bool) -> schemars::SchemaGenerator {
     settings.into_generator()
 }
 
-fn tidy(schema: schemars::Schema) -> JSONObject {
+fn tidy(schema: schemars::Schema, direction: Direction) -> JSONObject {
     let mut object = match schema.to_value() {
         Value::Object(map) => map,
         // `true`/`false` schemas: accept anything / nothing.
@@ -30,8 +36,8 @@ fn tidy(schema: schemars::Schema) -> JSONObject {
     };
     object.remove("$schema");
     object.remove("title");
-    objects_for_booleans(&mut object);
     drop_foreign_formats(&mut object);
+    make_portable(&mut object, direction);
     object
 }
 
@@ -81,39 +87,14 @@ fn foreign_formats_below(value: &mut Value) {
     }
 }
 
-/// Replaces boolean subschemas (`true` for a `serde_json::Value` field) under `properties`
-/// with their object forms: the 2025 revisions require every property schema of an input
-/// schema to be an object, and some clients assume it everywhere.
-fn objects_for_booleans(schema: &mut JSONObject) {
-    if let Some(Value::Object(props)) = schema.get_mut("properties") {
-        for prop in props.values_mut() {
-            if let Value::Bool(b) = prop {
-                *prop = if *b {
-                    Value::Object(JSONObject::new())
-                } else {
-                    serde_json::json!({"not": {}})
-                };
-            }
-        }
-    }
-    for value in schema.values_mut() {
-        nested(value);
-    }
-}
-
-fn nested(value: &mut Value) {
-    match value {
-        Value::Object(map) => objects_for_booleans(map),
-        Value::Array(items) => items.iter_mut().for_each(nested),
-        _ => {}
-    }
-}
-
 /// The input schema of a tool whose arguments deserialize into `T`: an object schema (a
 /// non-object `T` is wrapped as `{"type":"object"}` with no properties, which the macros
 /// never produce).
 pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
-    let mut object = tidy(generator(false).into_root_schema_for::<T>());
+    let mut object = tidy(
+        generator(false).into_root_schema_for::<T>(),
+        Direction::Input,
+    );
     if object.get("type").and_then(Value::as_str) != Some("object") {
         object.insert("type".into(), Value::String("object".into()));
     }
@@ -126,14 +107,20 @@ pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
 
 /// The output schema of a tool returning `Json<T>`, as `T` serializes.
 pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
-    tidy(generator(true).into_root_schema_for::<T>())
+    tidy(
+        generator(true).into_root_schema_for::<T>(),
+        Direction::Output,
+    )
 }
 
 /// The output schema of a tool returning a plain value of type `T` (a number or a `bool`),
 /// which is published wrapped as `{"result": value}`: structured content is an object in
 /// every revision before 2026.
 pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
-    let value = tidy(generator(true).into_root_schema_for::<T>());
+    let value = tidy(
+        generator(true).into_root_schema_for::<T>(),
+        Direction::Output,
+    );
     let mut object = JSONObject::new();
     object.insert("type".into(), Value::String("object".into()));
     object.insert(
@@ -146,7 +133,10 @@ pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
 
 /// The schema of one value of type `T` (for a single argument), inlined.
 pub fn value_schema_for<T: JsonSchema>() -> Value {
-    Value::Object(tidy(generator(false).into_root_schema_for::<T>()))
+    Value::Object(tidy(
+        generator(false).into_root_schema_for::<T>(),
+        Direction::Input,
+    ))
 }
 
 #[cfg(test)]

@@ -7,20 +7,17 @@
 // this program creates under TMPDIR and removes; the others run in TMPDIR/server (sql-explorer
 // creates its sample database in its working directory).
 
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ok, strictEqual } from 'node:assert/strict';
-import { reporter } from './checks.mjs';
+import { reporter, runInspector } from './checks.mjs';
 
 const [exampleArg, command] = process.argv.slice(2);
 if (!exampleArg?.startsWith('--example=') || !command) {
     throw new Error('usage: inspector_strict.mjs --example=NAME SERVER_COMMAND');
 }
 const example = exampleArg.slice('--example='.length);
-const inspector = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'mcp-inspector');
 const report = reporter(`inspector-cli strict ${example} stdio`);
 const home = mkdtempSync(join(tmpdir(), 'mcp-inspector-home-'));
 const cwd = join(tmpdir(), 'server');
@@ -28,30 +25,10 @@ mkdirSync(cwd, { recursive: true });
 const root = example === 'filesystem' ? mkdtempSync(join(tmpdir(), 'mcp-interop-fs-')) : undefined;
 const server = root ? [command, '--allow-write', root] : [command];
 
-function listStrict() {
-    const argv = [inspector, '--cli', ...server, '--method', 'tools/list', '--strict', '--format', 'json'];
-    return new Promise(resolve => {
-        execFile(
-            process.execPath,
-            argv,
-            { cwd, env: { ...process.env, HOME: home }, timeout: 60_000, maxBuffer: 16 << 20 },
-            (error, stdout, stderr) => {
-                let json;
-                try {
-                    json = JSON.parse(stdout);
-                } catch {
-                    json = undefined;
-                }
-                resolve({ code: error ? (error.code ?? 'killed') : 0, stderr, json });
-            }
-        );
-    });
-}
-
 try {
     await report.check('tools/list --strict: no schema-portability error or warning', async () => {
-        const run = await listStrict();
-        strictEqual(run.code, 0, `exit ${run.code}: ${run.stderr}`);
+        const run = await runInspector(['--cli', ...server, '--method', 'tools/list', '--strict', '--format', 'json'], { home, cwd });
+        strictEqual(run.code, 0, `exit ${run.code}: ${run.stderr || run.stdout}`);
         ok(run.json?.result?.tools?.length > 0, `no tools in ${JSON.stringify(run.json)}`);
         strictEqual(run.json.schemaFindings, undefined, JSON.stringify(run.json.schemaFindings));
     });

@@ -67,7 +67,6 @@ pub(crate) struct ValueParam {
     pub(crate) name: Named,
     pub(crate) description: Option<String>,
     pub(crate) default: Option<Expr>,
-    pub(crate) rename: Option<LitStr>,
     /// `T` when the type is `Option<T>`.
     pub(crate) optional: Option<Type>,
 }

@@ -223,6 +223,10 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
     let section = docs::arguments_section(&f.attrs);
     let mut out = Vec::new();
     let mut ok = true;
+    let tool_has_args = kind == Kind::Tool
+        && f.sig.inputs.iter().any(
+            |i| matches!(i, FnArg::Typed(pt) if pt.attrs.iter().any(|a| a.path().is_ident("args"))),
+        );
     for input in f.sig.inputs.iter().skip(1) {
         let FnArg::Typed(pt) = input else { continue };
         let mut arg: Option<(ArgArgs, &Attribute)> = None;
@@ -245,7 +249,18 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
         }
         let ty = (*pt.ty).clone();
         let arg_attr = arg.as_ref().map(|(_, attr)| *attr);
-        if extract_attr.is_some() || (args_attr.is_none() && types::is_extractor_by_name(&ty)) {
+        let destructured = matches!(&*pt.pat, Pat::TupleStruct(_) | Pat::Struct(_));
+        let extractor = extract_attr.is_some()
+            || (args_attr.is_none()
+                && match kind {
+                    // A tool's parameters are sorted by their types' traits in the generated
+                    // code (`mcp_server::__private::Param`); only one that cannot be an
+                    // argument (beside an `#[args]` struct, or destructured) is an
+                    // extractor here.
+                    Kind::Tool => tool_has_args || destructured,
+                    _ => types::is_extractor_by_name(&ty),
+                });
+        if extractor {
             ok &= validate::extractor_param(arg_attr, extract_attr, args_attr, errors);
             out.push(Param {
                 ty,
@@ -313,7 +328,6 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                 name,
                 description,
                 default: arg.default,
-                rename: arg.rename,
                 optional: types::option_inner(&ty).cloned(),
             })),
             ty,

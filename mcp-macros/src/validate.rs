@@ -406,25 +406,18 @@ pub(crate) fn timeout(timeout_ms: Option<&LitInt>, errors: &mut Errors) {
     }
 }
 
-/// With `#[args]`, the one struct is the whole input of a tool.
+/// With `#[args]`, the one struct is the whole input of a tool (its other parameters are
+/// extractors, which the generated code checks).
 pub(crate) fn args_struct(method: &Method, errors: &mut Errors) -> bool {
     let mut args_structs = method
         .params
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::Args));
-    if args_structs.next().is_some() {
-        if let Some(second) = args_structs.next() {
-            errors.on(&second.ty, "only one parameter can be #[args]");
-            return false;
-        }
-        if let Some(v) = method.values().next() {
-            errors.on(
-                &v.ident,
-                "with #[args], the struct is the whole input: add this field to the struct, or \
-                 make this parameter an extractor (Context, State<T>, #[extract])",
-            );
-            return false;
-        }
+    if args_structs.next().is_some()
+        && let Some(second) = args_structs.next()
+    {
+        errors.on(&second.ty, "only one parameter can be #[args]");
+        return false;
     }
     true
 }

@@ -46,6 +46,9 @@ mod engine;
 pub mod extract;
 mod macros;
 mod meta;
+/// Reached only through `__private`, by generated code.
+#[doc(hidden)]
+mod params;
 pub mod registry;
 mod result;
 pub mod schema;

@@ -17,11 +17,20 @@
 ///
 /// # Parameters
 ///
-/// A parameter is an **extractor**, filled from the request, when its type's last path
-/// segment is `Context` or `State` (`ctx: Context`, `State(db): State<Db>`), or when it is
-/// marked `#[extract]` (a type implementing [`FromContext`](crate::extract::FromContext)).
-/// Extractors are never part of a schema. Every other parameter is an **argument**:
-/// a tool argument, a template variable or a prompt argument, named by the parameter.
+/// A parameter is an **extractor**, filled from the request, or an **argument**: a tool
+/// argument, a template variable or a prompt argument, named by the parameter. Extractors
+/// are never part of a schema.
+///
+/// - In a `#[tool]`, the type decides, by its traits: a type implementing
+///   [`FromContext`](crate::extract::FromContext) (`Context`, `State<T>`,
+///   `CancellationToken`, your own) is an extractor, one implementing `Deserialize` and
+///   `JsonSchema` an argument, so a type alias or a re-export behaves as the type it names.
+///   A type that is neither is one compile error at the parameter. Beside an `#[args]`
+///   struct, and with a destructuring pattern (`State(db): State<Db>`), a parameter is an
+///   extractor.
+/// - In a `#[resource]`, `#[prompt]` or `#[completion]`, a parameter whose type's last path
+///   segment is `Context` or `State` is an extractor; mark any other extractor
+///   `#[extract]`.
 ///
 /// # Examples
 ///

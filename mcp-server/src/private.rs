@@ -32,6 +32,10 @@ pub use std::time::Duration;
 pub use std::vec::Vec;
 
 pub use crate::context::Context;
+pub use crate::params::{
+    ArgSpec, ArgumentParam, ArgumentsSchema, ExtractorParam, Param, ParamError, ParamOps,
+    ToolArguments, UnusableParam,
+};
 pub use crate::registry::{
     BoxFuture, CompletionHandler, CompletionTarget, PromptHandler, Registry, RegistryError,
     ResourceHandler, ToolHandler,
@@ -152,6 +156,24 @@ pub fn timeout(ms: u64) -> Option<Duration> {
 /// The arguments do not deserialize into `T`.
 pub fn tool_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
     crate::registry::parse_arguments(arguments)
+}
+
+/// A tool parameter that has no value: an `isError: true` result for an argument the model
+/// must correct, the extractor's error otherwise.
+///
+/// # Errors
+///
+/// The extractor's error.
+pub fn param_error(error: ParamError) -> Result<CallToolResult, HandlerError> {
+    match error {
+        ParamError::Argument(message) => Ok(CallToolResult::error(message)),
+        ParamError::Rpc(e) => Err(e),
+    }
+}
+
+/// An `#[arg(default = …)]` value as it appears in the input schema.
+pub fn default_json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// An extractor parameter's value.

@@ -117,7 +117,7 @@ pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
 /// which is published wrapped as `{"result": value}`: structured content is an object in
 /// every revision before 2026.
 pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
-    let value = tidy(
+    let value = property_schema(
         generator(true).into_root_schema_for::<T>(),
         Direction::Output,
     );
@@ -133,10 +133,36 @@ pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
 
 /// The schema of one value of type `T` (for a single argument), inlined.
 pub fn value_schema_for<T: JsonSchema>() -> Value {
-    Value::Object(tidy(
+    Value::Object(argument_schema_for::<T>())
+}
+
+/// The schema of a tool argument of type `T`: the property of the input object.
+pub(crate) fn argument_schema_for<T: JsonSchema>() -> JSONObject {
+    property_schema(
         generator(false).into_root_schema_for::<T>(),
         Direction::Input,
-    ))
+    )
+}
+
+/// A root schema moved to the position of an object's property and made portable there (a
+/// schema that constrains nothing, `true` for a `serde_json::Value`, names every type).
+fn property_schema(schema: schemars::Schema, direction: Direction) -> JSONObject {
+    let mut value = schema.to_value();
+    if let Value::Object(root) = &mut value {
+        root.remove("$schema");
+        root.remove("title");
+    }
+    let mut holder = JSONObject::new();
+    holder.insert("properties".into(), serde_json::json!({ "value": value }));
+    drop_foreign_formats(&mut holder);
+    make_portable(&mut holder, direction);
+    match holder.remove("properties") {
+        Some(Value::Object(mut properties)) => match properties.remove("value") {
+            Some(Value::Object(schema)) => schema,
+            _ => JSONObject::new(),
+        },
+        _ => JSONObject::new(),
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@ pub(crate) struct ServerDef {
     pub(crate) resources: Vec<ResourceDef>,
     pub(crate) prompts: Vec<PromptDef>,
     pub(crate) completions: Vec<CompletionDef>,
+    /// The resource URIs and prompt names of methods left out after an error: a completion
+    /// naming one is not reported again.
+    pub(crate) broken: Vec<String>,
 }
 
 /// A string chosen by the user or derived from the method, with the token to blame.

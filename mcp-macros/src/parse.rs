@@ -86,6 +86,7 @@ pub(crate) fn server(item: &ItemImpl, args: TokenStream, errors: &mut Errors) ->
         resources: Vec::new(),
         prompts: Vec::new(),
         completions: Vec::new(),
+        broken: Vec::new(),
     };
     for entry in &item.items {
         let ImplItem::Fn(f) = entry else { continue };
@@ -116,16 +117,20 @@ pub(crate) fn server(item: &ItemImpl, args: TokenStream, errors: &mut Errors) ->
                     def.tools.push(t);
                 }
             }
-            Kind::Resource => {
-                if let Some(r) = resource(f, attr, method, &mut local) {
-                    def.resources.push(r);
+            Kind::Resource => match resource(f, attr, method, &mut local) {
+                Some(r) => def.resources.push(r),
+                None => {
+                    let uri = attrs::resource(attr, &mut Errors::default()).uri;
+                    def.broken.extend(uri.map(|u| u.value()));
                 }
-            }
-            Kind::Prompt => {
-                if let Some(p) = prompt(f, attr, method, &mut local) {
-                    def.prompts.push(p);
+            },
+            Kind::Prompt => match prompt(f, attr, method, &mut local) {
+                Some(p) => def.prompts.push(p),
+                None => {
+                    let name = attrs::prompt(attr, &mut Errors::default()).name;
+                    def.broken.push(name_or_default(name.as_ref(), f).value);
                 }
-            }
+            },
             Kind::Completion => {
                 if let Some(c) = completion(f, attr, method, &mut local) {
                     def.completions.push(c);

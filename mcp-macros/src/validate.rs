@@ -57,6 +57,9 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
             CompletionTarget::Prompt(lit) => {
                 let name = lit.value();
                 let Some(p) = def.prompts.iter().find(|p| p.name.value == name) else {
+                    if def.broken.contains(&name) {
+                        continue;
+                    }
                     let names: Vec<&str> =
                         def.prompts.iter().map(|p| p.name.value.as_str()).collect();
                     errors.on(lit, unknown("#[prompt]", "named", &name, &names));
@@ -72,6 +75,9 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
                     .iter()
                     .find(|r| r.is_template && r.uri.value() == uri)
                 else {
+                    if def.broken.contains(&uri) {
+                        continue;
+                    }
                     let uris: Vec<String> = def
                         .resources
                         .iter()

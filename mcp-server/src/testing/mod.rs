@@ -701,14 +701,8 @@ impl TestClient {
         argument: &str,
         value: &str,
     ) -> Result<CompleteResult, TestClientError> {
-        self.typed(
-            "completion/complete",
-            Some(json!({
-                "ref": {"type": "ref/resource", "uri": uri_template},
-                "argument": {"name": argument, "value": value}
-            })),
-        )
-        .await
+        let reference = json!({"type": "ref/resource", "uri": uri_template});
+        self.complete(reference, argument, value).await
     }
 
     /// Asks for completions of `argument` (partially `value`) of the prompt `prompt`.
@@ -722,14 +716,18 @@ impl TestClient {
         argument: &str,
         value: &str,
     ) -> Result<CompleteResult, TestClientError> {
-        self.typed(
-            "completion/complete",
-            Some(json!({
-                "ref": {"type": "ref/prompt", "name": prompt},
-                "argument": {"name": argument, "value": value}
-            })),
-        )
-        .await
+        let reference = json!({"type": "ref/prompt", "name": prompt});
+        self.complete(reference, argument, value).await
+    }
+
+    async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<CompleteResult, TestClientError> {
+        let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        self.typed("completion/complete", Some(params)).await
     }
 }
 

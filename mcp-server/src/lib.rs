@@ -40,6 +40,17 @@
 //!   may return.
 //! - [`testing`]: an in-process client for `cargo test`.
 //! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
+//!
+//! # Features
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `http` | `Server::serve_http` and its variants, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
+//! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests |
+//!
+//! Neither is on by default; each only adds items.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod context;
 mod engine;
@@ -66,6 +77,7 @@ pub mod __private;
 /// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`] and
 /// [`Server::http_router`].
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
         BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
@@ -77,6 +89,8 @@ pub mod http {
 /// The guide's pages, compiled and run as doctests so their code cannot rot.
 #[cfg(doctest)]
 mod guide {
+    #[doc = include_str!("../README.md")]
+    mod crate_readme {}
     #[cfg(feature = "http")]
     #[doc = include_str!("../../README.md")]
     mod readme {}

@@ -32,6 +32,7 @@ impl Server {
 
 /// Streamable HTTP (feature `http`).
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 impl Server {
     /// Serves `http://ADDR/mcp` with default [`HttpOptions`](crate::http::HttpOptions) until
     /// SIGINT (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, ends

@@ -55,6 +55,7 @@ use crate::sync::lock;
 #[cfg(feature = "conformance")]
 mod conformance;
 #[cfg(feature = "conformance")]
+#[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
 pub use conformance::{SchemaValidator, assert_conformant, check_conformance, official_schema};
 
 type ElicitFn = dyn Fn(ElicitRequestParams) -> ElicitResult + Send + Sync;

@@ -26,6 +26,36 @@ cargo test --workspace --all-features
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 
+# docs.rs builds with nightly rustdoc, every feature and `--cfg docsrs`, which turns on
+# `doc(cfg)` (the "Available on crate feature http only" marks). RUSTC_BOOTSTRAP lets the
+# pinned stable rustdoc accept the nightly-only attribute for this one build.
+step "cargo doc as docs.rs builds it (--cfg docsrs, all features)"
+RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -Dwarnings" \
+  cargo doc -p mcp-core -p mcp-macros -p mcp-server --no-deps --all-features
+
+step "MSRV: the pinned toolchain is the declared rust-version, and no locked dependency needs a newer one"
+msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
+if ! rustc --version | grep -q "^rustc $msrv\."; then
+  echo "rust-version is $msrv but the toolchain is $(rustc --version): update one of them" >&2
+  exit 1
+fi
+cargo metadata --format-version 1 --locked | python3 -c '
+import json, sys
+msrv = tuple(int(x) for x in sys.argv[1].split(".")[:2])
+newer = ["%s %s needs Rust %s" % (p["name"], p["version"], p["rust_version"])
+         for p in json.load(sys.stdin)["packages"]
+         if p.get("rust_version")
+         and tuple(int(x) for x in p["rust_version"].split(".")[:2]) > msrv]
+if newer:
+    sys.exit("dependencies newer than the MSRV:\n  " + "\n  ".join(newer))
+' "$msrv"
+
+# The three published crates, in dependency order (cargo packages them together: a local
+# registry stands in for crates.io while each is verified against the others).
+step "cargo package and cargo publish --dry-run: mcp-core, mcp-macros, mcp-server"
+cargo package -p mcp-core -p mcp-macros -p mcp-server
+cargo publish --dry-run -p mcp-core -p mcp-macros -p mcp-server
+
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 

@@ -85,6 +85,7 @@ async fn add_echo_and_stats() {
         assert_eq!(r.is_error, None);
         assert_eq!(r.content.len(), 1);
         assert_eq!(r.content[0].as_text(), Some("42"));
+        assert_eq!(r.structured_content, Some(json!({"result": 42})));
 
         let r = client
             .call_tool("add", json!({"a": i64::MAX, "b": 1}))
@@ -202,6 +203,52 @@ async fn binary_refuses_other_arguments() {
             "{args:?}: {stderr}"
         );
         assert!(run.stdout.is_empty(), "{args:?} wrote to stdout");
+    }
+}
+
+/// `serve_http` says where it listens on stderr even with logging off, as its first and
+/// only line, and the URL it gives is served.
+#[tokio::test]
+async fn http_announces_its_url_on_stderr_without_logging() {
+    let bin = env!("CARGO_BIN_EXE_quickstart");
+    let mut child = tokio::process::Command::new(bin)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("the server announces itself")
+        .unwrap()
+        .expect("a line on stderr");
+    let url = first
+        .strip_prefix("MCP server listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {first}"));
+    let addr = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("not an MCP URL: {url}"));
+    assert!(!addr.ends_with(":0"), "the real port is shown: {addr}");
+    // The URL is live: a request without a body is answered (refused) by the endpoint.
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    socket
+        .write_all(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut reply = String::new();
+    socket.read_to_string(&mut reply).await.unwrap();
+    assert!(reply.starts_with("HTTP/1.1 "), "{reply}");
+    child.kill().await.unwrap();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        assert!(
+            !line.contains("listening on"),
+            "announced more than once: {line}"
+        );
     }
 }
 

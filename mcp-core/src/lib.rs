@@ -37,6 +37,11 @@
 //! );
 //! ```
 
+/// The crate's README, compiled as a doctest so its example cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
 pub mod error;
 pub mod jsonrpc;
 pub mod types;

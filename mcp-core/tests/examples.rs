@@ -1,5 +1,5 @@
 //! Every official 2026-07-28 example message deserializes into the type named by its folder
-//! and serializes back to an equal JSON value.
+//! and serializes back to an equal JSON value, numbers in the form they were written.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 

@@ -2,7 +2,8 @@
 //! the user's syntax (and so its spans) kept for errors and for the expansion.
 
 use proc_macro2::Span;
-use syn::{Expr, Ident, LitInt, LitStr, Type};
+use quote::ToTokens;
+use syn::{Attribute, Expr, Ident, LitInt, LitStr, Type};
 
 use crate::attrs::{Flag, ServerArgs};
 
@@ -13,6 +14,9 @@ pub(crate) struct ServerDef {
     pub(crate) resources: Vec<ResourceDef>,
     pub(crate) prompts: Vec<PromptDef>,
     pub(crate) completions: Vec<CompletionDef>,
+    /// The resource URIs and prompt names of methods left out after an error: a completion
+    /// naming one is not reported again.
+    pub(crate) broken: Vec<String>,
 }
 
 /// A string chosen by the user or derived from the method, with the token to blame.
@@ -33,6 +37,8 @@ pub(crate) enum Receiver {
 /// What the annotated method looks like.
 pub(crate) struct Method {
     pub(crate) ident: Ident,
+    /// The method's `#[cfg(...)]` attributes, repeated on everything generated for it.
+    pub(crate) cfg: Vec<Attribute>,
     pub(crate) receiver: Receiver,
     pub(crate) is_async: bool,
     /// `blocking`: the call runs on tokio's blocking thread pool.
@@ -64,12 +70,21 @@ pub(crate) struct ValueParam {
     pub(crate) name: Named,
     pub(crate) description: Option<String>,
     pub(crate) default: Option<Expr>,
-    pub(crate) rename: Option<LitStr>,
     /// `T` when the type is `Option<T>`.
     pub(crate) optional: Option<Type>,
 }
 
 impl Method {
+    /// The method's `#[cfg]` conditions as text: two methods with the same key are compiled
+    /// together, so their names must differ.
+    pub(crate) fn cfg_key(&self) -> String {
+        self.cfg
+            .iter()
+            .map(|a| a.to_token_stream().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     pub(crate) fn values(&self) -> impl Iterator<Item = &ValueParam> {
         self.params.iter().filter_map(|p| match &p.kind {
             ParamKind::Value(v) => Some(v.as_ref()),
@@ -92,8 +107,6 @@ pub(crate) struct ToolDef {
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
-    /// `T` when the method returns `Json<T>` or `Result<Json<T>, E>`.
-    pub(crate) structured: Option<Type>,
 }
 
 pub(crate) struct ResourceDef {

@@ -86,6 +86,7 @@ pub(crate) fn server(item: &ItemImpl, args: TokenStream, errors: &mut Errors) ->
         resources: Vec::new(),
         prompts: Vec::new(),
         completions: Vec::new(),
+        broken: Vec::new(),
     };
     for entry in &item.items {
         let ImplItem::Fn(f) = entry else { continue };
@@ -116,16 +117,20 @@ pub(crate) fn server(item: &ItemImpl, args: TokenStream, errors: &mut Errors) ->
                     def.tools.push(t);
                 }
             }
-            Kind::Resource => {
-                if let Some(r) = resource(f, attr, method, &mut local) {
-                    def.resources.push(r);
+            Kind::Resource => match resource(f, attr, method, &mut local) {
+                Some(r) => def.resources.push(r),
+                None => {
+                    let uri = attrs::resource(attr, &mut Errors::default()).uri;
+                    def.broken.extend(uri.map(|u| u.value()));
                 }
-            }
-            Kind::Prompt => {
-                if let Some(p) = prompt(f, attr, method, &mut local) {
-                    def.prompts.push(p);
+            },
+            Kind::Prompt => match prompt(f, attr, method, &mut local) {
+                Some(p) => def.prompts.push(p),
+                None => {
+                    let name = attrs::prompt(attr, &mut Errors::default()).name;
+                    def.broken.push(name_or_default(name.as_ref(), f).value);
                 }
-            }
+            },
             Kind::Completion => {
                 if let Some(c) = completion(f, attr, method, &mut local) {
                     def.completions.push(c);
@@ -154,6 +159,12 @@ fn method(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Method> {
     match (receiver, params) {
         (Some(receiver), Some(params)) if ok => Some(Method {
             ident: sig.ident.clone(),
+            cfg: f
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("cfg"))
+                .cloned()
+                .collect(),
             receiver,
             is_async: sig.asyncness.is_some(),
             blocking: false,
@@ -217,6 +228,10 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
     let section = docs::arguments_section(&f.attrs);
     let mut out = Vec::new();
     let mut ok = true;
+    let tool_has_args = kind == Kind::Tool
+        && f.sig.inputs.iter().any(
+            |i| matches!(i, FnArg::Typed(pt) if pt.attrs.iter().any(|a| a.path().is_ident("args"))),
+        );
     for input in f.sig.inputs.iter().skip(1) {
         let FnArg::Typed(pt) = input else { continue };
         let mut arg: Option<(ArgArgs, &Attribute)> = None;
@@ -239,7 +254,18 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
         }
         let ty = (*pt.ty).clone();
         let arg_attr = arg.as_ref().map(|(_, attr)| *attr);
-        if extract_attr.is_some() || (args_attr.is_none() && types::is_extractor_by_name(&ty)) {
+        let destructured = matches!(&*pt.pat, Pat::TupleStruct(_) | Pat::Struct(_));
+        let extractor = extract_attr.is_some()
+            || (args_attr.is_none()
+                && match kind {
+                    // A tool's parameters are sorted by their types' traits in the generated
+                    // code (`mcp_server::__private::Param`); only one that cannot be an
+                    // argument (beside an `#[args]` struct, or destructured) is an
+                    // extractor here.
+                    Kind::Tool => tool_has_args || destructured,
+                    _ => types::is_extractor_by_name(&ty),
+                });
+        if extractor {
             ok &= validate::extractor_param(arg_attr, extract_attr, args_attr, errors);
             out.push(Param {
                 ty,
@@ -307,7 +333,6 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                 name,
                 description,
                 default: arg.default,
-                rename: arg.rename,
                 optional: types::option_inner(&ty).cloned(),
             })),
             ty,
@@ -371,9 +396,7 @@ fn tool(
     if !validate::args_struct(&method, errors) {
         return None;
     }
-    let structured = method.output.as_ref().and_then(types::json_inner).cloned();
     Some(ToolDef {
-        structured,
         method,
         name,
         title: a.title,

@@ -36,6 +36,8 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         // `parse::server` returns `None` only after reporting an error.
         (None, None) => stripped,
     };
+    let scope = attribute_scope();
+    let out = quote!(#scope #out);
     debug_print(&self_ty, &out);
     out
 }
@@ -44,11 +46,22 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
 /// to nothing instead of reporting that they are outside a `#[server]` block.
 pub(crate) const SEEN: &str = "__mcp_server_seen";
 
+/// Emitted beside the impl block: a glob import of the method attributes. The `#[tool]`
+/// left on a method resolves to the user's own import when there is one (an explicit
+/// import shadows a glob, so it counts as used) and to this glob otherwise, so the
+/// attributes work with or without `use mcp_server::prelude::*`.
+fn attribute_scope() -> TokenStream {
+    quote! {
+        #[allow(unused_imports, clippy::wildcard_imports)]
+        use ::mcp_server::__private::attributes::*;
+    }
+}
+
 /// The impl block as the user wrote it, minus what only the macro reads: the arguments of
 /// the method attributes (`#[tool(...)]` becomes `#[tool(__mcp_server_seen)]`: the attribute
-/// itself stays, so its import is used and resolved as written) and, on their parameters,
-/// `///` docs, `#[arg]`, `#[args]` and `#[extract]` (rustc rejects doc comments on
-/// parameters after expansion).
+/// itself stays, resolved through the user's import or [`attribute_scope`]) and, on their
+/// parameters, `///` docs, `#[arg]`, `#[args]` and `#[extract]` (rustc rejects doc comments
+/// on parameters after expansion).
 fn strip(mut item: ItemImpl) -> ItemImpl {
     let marker: TokenStream = SEEN.parse().unwrap_or_default();
     for entry in &mut item.items {

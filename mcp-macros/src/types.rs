@@ -1,4 +1,4 @@
-//! Syntactic questions about types: is it `Option<T>`, `Json<T>`, an extractor, something a
+//! Syntactic questions about types: is it `Option<T>`, an extractor, something a
 //! request cannot be deserialized into?
 
 use syn::{GenericArgument, PathArguments, PathSegment, Type};
@@ -42,12 +42,6 @@ pub(crate) fn unwrap_named<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
 
 pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     unwrap_named(ty, "Option")
-}
-
-/// `T` of a `Json<T>` or `Result<Json<T>, E>` return type.
-pub(crate) fn json_inner(ty: &Type) -> Option<&Type> {
-    let ty = unwrap_named(ty, "Result").unwrap_or(ty);
-    unwrap_named(ty, "Json")
 }
 
 /// Whether a parameter of this type is an extractor by its name (`Context`, `State<T>`).
@@ -139,9 +133,6 @@ mod tests {
         assert!(option_inner(&ty("Option<String>")).is_some());
         assert!(option_inner(&ty("std::option::Option<u8>")).is_some());
         assert!(option_inner(&ty("Vec<u8>")).is_none());
-        assert!(json_inner(&ty("Json<Note>")).is_some());
-        assert!(json_inner(&ty("Result<Json<Note>, ToolError>")).is_some());
-        assert!(json_inner(&ty("Result<String, ToolError>")).is_none());
         assert!(is_extractor_by_name(&ty("mcp_server::Context")));
         assert!(is_extractor_by_name(&ty("State<Db>")));
     }

@@ -21,28 +21,31 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
     duplicates(
         "tool",
         "#[tool(name = \"...\")]",
-        def.tools.iter().map(|t| &t.name),
+        def.tools.iter().map(|t| (&t.name, t.method.cfg_key())),
         errors,
     );
     duplicates(
         "prompt",
         "#[prompt(name = \"...\")]",
-        def.prompts.iter().map(|p| &p.name),
+        def.prompts.iter().map(|p| (&p.name, p.method.cfg_key())),
         errors,
     );
     duplicates(
         "resource",
         "#[resource(name = \"...\")]",
-        def.resources.iter().map(|r| &r.name),
+        def.resources.iter().map(|r| (&r.name, r.method.cfg_key())),
         errors,
     );
-    let mut uris: Vec<String> = Vec::new();
+    let mut uris: Vec<(String, String)> = Vec::new();
     for r in &def.resources {
-        let uri = r.uri.value();
+        let uri = (r.uri.value(), r.method.cfg_key());
         if uris.contains(&uri) {
             errors.on(
                 &r.uri,
-                format!("another #[resource] in this impl block already has the URI \"{uri}\""),
+                format!(
+                    "another #[resource] in this impl block already has the URI \"{}\"",
+                    uri.0
+                ),
             );
         }
         uris.push(uri);
@@ -54,6 +57,9 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
             CompletionTarget::Prompt(lit) => {
                 let name = lit.value();
                 let Some(p) = def.prompts.iter().find(|p| p.name.value == name) else {
+                    if def.broken.contains(&name) {
+                        continue;
+                    }
                     let names: Vec<&str> =
                         def.prompts.iter().map(|p| p.name.value.as_str()).collect();
                     errors.on(lit, unknown("#[prompt]", "named", &name, &names));
@@ -69,6 +75,9 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
                     .iter()
                     .find(|r| r.is_template && r.uri.value() == uri)
                 else {
+                    if def.broken.contains(&uri) {
+                        continue;
+                    }
                     let uris: Vec<String> = def
                         .resources
                         .iter()
@@ -123,15 +132,18 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
     }
 }
 
+/// Names given twice among methods compiled under the same `#[cfg]` conditions (`names`
+/// pairs each name with its method's [`cfg_key`](Method::cfg_key)).
 fn duplicates<'a>(
     what: &str,
     fix: &str,
-    names: impl Iterator<Item = &'a Named>,
+    names: impl Iterator<Item = (&'a Named, String)>,
     errors: &mut Errors,
 ) {
-    let mut seen: Vec<&str> = Vec::new();
-    for n in names {
-        if seen.contains(&n.value.as_str()) {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for (n, cfg) in names {
+        let key = (n.value.as_str(), cfg);
+        if seen.contains(&key) {
             errors.at(
                 n.span,
                 format!(
@@ -141,7 +153,7 @@ fn duplicates<'a>(
                 ),
             );
         }
-        seen.push(&n.value);
+        seen.push(key);
     }
 }
 
@@ -400,25 +412,18 @@ pub(crate) fn timeout(timeout_ms: Option<&LitInt>, errors: &mut Errors) {
     }
 }
 
-/// With `#[args]`, the one struct is the whole input of a tool.
+/// With `#[args]`, the one struct is the whole input of a tool (its other parameters are
+/// extractors, which the generated code checks).
 pub(crate) fn args_struct(method: &Method, errors: &mut Errors) -> bool {
     let mut args_structs = method
         .params
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::Args));
-    if args_structs.next().is_some() {
-        if let Some(second) = args_structs.next() {
-            errors.on(&second.ty, "only one parameter can be #[args]");
-            return false;
-        }
-        if let Some(v) = method.values().next() {
-            errors.on(
-                &v.ident,
-                "with #[args], the struct is the whole input: add this field to the struct, or \
-                 make this parameter an extractor (Context, State<T>, #[extract])",
-            );
-            return false;
-        }
+    if args_structs.next().is_some()
+        && let Some(second) = args_structs.next()
+    {
+        errors.on(&second.ty, "only one parameter can be #[args]");
+        return false;
     }
     true
 }

@@ -1,11 +1,12 @@
 //! Extractors: handler parameters filled from the request rather than from the client's
 //! arguments, and never part of an input schema.
 //!
-//! The `#[server]` macro treats a parameter as an extractor when its type's last path segment
-//! is `Context` or `State` (`ctx: Context`, `db: State<Db>`, `mcp_server::Context`), or when
-//! the parameter is marked `#[extract]` (any type implementing [`FromContext`]). Every other
-//! parameter is an argument. Extractors may appear anywhere in the parameter list and can be
-//! destructured (`State(db): State<Db>`).
+//! In a `#[tool]`, a parameter whose type implements [`FromContext`] is an extractor (an
+//! alias or a re-export included), whatever it is called; every other parameter is an
+//! argument. In resources, prompts and completions, a parameter is an extractor when its
+//! type's last path segment is `Context` or `State`, or when it is marked `#[extract]`.
+//! Extractors may appear anywhere in the parameter list and can be destructured
+//! (`State(db): State<Db>`).
 //!
 //! # Examples
 //!
@@ -59,7 +60,7 @@ use crate::context::Context;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the request context",
     label = "this parameter is an extractor, but `{Self}` does not implement `FromContext`",
-    note = "extractors are `Context`, `State<T>` and types implementing `mcp_server::extract::FromContext`; an argument from the client must not be marked #[extract] nor be named `Context` or `State`"
+    note = "extractors are `Context`, `State<T>` and types implementing `mcp_server::extract::FromContext`; a parameter is taken from the request when it is marked #[extract], sits beside an #[args] struct, or (outside tools) is named `Context` or `State`"
 )]
 pub trait FromContext: Sized {
     /// The value for the request `ctx` serves.

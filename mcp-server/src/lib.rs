@@ -41,12 +41,27 @@
 //! - `testing` (feature `testing`, for `[dev-dependencies]`): an in-process client for
 //!   `cargo test`.
 //! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
+//!
+//! # Features
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `http` | `Server::serve_http` and its variants, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
+//! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
+//! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
+//!
+//! None is on by default; each only adds items.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod context;
 mod engine;
 pub mod extract;
 mod macros;
 mod meta;
+/// Reached only through `__private`, by generated code.
+#[doc(hidden)]
+mod params;
 mod peer;
 pub mod registry;
 mod result;
@@ -55,6 +70,7 @@ mod serve;
 mod server;
 mod sync;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod transport;
 
@@ -66,6 +82,7 @@ pub mod __private;
 /// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`] and
 /// [`Server::http_router`].
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
         BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
@@ -82,6 +99,8 @@ pub mod http {
 /// The guide's pages, compiled and run as doctests so their code cannot rot.
 #[cfg(doctest)]
 mod guide {
+    #[doc = include_str!("../README.md")]
+    mod crate_readme {}
     #[cfg(feature = "http")]
     #[doc = include_str!("../../README.md")]
     mod readme {}

@@ -9,18 +9,28 @@
 /// [`Server::new`](crate::Server::new) or [`Server::with_handler`](crate::Server::with_handler)
 /// serve the type. Server capabilities follow from what is registered.
 ///
-/// The method attributes are used as written: bring them into scope with
-/// `use mcp_server::prelude::*` (or `use mcp_server::tool`, …) or write their paths
-/// (`#[mcp_server::tool]`). Methods without one stay ordinary methods. Each annotated method
-/// may be sync or `async`, and takes `&self` or `self: Arc<Self>`.
+/// Inside the block, `#[tool]`, `#[resource]`, `#[prompt]` and `#[completion]` work with or
+/// without an import (`use mcp_server::prelude::*`, `use mcp_server::tool`, or the path
+/// `#[mcp_server::tool]` all do too). Methods without one stay ordinary methods. Each
+/// annotated method may be sync or `async`, takes `&self` or `self: Arc<Self>`, and may carry
+/// `#[cfg(...)]`: a method compiled out takes its registration with it.
 ///
 /// # Parameters
 ///
-/// A parameter is an **extractor**, filled from the request, when its type's last path
-/// segment is `Context` or `State` (`ctx: Context`, `State(db): State<Db>`), or when it is
-/// marked `#[extract]` (a type implementing [`FromContext`](crate::extract::FromContext)).
-/// Extractors are never part of a schema. Every other parameter is an **argument**:
-/// a tool argument, a template variable or a prompt argument, named by the parameter.
+/// A parameter is an **extractor**, filled from the request, or an **argument**: a tool
+/// argument, a template variable or a prompt argument, named by the parameter. Extractors
+/// are never part of a schema.
+///
+/// - In a `#[tool]`, the type decides, by its traits: a type implementing
+///   [`FromContext`](crate::extract::FromContext) (`Context`, `State<T>`,
+///   `CancellationToken`, your own) is an extractor, one implementing `Deserialize` and
+///   `JsonSchema` an argument, so a type alias or a re-export behaves as the type it names.
+///   A type that is neither is one compile error at the parameter. Beside an `#[args]`
+///   struct, and with a destructuring pattern (`State(db): State<Db>`), a parameter is an
+///   extractor.
+/// - In a `#[resource]`, `#[prompt]` or `#[completion]`, a parameter whose type's last path
+///   segment is `Context` or `State` is an extractor; mark any other extractor
+///   `#[extract]`.
 ///
 /// # Examples
 ///
@@ -34,8 +44,8 @@
 /// impl Calculator {
 ///     /// Adds two integers.
 ///     #[tool(read_only)]
-///     fn add(&self, a: i64, b: i64) -> String {
-///         (a + b).to_string()
+///     fn add(&self, a: i64, b: i64) -> i64 {
+///         a + b
 ///     }
 /// }
 ///

@@ -32,13 +32,23 @@ pub use std::time::Duration;
 pub use std::vec::Vec;
 
 pub use crate::context::Context;
+pub use crate::params::{
+    ArgSpec, ArgumentParam, ArgumentsSchema, ExtractorParam, Param, ParamError, ParamOps,
+    ToolArguments, UnusableParam,
+};
 pub use crate::registry::{
     BoxFuture, CompletionHandler, CompletionTarget, PromptHandler, Registry, RegistryError,
     ResourceHandler, ToolHandler,
 };
 pub use crate::result::HandlerError;
-pub use crate::schema::{input_schema_for, output_schema_for};
+pub use crate::schema::input_schema_for;
 pub use crate::server::McpServer;
+
+/// The method attributes, glob-imported beside every `#[server]` impl block so that the
+/// `#[tool]` it leaves on a method resolves whether or not the user imported it.
+pub mod attributes {
+    pub use mcp_macros::{completion, prompt, resource, tool};
+}
 
 use crate::extract::FromContext;
 use crate::result::{IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult};
@@ -149,6 +159,24 @@ pub fn tool_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Resu
     crate::registry::parse_arguments(arguments)
 }
 
+/// A tool parameter that has no value: an `isError: true` result for an argument the model
+/// must correct, the extractor's error otherwise.
+///
+/// # Errors
+///
+/// The extractor's error.
+pub fn param_error(error: ParamError) -> Result<CallToolResult, HandlerError> {
+    match error {
+        ParamError::Argument(message) => Ok(CallToolResult::error(message)),
+        ParamError::Rpc(e) => Err(e),
+    }
+}
+
+/// An `#[arg(default = …)]` value as it appears in the input schema.
+pub fn default_json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
 /// An extractor parameter's value.
 ///
 /// # Errors
@@ -189,6 +217,40 @@ pub fn send<F: Future + Send>(future: F) -> F {
 /// The value cannot be converted (a `Json<T>` that does not serialize).
 pub fn tool_result<T: IntoToolResult>(value: T) -> Result<CallToolResult, HandlerError> {
     value.into_tool_result().map_err(HandlerError::Rpc)
+}
+
+/// Asks the return type `T` of a tool for its output schema without requiring
+/// `T: IntoToolResult` a second time (the conversion of the result already does, at the same
+/// span, so a type without the impl gives one error): `(&&OutputProbe::<T>::new())
+/// .output_schema()` picks [`ConvertibleOutput`] when `T` converts, else
+/// [`UnconvertibleOutput`] (autoref specialization; the macros never name a generic `T`).
+pub struct OutputProbe<T>(std::marker::PhantomData<T>);
+
+impl<T> OutputProbe<T> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        OutputProbe(std::marker::PhantomData)
+    }
+}
+
+pub trait ConvertibleOutput {
+    fn output_schema(&self) -> Option<JSONObject>;
+}
+
+impl<T: IntoToolResult> ConvertibleOutput for &OutputProbe<T> {
+    fn output_schema(&self) -> Option<JSONObject> {
+        T::output_schema()
+    }
+}
+
+pub trait UnconvertibleOutput {
+    fn output_schema(&self) -> Option<JSONObject>;
+}
+
+impl<T> UnconvertibleOutput for OutputProbe<T> {
+    fn output_schema(&self) -> Option<JSONObject> {
+        None
+    }
 }
 
 /// A resource's return value as the result of reading `uri`.

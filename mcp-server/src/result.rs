@@ -6,10 +6,14 @@ use std::fmt;
 use mcp_core::error::ErrorObject;
 use mcp_core::types::{
     AudioContent, BlobResourceContents, CallToolResult, ContentBlock, EmbeddedResource,
-    GetPromptResult, ImageContent, PromptMessage, ReadResourceResult, ResourceLink, TextContent,
-    TextOrBlobResourceContents, TextResourceContents,
+    GetPromptResult, ImageContent, JSONObject, PromptMessage, ReadResourceResult, ResourceLink,
+    TextContent, TextOrBlobResourceContents, TextResourceContents,
 };
+use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::Value;
+
+use crate::schema::{output_schema_for, result_schema_for};
 
 /// Structured tool output: the value goes into `structuredContent` (with a text copy of the
 /// same JSON for clients that only read `content`), and its JSON Schema becomes the tool's
@@ -20,7 +24,7 @@ use serde::Serialize;
 /// ```
 /// use mcp_server::{IntoToolResult, Json};
 ///
-/// #[derive(serde::Serialize)]
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Sum { value: i64 }
 ///
 /// let result = Json(Sum { value: 3 }).into_tool_result().unwrap();
@@ -179,16 +183,42 @@ impl From<PromptError> for HandlerError {
     }
 }
 
-/// Converts a tool's return value into a `tools/call` result.
+/// Converts a tool's return value into a `tools/call` result, and says which `outputSchema`
+/// the results conform to.
 ///
-/// Implemented for text (`String`, `&str`), content blocks and vectors of them,
-/// [`CallToolResult`], [`Json<T>`] (structured output), `()` (an empty result), and
-/// `Result<T, E>` where `T: IntoToolResult` and `E: Display` — an `Err` becomes an
-/// `isError: true` result carrying the error's text, which the model can read and act on.
+/// Implemented for:
+///
+/// - text (`String`, `&str`), content blocks and vectors of them, [`CallToolResult`], and
+///   `()` (an empty result): no output schema;
+/// - numbers (`i8` to `i64`, `u8` to `u64`, `isize`, `usize`, `f32`, `f64`) and `bool`: the
+///   value as text and as `structuredContent` `{"result": value}`, with the matching output
+///   schema (a non-finite float is an `isError: true` result: JSON has no NaN);
+/// - [`Json<T>`] (`T: Serialize + JsonSchema`): the value as `structuredContent`, with `T`'s
+///   schema as the output schema;
+/// - `Option<T>`: `Some` as `T`; `None` as an empty result (with `structuredContent: {}`
+///   when `T` has an output schema, whose top-level properties are then all optional);
+/// - `Result<T, E>` where `E: Display`: an `Err` becomes an `isError: true` result carrying
+///   the error's text, which the model can read and act on.
+///
+/// The `#[tool]` macro publishes [`output_schema`](Self::output_schema) of the declared
+/// return type, so a type alias or a re-export behaves like the type it names.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_server::IntoToolResult;
+///
+/// let result = 5_i64.into_tool_result().unwrap();
+/// assert_eq!(result.content[0].as_text(), Some("5"));
+/// assert_eq!(result.structured_content, Some(serde_json::json!({"result": 5})));
+/// let schema = <i64 as IntoToolResult>::output_schema().unwrap();
+/// assert_eq!(schema["properties"]["result"]["type"], "integer");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[tool]",
     label = "this return type does not implement `IntoToolResult`",
-    note = "return a `String`, a content block (`TextContent`, `ImageContent`, …), `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` for structured output, or `Result<T, E>` with `E: Display`"
+    note = "for structured output, derive `serde::Serialize` and `schemars::JsonSchema` for the type and wrap the value in `Json<…>`: return `Json<{Self}>`",
+    note = "a tool returns a `String`, a number, a `bool`, a content block (`TextContent`, `ImageContent`, …), `Vec<ContentBlock>`, `CallToolResult`, `Json<T>`, `Option<T>`, or `Result<T, E>` with `E: Display`"
 )]
 pub trait IntoToolResult {
     /// The result, or a protocol error.
@@ -197,6 +227,16 @@ pub trait IntoToolResult {
     ///
     /// A protocol-level failure: for example a [`Json`] value that cannot be serialized.
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject>;
+
+    /// The JSON Schema every successful result's `structuredContent` conforms to, published
+    /// as the tool's `outputSchema`; `None` (the default) for results without structured
+    /// content.
+    fn output_schema() -> Option<JSONObject>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -254,12 +294,86 @@ content_into_tool_result!(
     ResourceLink
 );
 
-impl<T: Serialize> IntoToolResult for Json<T> {
+fn structured_value<T: Serialize>(value: &T) -> Result<Value, ErrorObject> {
+    serde_json::to_value(value).map_err(|e| {
+        ErrorObject::internal_error(format!("structured result does not serialize: {e}"))
+    })
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
-        let value = serde_json::to_value(&self.0).map_err(|e| {
-            ErrorObject::internal_error(format!("structured result does not serialize: {e}"))
-        })?;
-        Ok(CallToolResult::structured(value))
+        Ok(CallToolResult::structured(structured_value(&self.0)?))
+    }
+
+    fn output_schema() -> Option<JSONObject> {
+        Some(output_schema_for::<T>())
+    }
+}
+
+/// A plain value as text and as `{"result": value}`.
+fn wrapped<T: Serialize>(value: &T) -> Result<CallToolResult, ErrorObject> {
+    let value = structured_value(value)?;
+    let mut result = CallToolResult::text(value.to_string());
+    result.structured_content = Some(serde_json::json!({ "result": value }));
+    Ok(result)
+}
+
+macro_rules! plain_value_into_tool_result {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+                wrapped(&self)
+            }
+
+            fn output_schema() -> Option<JSONObject> {
+                Some(result_schema_for::<$ty>())
+            }
+        }
+    )*};
+}
+plain_value_into_tool_result!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool);
+
+macro_rules! float_into_tool_result {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+                if self.is_finite() {
+                    wrapped(&self)
+                } else {
+                    Ok(CallToolResult::error(format!(
+                        "the tool computed {self}, which JSON cannot represent"
+                    )))
+                }
+            }
+
+            fn output_schema() -> Option<JSONObject> {
+                Some(result_schema_for::<$ty>())
+            }
+        }
+    )*};
+}
+float_into_tool_result!(f32, f64);
+
+impl<T: IntoToolResult> IntoToolResult for Option<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        match self {
+            Some(v) => v.into_tool_result(),
+            None => {
+                let mut result = CallToolResult::new(Vec::new());
+                if T::output_schema().is_some() {
+                    result.structured_content = Some(Value::Object(JSONObject::new()));
+                }
+                Ok(result)
+            }
+        }
+    }
+
+    fn output_schema() -> Option<JSONObject> {
+        // `None` answers `{}`, which the schema must accept.
+        T::output_schema().map(|mut schema| {
+            schema.remove("required");
+            schema
+        })
     }
 }
 
@@ -269,6 +383,10 @@ impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
             Ok(v) => v.into_tool_result(),
             Err(e) => Ok(CallToolResult::error(e.to_string())),
         }
+    }
+
+    fn output_schema() -> Option<JSONObject> {
+        T::output_schema()
     }
 }
 
@@ -528,6 +646,50 @@ mod tests {
             .unwrap();
         assert_eq!(r.structured_content, Some(serde_json::json!({"a": 1})));
         assert_eq!(r.content[0].as_text(), Some(r#"{"a":1}"#));
+    }
+
+    #[test]
+    fn plain_values_are_text_and_a_wrapped_result() {
+        let r = true.into_tool_result().unwrap();
+        assert_eq!(r.content[0].as_text(), Some("true"));
+        assert_eq!(
+            r.structured_content,
+            Some(serde_json::json!({"result": true}))
+        );
+        let r = (-3_i8).into_tool_result().unwrap();
+        assert_eq!(
+            r.structured_content,
+            Some(serde_json::json!({"result": -3}))
+        );
+
+        let nan = f64::NAN.into_tool_result().unwrap();
+        assert_eq!(nan.is_error, Some(true));
+        assert!(nan.content[0].as_text().unwrap().contains("NaN"));
+        assert_eq!(nan.structured_content, None);
+
+        let schema = u8::output_schema().unwrap();
+        assert_eq!(schema["required"], serde_json::json!(["result"]));
+        assert_eq!(schema["properties"]["result"]["maximum"], 255);
+        assert!(String::output_schema().is_none());
+        assert!(<Result<(), String>>::output_schema().is_none());
+    }
+
+    #[test]
+    fn option_makes_the_schema_accept_an_empty_object() {
+        let schema = <Option<Json<serde_json::Value>>>::output_schema().unwrap();
+        assert!(schema.get("required").is_none());
+        let none: Option<bool> = None;
+        let r = none.into_tool_result().unwrap();
+        assert!(r.content.is_empty());
+        assert_eq!(r.structured_content, Some(serde_json::json!({})));
+        let none: Option<String> = None;
+        assert_eq!(none.into_tool_result().unwrap().structured_content, None);
+        assert!(
+            <Option<bool>>::output_schema()
+                .unwrap()
+                .get("required")
+                .is_none()
+        );
     }
 
     #[test]

@@ -32,10 +32,15 @@ impl Server {
 
 /// Streamable HTTP (feature `http`).
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 impl Server {
     /// Serves `http://ADDR/mcp` with default [`HttpOptions`](crate::http::HttpOptions) until
     /// SIGINT (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, ends
     /// long-lived streams, lets requests in flight finish (up to 20 s).
+    ///
+    /// Once listening, it writes one line to stderr, whatever the logging setup, so that
+    /// whoever started the server sees where it is:
+    /// `MCP server listening on http://127.0.0.1:8080/mcp` (port 0 shows the port chosen).
     ///
     /// # Errors
     ///
@@ -50,7 +55,8 @@ impl Server {
     }
 
     /// Serves `http://ADDR/mcp` with `options` until `shutdown` completes, then shuts down
-    /// gracefully as [`serve_http`](Self::serve_http) does.
+    /// gracefully as [`serve_http`](Self::serve_http) does, and announces its URL on stderr
+    /// as it does.
     ///
     /// # Errors
     ///
@@ -62,11 +68,13 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send,
     ) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
+        announce(&listener)?;
         self.serve_http_on(listener, options, shutdown).await
     }
 
     /// Serves `/mcp` on a listener you bound (to learn its port first, or to pass one from a
-    /// socket-activation manager), as [`serve_http_with`](Self::serve_http_with) does.
+    /// socket-activation manager), as [`serve_http_with`](Self::serve_http_with) does, except
+    /// that nothing is written to stderr: you know the address, and say it your way.
     ///
     /// # Errors
     ///
@@ -102,4 +110,18 @@ impl Server {
     ) -> axum::Router {
         axum::Router::new().nest_service("/mcp", self.http_endpoint(options, shutdown))
     }
+}
+
+/// The one plain line `serve_http` writes, for a newcomer who installed no `tracing`
+/// subscriber (the `info` event that says the same is there for those who did).
+#[cfg(feature = "http")]
+fn announce(listener: &tokio::net::TcpListener) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let local = listener.local_addr()?;
+    // A closed stderr is no reason not to serve.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "MCP server listening on http://{local}/mcp"
+    );
+    Ok(())
 }

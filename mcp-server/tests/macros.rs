@@ -683,15 +683,9 @@ async fn completions_answer_for_prompts_and_templates() {
             .unwrap();
         assert_eq!(r.completion.values, ["concise", "critical"]);
         let r = client
-            .request(
-                "completion/complete",
-                Some(json!({
-                    "ref": {"type": "ref/resource", "uri": "notes://{id}"},
-                    "argument": {"name": "id", "value": ""}
-                })),
-            )
+            .complete_resource_argument("notes://{id}", "id", "")
             .await
             .unwrap();
-        assert_eq!(r["completion"]["values"], json!(["1", "2", "3"]));
+        assert_eq!(r.completion.values, ["1", "2", "3"]);
     }
 }

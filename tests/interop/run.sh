@@ -95,7 +95,7 @@ fi
 say "building the example servers"
 (cd "$root" && cargo build -p mcp-examples --bins)
 bin="${CARGO_TARGET_DIR:-$root/target}/debug"
-for server in quickstart showcase filesystem sql-explorer; do
+for server in quickstart showcase everything filesystem sql-explorer; do
   [[ -x $bin/$server ]] || die "no $server binary at $bin/$server"
 done
 
@@ -281,6 +281,12 @@ run "ts-sdk-v1 sql-explorer http" http sql-explorer "$node" "$clients/ts_v1.mjs"
 run "ts-sdk-v2 2026-07-28 sql-explorer http" http sql-explorer "$node" "$clients/ts_v2.mjs" 2026-07-28 --scenario=sql-explorer
 run "python-mcp session sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" session --scenario=sql-explorer
 run "python-mcp auto sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" auto --scenario=sql-explorer
+
+# Every example's tools/list through the Inspector's schema-portability check: no error and
+# no warning (`--strict`).
+for server in quickstart showcase everything filesystem sql-explorer; do
+  run "inspector-cli strict $server stdio" stdio "$server" "$node" "$clients/inspector_strict.mjs" --example="$server"
+done
 
 printf '\n%s passed, %s failed\n' "$passed" "$failed"
 ((failed == 0))

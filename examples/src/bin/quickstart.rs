@@ -17,8 +17,8 @@ pub struct Quickstart;
 impl Quickstart {
     /// Adds two integers.
     #[tool(read_only)]
-    fn add(&self, a: i64, b: i64) -> Result<String, &'static str> {
-        Ok(a.checked_add(b).ok_or("sum overflows i64")?.to_string())
+    fn add(&self, a: i64, b: i64) -> Result<i64, &'static str> {
+        a.checked_add(b).ok_or("sum overflows i64")
     }
 
     /// Returns the text unchanged.

@@ -11,7 +11,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
-use syn::{Ident, LitStr, Type};
+use syn::{Attribute, Ident, LitStr, Type};
 
 use crate::model::{Method, ParamKind, Receiver, ServerDef};
 
@@ -37,25 +37,22 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
     let self_ty = &def.self_ty;
     let mut items = TokenStream::new();
     let mut register = TokenStream::new();
+    let mut add = |method: &Method, (i, r): (TokenStream, TokenStream)| {
+        items.extend(with_cfg(&method.cfg, i));
+        let cfg = &method.cfg;
+        register.extend(quote!(#(#cfg)* { #r }));
+    };
     for t in &def.tools {
-        let (i, r) = tool::expand(self_ty, t);
-        items.extend(i);
-        register.extend(r);
+        add(&t.method, tool::expand(self_ty, t));
     }
     for r in &def.resources {
-        let (i, reg) = resource::expand(self_ty, r);
-        items.extend(i);
-        register.extend(reg);
+        add(&r.method, resource::expand(self_ty, r));
     }
     for p in &def.prompts {
-        let (i, r) = prompt::expand(self_ty, p);
-        items.extend(i);
-        register.extend(r);
+        add(&p.method, prompt::expand(self_ty, p));
     }
     for c in &def.completions {
-        let (i, r) = completion::expand(self_ty, c);
-        items.extend(i);
-        register.extend(r);
+        add(&c.method, completion::expand(self_ty, c));
     }
     let info = server_info(def);
     let instructions = match &def.args.instructions {
@@ -142,6 +139,23 @@ pub(crate) fn fallback(
         #errors
         #item
         #stub
+    }
+}
+
+/// `items` with the method's `#[cfg]` attributes on each of them, so that a method compiled
+/// out takes its handler, arguments struct and registration with it.
+fn with_cfg(cfg: &[Attribute], items: TokenStream) -> TokenStream {
+    if cfg.is_empty() {
+        return items;
+    }
+    match syn::parse2::<syn::File>(items) {
+        Ok(file) => file
+            .items
+            .iter()
+            .map(|item| quote!(#(#cfg)* #item))
+            .collect(),
+        // Generated items always parse; should one not, rustc reports it at the item.
+        Err(e) => e.to_compile_error(),
     }
 }
 

@@ -1,44 +1,55 @@
-//! A `#[tool]`: the hidden arguments struct, the descriptor (built once per process) and the
-//! `ToolHandler` impl.
+//! A `#[tool]`: per parameter, a probe deciding by its type's traits whether it is an
+//! argument or an extractor (`mcp_server::__private::Param`); the descriptor (built once per
+//! process) and the `ToolHandler` impl.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Type;
-use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
 
-use super::{arguments, handler_type, invoke, opt_str, output_span};
+use super::{arguments, handler_type, invoke, opt_str, opt_string, output_span};
 use crate::attrs::Flag;
 use crate::model::{ParamKind, ToolDef};
 
 pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) {
     let m = &t.method;
-    let (handler, handler_def) = handler_type("Tool", m, self_ty);
-    let mut items = handler_def;
-
-    // The input type: the user's #[args] struct, or a hidden struct of the arguments.
-    let args_struct = m.params.iter().find(|p| matches!(p.kind, ParamKind::Args));
-    let args_ty = match args_struct {
-        Some(p) => {
-            let ty = &p.ty;
-            quote!(#ty)
-        }
-        None => {
-            let name = format_ident!("__McpArgs_{}", m.ident.unraw());
-            items.extend(args_struct_def(&name, t));
-            quote!(#name)
-        }
-    };
+    let (handler, mut items) = handler_type("Tool", m, self_ty);
+    let params = Params::of(&handler, t);
+    items.extend(params.items);
 
     let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
-    let (lets, call_args) = arguments(m, &on_error, |_, p| match &p.kind {
-        ParamKind::Value(v) => {
-            let id = &v.ident;
-            quote!(__args.#id)
-        }
+    let (lets, call_args) = arguments(m, &on_error, |i, p| match &p.kind {
+        ParamKind::Value(_) => format_ident!("__v{}", i).into_token_stream(),
         _ => quote!(__args),
     });
     let call = invoke(self_ty, m, &call_args);
+    let (input_default, arguments_in) =
+        match m.params.iter().find(|p| matches!(p.kind, ParamKind::Args)) {
+            // `#[args]`: the user's struct is the whole input.
+            Some(p) => {
+                let ty = &p.ty;
+                (
+                    quote!(::mcp_server::__private::input_schema_for::<#ty>()),
+                    quote! {
+                        let __parsed = ::mcp_server::__private::tool_arguments::<#ty>(arguments);
+                    },
+                )
+            }
+            None => {
+                let describe = &params.describe;
+                (
+                    quote! {{
+                        let mut __schema = ::mcp_server::__private::ArgumentsSchema::new();
+                        #describe
+                        __schema.finish()
+                    }},
+                    quote! {
+                        let __parsed = ::mcp_server::__private::ToolArguments::parse(arguments);
+                    },
+                )
+            }
+        };
+    let takes = &params.takes;
     let convert = quote_spanned!(output_span(m)=> ::mcp_server::__private::tool_result(__out));
 
     let name = &t.name.value;
@@ -58,21 +69,25 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         Some(expr) => quote! {
             ::mcp_server::__private::raw_schema(#name, "input_schema", #expr)?
         },
-        None => quote!(::mcp_server::__private::input_schema_for::<#args_ty>()),
+        None => input_default,
     };
-    let output = match (&t.output_schema, &t.structured) {
+    let output = match (
+        &t.output_schema,
+        m.output.as_ref().and_then(|ty| nameable(ty, self_ty)),
+    ) {
         (Some(expr), _) => quote! {
             tool.output_schema = ::mcp_server::__private::Option::Some(
                 ::mcp_server::__private::raw_schema(#name, "output_schema", #expr)?
             );
         },
-        (None, Some(ty)) => {
-            let schema =
-                quote_spanned!(ty.span()=> ::mcp_server::__private::output_schema_for::<#ty>());
-            quote! {
-                tool.output_schema = ::mcp_server::__private::Option::Some(#schema);
-            }
-        }
+        // Asked of the return type's `IntoToolResult` impl; a type without one is reported
+        // once, by the conversion of the result.
+        (None, Some(ty)) => quote! {
+            tool.output_schema = {
+                use ::mcp_server::__private::{ConvertibleOutput as _, UnconvertibleOutput as _};
+                (&&::mcp_server::__private::OutputProbe::<#ty>::new()).output_schema()
+            };
+        },
         (None, None) => TokenStream::new(),
     };
     let meta = t.meta.as_ref().map(|expr| {
@@ -132,9 +147,9 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                 >,
             > {
                 let this = ::mcp_server::__private::Arc::clone(&self.0);
-                let __parsed = ::mcp_server::__private::tool_arguments::<#args_ty>(arguments);
+                #arguments_in
                 ::mcp_server::__private::Box::pin(async move {
-                    let __args = match __parsed {
+                    let mut __args = match __parsed {
                         ::mcp_server::__private::Result::Ok(args) => args,
                         ::mcp_server::__private::Result::Err(message) => {
                             return ::mcp_server::__private::Result::Ok(
@@ -142,6 +157,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                             );
                         }
                     };
+                    #takes
                     #lets
                     let __out = #call;
                     #convert
@@ -164,60 +180,142 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
     (items, register)
 }
 
-/// `struct __McpArgs_x { ... }`: one field per argument, deserialized straight from the raw
-/// JSON, unknown fields refused, descriptions and defaults in the schema.
-fn args_struct_def(name: &syn::Ident, t: &ToolDef) -> TokenStream {
-    let mut fields = Vec::new();
-    let mut defaults = Vec::new();
-    for p in &t.method.params {
-        let ParamKind::Value(v) = &p.kind else {
-            continue;
-        };
-        let id = &v.ident;
-        let ty = &p.ty;
-        let rename = v.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
-        let description = v
-            .description
-            .as_ref()
-            .map(|d| quote!(#[schemars(description = #d)]));
-        let default = v.default.as_ref().map(|expr| {
-            let f = format_ident!("__default_{}", id.unraw());
-            defaults.push(quote! {
-                fn #f() -> #ty {
-                    #expr
+/// The return type as it can be named inside the handler's impl: `Self` replaced by the
+/// server type; `None` for an `impl Trait` return type, which has no name (its results are
+/// still converted, without an output schema).
+fn nameable(ty: &Type, self_ty: &Type) -> Option<TokenStream> {
+    fn walk(tokens: TokenStream, self_ty: &Type) -> Option<TokenStream> {
+        let mut out = TokenStream::new();
+        for tt in tokens {
+            match tt {
+                TokenTree::Ident(i) if i == "impl" => return None,
+                TokenTree::Ident(i) if i == "Self" => out.extend(quote!(#self_ty)),
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), walk(g.stream(), self_ty)?);
+                    group.set_span(g.span());
+                    out.extend([TokenTree::Group(group)]);
                 }
-            });
-            let path = format!("{name}::{f}");
-            quote!(#[serde(default = #path)])
-        });
-        fields.push(quote! {
-            #rename
-            #description
-            #default
-            #id: #ty
-        });
-    }
-    let impl_defaults = (!defaults.is_empty()).then(|| {
-        quote! {
-            impl #name {
-                #(#defaults)*
+                other => out.extend([other]),
             }
         }
-    });
-    quote! {
-        #[derive(
-            ::mcp_server::__private::serde::Deserialize,
-            ::mcp_server::__private::schemars::JsonSchema
-        )]
-        #[serde(
-            crate = "::mcp_server::__private::serde",
-            deny_unknown_fields,
-            expecting = "an object of arguments"
-        )]
-        #[schemars(crate = "::mcp_server::__private::schemars")]
-        struct #name {
-            #(#fields,)*
+        Some(out)
+    }
+    walk(ty.to_token_stream(), self_ty)
+}
+
+/// What is generated for the parameters that are not `#[args]` nor `#[extract]`.
+struct Params {
+    /// In `impl Handler`: per parameter `__ops{i}()` (the probe, spanned at the type, so
+    /// a type that is neither an argument nor an extractor is one error there), `__SPEC{i}`
+    /// and, with a default, `__default{i}()`.
+    items: TokenStream,
+    /// In the descriptor: each argument's property of the input schema.
+    describe: TokenStream,
+    /// In the call: `let __v{i} = …;` for each, then the check for unknown arguments.
+    takes: TokenStream,
+}
+
+impl Params {
+    fn of(handler: &syn::Ident, t: &ToolDef) -> Params {
+        let mut fns = TokenStream::new();
+        let mut describe = TokenStream::new();
+        let mut known = TokenStream::new();
+        let mut takes = TokenStream::new();
+        for (i, p) in t.method.params.iter().enumerate() {
+            let ParamKind::Value(v) = &p.kind else {
+                continue;
+            };
+            let ty = &p.ty;
+            let (ops, spec, var) = (
+                format_ident!("__ops{}", i),
+                format_ident!("__SPEC{}", i),
+                format_ident!("__v{}", i),
+            );
+            let probe = quote_spanned! {ty.span()=>
+                (&&&::mcp_server::__private::Param::<#ty>::new()).ops()
+            };
+            let (default_fn, default_json) = match &v.default {
+                Some(expr) => {
+                    let d = format_ident!("__default{}", i);
+                    fns.extend(quote! {
+                        fn #d() -> #ty {
+                            #expr
+                        }
+                    });
+                    (
+                        quote!(::mcp_server::__private::Option::Some(#handler::#d as fn() -> #ty)),
+                        quote!(::mcp_server::__private::Option::Some(
+                            || ::mcp_server::__private::default_json(&#handler::#d())
+                        )),
+                    )
+                }
+                None => (
+                    quote!(::mcp_server::__private::Option::None),
+                    quote!(::mcp_server::__private::Option::None),
+                ),
+            };
+            let name = &v.name.value;
+            let description = opt_string(v.description.as_ref());
+            fns.extend(quote! {
+                fn #ops() -> ::mcp_server::__private::ParamOps<#ty> {
+                    use ::mcp_server::__private::{
+                        ArgumentParam as _, ExtractorParam as _, UnusableParam as _,
+                    };
+                    #probe
+                }
+                const #spec: ::mcp_server::__private::ArgSpec = ::mcp_server::__private::ArgSpec {
+                    name: #name,
+                    description: #description,
+                    default: #default_json,
+                };
+            });
+            describe.extend(quote! {
+                (#handler::#ops().describe)(&mut __schema, &#handler::#spec);
+            });
+            known.extend(quote! {
+                if #handler::#ops().argument {
+                    __known.push(#handler::#spec.name);
+                }
+            });
+            takes.extend(quote! {
+                let #var = match (#handler::#ops().take)(&mut __args, &ctx, &#handler::#spec, #default_fn) {
+                    ::mcp_server::__private::Result::Ok(v) => v,
+                    ::mcp_server::__private::Result::Err(e) => {
+                        return ::mcp_server::__private::param_error(e);
+                    }
+                };
+            });
         }
-        #impl_defaults
+        let takes = if describe.is_empty()
+            && t.method
+                .params
+                .iter()
+                .any(|p| matches!(p.kind, ParamKind::Args))
+        {
+            TokenStream::new()
+        } else {
+            quote! {
+                let mut __known: ::mcp_server::__private::Vec<&'static str> =
+                    ::mcp_server::__private::Vec::new();
+                #known
+                if let ::mcp_server::__private::Result::Err(message) =
+                    __args.refuse_unknown(&__known)
+                {
+                    return ::mcp_server::__private::Result::Ok(
+                        ::mcp_server::__private::CallToolResult::error(message),
+                    );
+                }
+                #takes
+            }
+        };
+        Params {
+            items: quote! {
+                impl #handler {
+                    #fns
+                }
+            },
+            describe,
+            takes,
+        }
     }
 }

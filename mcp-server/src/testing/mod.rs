@@ -39,8 +39,9 @@ use mcp_core::jsonrpc::{
 use mcp_core::types::{
     CallToolResult, ClientCapabilities, CompleteResult, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, GetPromptResult, Implementation,
-    InitializeResult, InputRequest, InputRequiredResult, ListRootsResult, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Root, Tool,
+    InitializeResult, InputRequest, InputRequiredResult, ListRootsResult,
+    ProgressNotificationParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root,
+    ServerNotification, Tool,
 };
 use mcp_core::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
@@ -54,6 +55,7 @@ use crate::sync::lock;
 #[cfg(feature = "conformance")]
 mod conformance;
 #[cfg(feature = "conformance")]
+#[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
 pub use conformance::{SchemaValidator, assert_conformant, check_conformance, official_schema};
 
 type ElicitFn = dyn Fn(ElicitRequestParams) -> ElicitResult + Send + Sync;
@@ -328,9 +330,52 @@ impl TestClient {
         self.initialize.as_ref()
     }
 
-    /// The notifications received so far, as `{"method": …, "params": …}`.
+    /// The notifications received so far, as `{"method": …, "params": …}`, in the order
+    /// they came, untyped; [`take_notifications`](Self::take_notifications) removes them
+    /// from here and types them.
     pub fn notifications(&self) -> Vec<Value> {
         lock(&self.notifications).clone()
+    }
+
+    /// Removes and returns the notifications received so far, typed, in the order they came;
+    /// the next call returns only what arrived since. A notification of a method no revision
+    /// defines is left out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_server::prelude::*;
+    /// use mcp_server::testing::{ClientOptions, TestClient};
+    /// use mcp_server::types::{LoggingLevel, ServerNotification};
+    ///
+    /// struct Chatty;
+    ///
+    /// #[mcp_server::server]
+    /// impl Chatty {
+    ///     /// Logs, then answers.
+    ///     #[tool]
+    ///     async fn hello(&self, ctx: Context) -> String {
+    ///         ctx.info("saying hello").await;
+    ///         "hello".to_owned()
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::new(Chatty).unwrap();
+    /// let options = ClientOptions::modern().with_log_level(LoggingLevel::Info);
+    /// let client = TestClient::connect(&server, options).await.unwrap();
+    /// client.call_tool("hello", serde_json::json!({})).await.unwrap();
+    /// let notifications = client.take_notifications();
+    /// assert!(matches!(&notifications[..], [ServerNotification::LoggingMessage(_)]));
+    /// assert!(client.take_notifications().is_empty());
+    /// # }
+    /// ```
+    pub fn take_notifications(&self) -> Vec<ServerNotification> {
+        std::mem::take(&mut *lock(&self.notifications))
+            .into_iter()
+            .filter_map(typed_notification)
+            .collect()
     }
 
     fn envelope(&self, params: Option<Value>) -> Option<Value> {
@@ -540,6 +585,83 @@ impl TestClient {
         serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))
     }
 
+    /// Calls a tool with a progress token of its own and returns the result with the
+    /// progress the server reported for this call, in order (they are removed from
+    /// [`notifications`](Self::notifications)).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_mrtr`](Self::request_mrtr).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_server::prelude::*;
+    /// use mcp_server::testing::{ClientOptions, TestClient};
+    ///
+    /// struct Slow;
+    ///
+    /// #[mcp_server::server]
+    /// impl Slow {
+    ///     /// Works in two steps.
+    ///     #[tool]
+    ///     async fn work(&self, ctx: Context) -> String {
+    ///         ctx.progress(1.0, Some(2.0), Some("half way")).await;
+    ///         ctx.progress(2.0, Some(2.0), None).await;
+    ///         "done".to_owned()
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::new(Slow).unwrap();
+    /// for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+    ///     let client = TestClient::connect(&server, options).await.unwrap();
+    ///     let (result, progress) = client
+    ///         .call_tool_with_progress("work", serde_json::json!({}))
+    ///         .await
+    ///         .unwrap();
+    ///     assert_eq!(result.content[0].as_text(), Some("done"));
+    ///     let steps: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+    ///     assert_eq!(steps, [1.0, 2.0]);
+    ///     assert_eq!(progress[0].message.as_deref(), Some("half way"));
+    /// }
+    /// # }
+    /// ```
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<(CallToolResult, Vec<ProgressNotificationParams>), TestClientError> {
+        let token = format!(
+            "test-client-progress-{}",
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        );
+        let params = json!({
+            "name": name,
+            "arguments": arguments,
+            "_meta": {"progressToken": token},
+        });
+        let v = self.request_mrtr("tools/call", params).await?;
+        let result =
+            serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))?;
+        // The reader keeps the connection's order, so every notification the server sent
+        // before its answer is already stored.
+        let mut progress = Vec::new();
+        lock(&self.notifications).retain(|n| {
+            let ours = n["method"] == "notifications/progress"
+                && n["params"]["progressToken"] == token.as_str();
+            if ours
+                && let Ok(p) =
+                    serde_json::from_value::<ProgressNotificationParams>(n["params"].clone())
+            {
+                progress.push(p);
+            }
+            !ours
+        });
+        Ok((result, progress))
+    }
+
     /// Reads a resource (answering input requests in the modern era).
     ///
     /// # Errors
@@ -568,6 +690,22 @@ impl TestClient {
         serde_json::from_value(v).map_err(|e| TestClientError::Unexpected(e.to_string()))
     }
 
+    /// Asks for completions of the variable `argument` (partially `value`) of the resource
+    /// template `uri_template` (as the server lists it).
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    pub async fn complete_resource_argument(
+        &self,
+        uri_template: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<CompleteResult, TestClientError> {
+        let reference = json!({"type": "ref/resource", "uri": uri_template});
+        self.complete(reference, argument, value).await
+    }
+
     /// Asks for completions of `argument` (partially `value`) of the prompt `prompt`.
     ///
     /// # Errors
@@ -579,13 +717,26 @@ impl TestClient {
         argument: &str,
         value: &str,
     ) -> Result<CompleteResult, TestClientError> {
-        self.typed(
-            "completion/complete",
-            Some(json!({
-                "ref": {"type": "ref/prompt", "name": prompt},
-                "argument": {"name": argument, "value": value}
-            })),
-        )
-        .await
+        let reference = json!({"type": "ref/prompt", "name": prompt});
+        self.complete(reference, argument, value).await
     }
+
+    async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<CompleteResult, TestClientError> {
+        let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        self.typed("completion/complete", Some(params)).await
+    }
+}
+
+/// A stored `{"method": …, "params": …}` as the typed notification of its method.
+fn typed_notification(stored: Value) -> Option<ServerNotification> {
+    let mut message = json!({"jsonrpc": "2.0", "method": stored["method"]});
+    if !stored["params"].is_null() {
+        message["params"] = stored["params"].clone();
+    }
+    serde_json::from_value(message).ok()
 }

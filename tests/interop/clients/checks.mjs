@@ -2,7 +2,10 @@
 // same calls (listTools, callTool, readResource, getPrompt), so one scenario drives both.
 // Every check prints one line: `ok - <label>: <check>` or `not ok - <label>: <check>: <why>`.
 
+import { execFile } from 'node:child_process';
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const GREET_NAME = 'Ada Lovelace';
 export const ECHO_TEXT = '  tabs\tand\nnewlines, "quotes", back\\slash, ünïcödé 🦀  ';
@@ -20,6 +23,31 @@ export function parseTarget(argv) {
     }
     const [command, ...args] = argv;
     return { kind: 'stdio', command, args };
+}
+
+/**
+ * Runs the Inspector CLI (`mcp-inspector ARGS...`) with HOME set to `home` (it keeps a catalog
+ * and OAuth state there) and, if given, in the directory `cwd`; resolves to
+ * {code, stdout, stderr, json}, `json` being stdout parsed (never rejects).
+ */
+export function runInspector(args, { home, cwd }) {
+    const inspector = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'mcp-inspector');
+    return new Promise(resolve => {
+        execFile(
+            process.execPath,
+            [inspector, ...args],
+            { cwd, env: { ...process.env, HOME: home }, timeout: 60_000, maxBuffer: 16 << 20 },
+            (error, stdout, stderr) => {
+                let json;
+                try {
+                    json = JSON.parse(stdout);
+                } catch {
+                    json = undefined;
+                }
+                resolve({ code: error ? (error.code ?? 'killed') : 0, stdout, stderr, json });
+            }
+        );
+    });
 }
 
 /** A check runner for one client run: counts failures and prints one line per check. */

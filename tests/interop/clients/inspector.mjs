@@ -6,13 +6,11 @@
 // Usage: node inspector.mjs legacy|modern [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
 //        node inspector.mjs legacy|modern [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
 
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
-import { ECHO_TEXT, parseTarget, reporter } from './checks.mjs';
+import { ECHO_TEXT, parseTarget, reporter, runInspector } from './checks.mjs';
 
 const [era, ...rest] = process.argv.slice(2);
 const scenario = rest[0]?.startsWith('--scenario=') ? rest.shift().slice('--scenario='.length) : 'quickstart';
@@ -20,7 +18,6 @@ if (!['quickstart', 'showcase'].includes(scenario)) throw new Error(`unknown sce
 const target = parseTarget(rest);
 // The Inspector's target: the server command (everything that is not an option), or the URL.
 const server = target.kind === 'http' ? [target.url.href, '--transport', 'http'] : [target.command, ...target.args];
-const inspector = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'mcp-inspector');
 const report = reporter(`inspector-cli ${era} ${scenario} ${target.kind}`);
 const version = era === 'modern' ? '2026-07-28' : '2025-11-25';
 // The Inspector keeps a catalog and OAuth state under $HOME: give it a throwaway one.
@@ -28,23 +25,7 @@ const home = mkdtempSync(join(tmpdir(), 'mcp-inspector-home-'));
 
 /** Runs one Inspector command; resolves to {code, stdout, stderr, json} (never rejects). */
 function inspect(...args) {
-    const argv = [inspector, '--cli', '--protocol-era', era, ...server, ...args, '--format', 'json', '-q'];
-    return new Promise(resolve => {
-        execFile(
-            process.execPath,
-            argv,
-            { env: { ...process.env, HOME: home }, timeout: 60_000, maxBuffer: 16 << 20 },
-            (error, stdout, stderr) => {
-                let json;
-                try {
-                    json = JSON.parse(stdout);
-                } catch {
-                    json = undefined;
-                }
-                resolve({ code: error ? (error.code ?? 'killed') : 0, stdout, stderr, json });
-            }
-        );
-    });
+    return runInspector(['--cli', '--protocol-era', era, ...server, ...args, '--format', 'json', '-q'], { home });
 }
 
 /** The `result` of a successful Inspector run. */

@@ -2,7 +2,7 @@
 //! which deserializes by looking at `type` and the keys that tell the kinds apart.
 
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use super::EnumSchema;
 use super::enums::enum_from;
@@ -111,15 +111,16 @@ pub struct NumberSchema {
     /// Help text for the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Smallest value accepted.
+    /// Smallest value accepted. A JSON number kept as written (`18` stays `18`, not `18.0`);
+    /// `serde_json::Number::from(18)` or `Number::from_f64(0.5)` build one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub minimum: Option<f64>,
-    /// Largest value accepted.
+    pub minimum: Option<Number>,
+    /// Largest value accepted, kept as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub maximum: Option<f64>,
-    /// The pre-filled value.
+    pub maximum: Option<Number>,
+    /// The pre-filled value, kept as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default: Option<f64>,
+    pub default: Option<Number>,
     /// Unknown members, kept.
     #[serde(flatten)]
     pub extra: JSONObject,

@@ -1,6 +1,12 @@
 //! JSON Schemas for tool inputs and outputs, built with schemars (JSON Schema 2020-12) once
 //! per type and process, with local references inlined: several clients drop `$ref` /
 //! `$defs`. Recursive types cannot be inlined; their definitions stay in a root `$defs`.
+//! Every schema is then made portable (no bare booleans, no `type` arrays, no schema that
+//! constrains nothing; an `Option<T>` argument is a plain, optional `T`).
+
+mod portable;
+
+use portable::{Direction, make_portable};
 
 use mcp_core::types::JSONObject;
 use schemars::JsonSchema;
@@ -17,7 +23,7 @@ fn generator(serialize: bool) -> schemars::SchemaGenerator {
     settings.into_generator()
 }
 
-fn tidy(schema: schemars::Schema) -> JSONObject {
+fn tidy(schema: schemars::Schema, direction: Direction) -> JSONObject {
     let mut object = match schema.to_value() {
         Value::Object(map) => map,
         // `true`/`false` schemas: accept anything / nothing.
@@ -30,10 +36,8 @@ fn tidy(schema: schemars::Schema) -> JSONObject {
     };
     object.remove("$schema");
     object.remove("title");
-    objects_for_booleans(&mut object);
-    for value in object.values_mut() {
-        drop_foreign_formats(value);
-    }
+    drop_foreign_formats(&mut object);
+    make_portable(&mut object, direction);
     object
 }
 
@@ -64,47 +68,21 @@ const STANDARD_FORMATS: &[&str] = &[
 
 /// Removes non-standard `format` keywords anywhere in a schema; the type and the numeric
 /// bounds schemars writes beside them still say what the Rust type accepts.
-fn drop_foreign_formats(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            let foreign = map
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
-            if foreign {
-                map.remove("format");
-            }
-            map.values_mut().for_each(drop_foreign_formats);
-        }
-        Value::Array(items) => items.iter_mut().for_each(drop_foreign_formats),
-        _ => {}
+fn drop_foreign_formats(schema: &mut JSONObject) {
+    let foreign = schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
+    if foreign {
+        schema.remove("format");
     }
+    schema.values_mut().for_each(foreign_formats_below);
 }
 
-/// Replaces boolean subschemas (`true` for a `serde_json::Value` field) under `properties`
-/// with their object forms: the 2025 revisions require every property schema of an input
-/// schema to be an object, and some clients assume it everywhere.
-fn objects_for_booleans(schema: &mut JSONObject) {
-    if let Some(Value::Object(props)) = schema.get_mut("properties") {
-        for prop in props.values_mut() {
-            if let Value::Bool(b) = prop {
-                *prop = if *b {
-                    Value::Object(JSONObject::new())
-                } else {
-                    serde_json::json!({"not": {}})
-                };
-            }
-        }
-    }
-    for value in schema.values_mut() {
-        nested(value);
-    }
-}
-
-fn nested(value: &mut Value) {
+fn foreign_formats_below(value: &mut Value) {
     match value {
-        Value::Object(map) => objects_for_booleans(map),
-        Value::Array(items) => items.iter_mut().for_each(nested),
+        Value::Object(map) => drop_foreign_formats(map),
+        Value::Array(items) => items.iter_mut().for_each(foreign_formats_below),
         _ => {}
     }
 }
@@ -113,7 +91,10 @@ fn nested(value: &mut Value) {
 /// non-object `T` is wrapped as `{"type":"object"}` with no properties, which the macros
 /// never produce).
 pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
-    let mut object = tidy(generator(false).into_root_schema_for::<T>());
+    let mut object = tidy(
+        generator(false).into_root_schema_for::<T>(),
+        Direction::Input,
+    );
     if object.get("type").and_then(Value::as_str) != Some("object") {
         object.insert("type".into(), Value::String("object".into()));
     }
@@ -126,12 +107,62 @@ pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
 
 /// The output schema of a tool returning `Json<T>`, as `T` serializes.
 pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
-    tidy(generator(true).into_root_schema_for::<T>())
+    tidy(
+        generator(true).into_root_schema_for::<T>(),
+        Direction::Output,
+    )
+}
+
+/// The output schema of a tool returning a plain value of type `T` (a number or a `bool`),
+/// which is published wrapped as `{"result": value}`: structured content is an object in
+/// every revision before 2026.
+pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
+    let value = property_schema(
+        generator(true).into_root_schema_for::<T>(),
+        Direction::Output,
+    );
+    let mut object = JSONObject::new();
+    object.insert("type".into(), Value::String("object".into()));
+    object.insert(
+        "properties".into(),
+        Value::Object(std::iter::once(("result".to_owned(), Value::Object(value))).collect()),
+    );
+    object.insert("required".into(), serde_json::json!(["result"]));
+    object
 }
 
 /// The schema of one value of type `T` (for a single argument), inlined.
 pub fn value_schema_for<T: JsonSchema>() -> Value {
-    Value::Object(tidy(generator(false).into_root_schema_for::<T>()))
+    Value::Object(argument_schema_for::<T>())
+}
+
+/// The schema of a tool argument of type `T`: the property of the input object.
+pub(crate) fn argument_schema_for<T: JsonSchema>() -> JSONObject {
+    property_schema(
+        generator(false).into_root_schema_for::<T>(),
+        Direction::Input,
+    )
+}
+
+/// A root schema moved to the position of an object's property and made portable there (a
+/// schema that constrains nothing, `true` for a `serde_json::Value`, names every type).
+fn property_schema(schema: schemars::Schema, direction: Direction) -> JSONObject {
+    let mut value = schema.to_value();
+    if let Value::Object(root) = &mut value {
+        root.remove("$schema");
+        root.remove("title");
+    }
+    let mut holder = JSONObject::new();
+    holder.insert("properties".into(), serde_json::json!({ "value": value }));
+    drop_foreign_formats(&mut holder);
+    make_portable(&mut holder, direction);
+    match holder.remove("properties") {
+        Some(Value::Object(mut properties)) => match properties.remove("value") {
+            Some(Value::Object(schema)) => schema,
+            _ => JSONObject::new(),
+        },
+        _ => JSONObject::new(),
+    }
 }
 
 #[cfg(test)]

@@ -119,9 +119,18 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
+    // Text: the template up to a NUL, then the bytes the values are drawn from (so a seed
+    // can be a template written out plainly).
+    let rest;
     let source = match kind {
         0 => generated(&mut u),
-        _ => u.arbitrary::<String>(),
+        _ => {
+            let all = u.take_rest();
+            let end = all.iter().position(|&b| b == 0).unwrap_or(all.len());
+            rest = &all[(end + 1).min(all.len())..];
+            u = Unstructured::new(rest);
+            Ok(String::from_utf8_lossy(&all[..end]).into_owned())
+        }
     };
     let Ok(source) = source else { return };
     let t = match UriTemplate::parse(&source) {

@@ -23,6 +23,9 @@ cargo test --workspace --all-features
 step "cargo doc (warnings are errors)"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 
+step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz into .tools/)"
+bash scripts/fuzz.sh 20
+
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 

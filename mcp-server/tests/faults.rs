@@ -32,6 +32,13 @@ impl schemars::JsonSchema for Unserializable {
     }
 }
 
+/// What `asks` asks for.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Answer {
+    #[allow(dead_code)]
+    name: String,
+}
+
 struct Faulty;
 
 #[mcp_server::server(name = "faulty")]
@@ -62,6 +69,15 @@ impl Faulty {
         unreachable!()
     }
 
+    /// Asks the user for a name.
+    #[tool]
+    async fn asks(&self, ctx: Context) -> String {
+        match ctx.elicit::<Answer>("Your name?").await {
+            Ok(_) => "answered".into(),
+            Err(e) => format!("no answer: {e}"),
+        }
+    }
+
     /// Works.
     #[tool]
     fn ok(&self) -> &'static str {
@@ -84,6 +100,7 @@ impl Faulty {
 fn server() -> Server {
     ServerBuilder::from_handler::<Faulty>()
         .tool_timeout(Duration::from_secs(5))
+        .client_request_timeout(Duration::from_secs(2))
         .handler(Faulty)
         .unwrap()
 }
@@ -179,4 +196,62 @@ async fn a_client_gone_with_responses_pending_ends_only_its_connection() {
         .await
         .unwrap();
     still_serving(&other).await;
+}
+
+/// A legacy client that never answers the server's elicitation: the handler gets an error
+/// after the client request timeout, its call is answered, and the session goes on.
+#[tokio::test(start_paused = true)]
+async fn a_server_request_never_answered_times_out_for_its_handler_only() {
+    let server = server();
+    let (client_side, server_side) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_side);
+    let served = {
+        let server = server.clone();
+        tokio::spawn(async move { server.serve_io(server_read, server_write).await })
+    };
+    let (client_read, mut client_write) = tokio::io::split(client_side);
+    let mut lines = BufReader::new(client_read).lines();
+    let mut send = async |message: serde_json::Value| {
+        client_write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "silent", "version": "1"}}}),
+    )
+    .await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "asks", "arguments": {}}}))
+    .await;
+    let mut next = async || -> serde_json::Value {
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap()
+    };
+    assert_eq!(next().await["id"], 0);
+    let ask = next().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    // Not answered. Paused time runs to the 2 s client request timeout (the server may
+    // tell the client it gave up, with a notification, first).
+    let mut answer = next().await;
+    while answer.get("id").is_none() {
+        answer = next().await;
+    }
+    assert_eq!(answer["id"], 1, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("no answer"), "{text}");
+
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "ok", "arguments": {}}}))
+    .await;
+    let answer = next().await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "still serving",
+        "{answer}"
+    );
+    drop(send);
+    client_write.shutdown().await.unwrap();
+    served.await.unwrap().unwrap();
 }

@@ -251,7 +251,6 @@ async fn a_server_request_never_answered_times_out_for_its_handler_only() {
         answer["result"]["content"][0]["text"], "still serving",
         "{answer}"
     );
-    drop(send);
     client_write.shutdown().await.unwrap();
     served.await.unwrap().unwrap();
 }

@@ -174,18 +174,18 @@ fn write(m: &Message) -> Value {
     out
 }
 
-/// The members of a JSON object in order, repeated keys included (a `Value` keeps only the
-/// last); `None` for anything but an object.
-fn members(raw: &str) -> Option<Vec<(String, Value)>> {
+/// The members of a JSON object in order, as text, repeated keys included (a `Value` keeps
+/// only the last); `None` for anything but an object.
+fn members(raw: &str) -> Option<Vec<(String, Box<RawValue>)>> {
     struct Members;
     impl<'de> Visitor<'de> for Members {
-        type Value = Option<Vec<(String, Value)>>;
+        type Value = Option<Vec<(String, Box<RawValue>)>>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("any JSON value")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut out = Vec::new();
-            while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
                 out.push((k, v));
             }
             Ok(Some(out))
@@ -227,7 +227,7 @@ fn reference(raw: &str) -> Expected {
     let Some(members) = members(raw) else {
         return Expected::Invalid;
     };
-    let mut seen: [Option<&Value>; 6] = [None; 6];
+    let mut seen: [Option<&RawValue>; 6] = [None; 6];
     for (k, v) in &members {
         if let Some(i) = ENVELOPE.iter().position(|e| e == k) {
             if seen[i].replace(v).is_some() {
@@ -235,7 +235,14 @@ fn reference(raw: &str) -> Expected {
             }
         }
     }
-    let [jsonrpc, id, method, params, result, error] = seen;
+    let [jsonrpc, id, method, params, result, error] = seen.map(|raw| raw.map(value));
+    let (jsonrpc, id, method, params, result) = (
+        jsonrpc.as_ref(),
+        id.as_ref(),
+        method.as_ref(),
+        params.as_ref(),
+        result.as_ref(),
+    );
     if jsonrpc != Some(&Value::String("2.0".into())) {
         return Expected::Invalid;
     }
@@ -272,10 +279,14 @@ fn reference(raw: &str) -> Expected {
             },
             _ => Expected::Invalid,
         },
-        (None, None, Some(error)) => match serde_json::from_value::<ErrorObject>(error.clone()) {
-            Ok(error) => Expected::Error { id, error },
-            Err(_) => Expected::Invalid,
-        },
+        // From its text: a repeated member inside `error` is an error too, as for any
+        // derived struct.
+        (None, None, Some(_)) => {
+            match serde_json::from_str::<ErrorObject>(seen[5].expect("error").get()) {
+                Ok(error) => Expected::Error { id, error },
+                Err(_) => Expected::Invalid,
+            }
+        }
         _ => Expected::Invalid,
     }
 }

@@ -87,15 +87,6 @@ pub fn check_modern_headers(
     Ok(true)
 }
 
-/// Whether the 2026 rules apply to a request with this `_meta` and these headers.
-pub fn is_modern_request(headers: &http::HeaderMap, message: &[u8]) -> bool {
-    let Ok(Message::Request(request)) = jsonrpc::parse_message(message) else {
-        return false;
-    };
-    let meta = engine::probe_meta(request.params.as_deref()).ok().flatten();
-    engine::headers::is_modern_request(meta.as_ref(), headers)
-}
-
 /// The `Mcp-Session-Id` of a request as the HTTP transport reads it: `Err(())` when repeated
 /// or not visible ASCII.
 #[allow(clippy::result_unit_err)]

@@ -56,6 +56,9 @@ step "cargo package and cargo publish --dry-run: mcp-core, mcp-macros, mcp-serve
 cargo package -p mcp-core -p mcp-macros -p mcp-server
 cargo publish --dry-run -p mcp-core -p mcp-macros -p mcp-server
 
+step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz into .tools/)"
+bash scripts/fuzz.sh 20
+
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 

@@ -79,6 +79,11 @@ mod transport;
 #[path = "private.rs"]
 pub mod __private;
 
+/// Internal parsers for the fuzz targets in `fuzz/` (feature `fuzzing`); not public API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz;
+
 /// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`] and
 /// [`Server::http_router`].
 #[cfg(feature = "http")]

@@ -22,6 +22,7 @@ use crate::error::ErrorObject;
 /// wrong or missing `jsonrpc`, `id: null` on a request, both `result` and `error`, a
 /// duplicate envelope key, an empty batch, a top-level scalar).
 pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
+    require_utf8(bytes)?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
         let elements: Vec<&RawValue> =
@@ -32,11 +33,23 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
         return Ok(Incoming::Batch(
             elements
                 .into_iter()
-                .map(|raw| parse_message(raw.get().as_bytes()))
+                .map(|raw| parse_utf8_message(raw.get().as_bytes()))
                 .collect(),
         ));
     }
-    parse_message(bytes).map(Incoming::Single)
+    parse_utf8_message(bytes).map(Incoming::Single)
+}
+
+/// JSON text is UTF-8 (RFC 8259 section 8.1). serde_json checks it only in the strings it
+/// decodes, so without this a stray byte in a member the envelope skips went unnoticed.
+fn require_utf8(bytes: &[u8]) -> Result<(), EnvelopeError> {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(EnvelopeError::parse(format!(
+            "parse error: invalid UTF-8 at byte {}",
+            e.valid_up_to()
+        ))),
+    }
 }
 
 /// Parses exactly one JSON-RPC message; a top-level array is an invalid request here.
@@ -45,6 +58,12 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
 ///
 /// As [`parse`], and a batch is refused with [`EnvelopeErrorKind::InvalidRequest`].
 pub fn parse_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
+    require_utf8(bytes)?;
+    parse_utf8_message(bytes)
+}
+
+/// [`parse_message`] of bytes known to be UTF-8.
+fn parse_utf8_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result = EnvelopeSeed
         .deserialize(&mut de)
@@ -457,6 +476,24 @@ mod tests {
             assert_eq!(err(bad).kind, EnvelopeErrorKind::InvalidRequest, "{bad}");
             assert_eq!(err(bad).code(), ErrorCode::INVALID_REQUEST);
         }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error_wherever_it_is() {
+        // Found by fuzz/envelope: a byte that is not UTF-8 in a member the envelope skips
+        // was accepted, so a message that is not JSON passed as a valid notification.
+        for bad in [
+            &b"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"junk\":\"\xf4\"}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"\xff\":1}",
+            b"[{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"junk\":\"\xc3\"}]",
+        ] {
+            assert_eq!(parse(bad).unwrap_err().kind, EnvelopeErrorKind::Parse);
+            assert_eq!(
+                parse_message(bad).unwrap_err().kind,
+                EnvelopeErrorKind::Parse
+            );
+        }
+        assert!(parse("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"é\":\"✓\"}".as_bytes()).is_ok());
     }
 
     #[test]

@@ -130,9 +130,9 @@
 //! Matching inverts expansion. Whenever `t.matches(&t.expand(vars))` returns `Some(m)`,
 //! `t.expand(&m)` is that same URI, even for ambiguous templates (the values may differ
 //! where the URI cannot tell them apart, such as an empty string and an undefined variable;
-//! the one exception is a `{+var}` or `{#var}` value that itself contains a triplet of an
-//! unreserved or non-ASCII character, like `%41`, which expansion passes through and
-//! matching decodes).
+//! the exceptions are triplets of unreserved or non-ASCII characters, like `%41`, which
+//! expansion passes through and matching decodes: in a `{+var}` or `{#var}` value, and in a
+//! variable name that a named operator writes into the URI, as in `{&%41*}`).
 //! And when nothing is ambiguous (boundaries as in rule 3, values that do not contain their
 //! own expression's separator, no undefined variable before a defined one in an unnamed
 //! list), it does return `Some`, with the original values. The tests check both properties

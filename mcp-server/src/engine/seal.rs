@@ -35,9 +35,18 @@ pub(crate) struct StatePayload {
     /// Answers collected in earlier rounds.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) r: BTreeMap<String, Value>,
-    /// The handler's own state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The handler's own state; a state of `null` (`set_request_state(())`) is kept as set.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub(crate) s: Option<Value>,
+}
+
+/// A member that is present is `Some`, even when it is `null` (serde would read `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// Seals and opens `requestState` values.
@@ -220,6 +229,19 @@ mod tests {
             URL_SAFE_NO_PAD.encode(tag)
         );
         assert!(expired.open(&sealed, "srv", "tools/call", "t").is_none());
+    }
+
+    #[test]
+    fn a_null_state_opens_as_set_and_no_state_as_none() {
+        // Found by fuzz/request_state: `set_request_state(())` came back as no state at all.
+        let s = sealer(1);
+        for state in [Some(Value::Null), None] {
+            let sealed = s
+                .seal("srv", "tools/call", "t", BTreeMap::new(), state.clone())
+                .unwrap();
+            let opened = s.open(&sealed, "srv", "tools/call", "t").unwrap();
+            assert_eq!(opened.s, state);
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::peer::sink::Sink;
 const OUTBOUND_CAPACITY: usize = 1024;
 
 /// One line read from the input.
-enum Line {
+pub(crate) enum Line {
     Text(Vec<u8>),
     TooLong,
     Eof,
@@ -38,15 +38,15 @@ enum Line {
 /// Reads `\n`-terminated lines of at most `max` bytes; a longer line is consumed up to its
 /// newline without being kept. Cancel-safe: a partial line (or the skipping of a long one)
 /// carries over to the next call.
-struct LineReader<R> {
-    inner: BufReader<R>,
-    buf: Vec<u8>,
-    max: usize,
-    skipping: bool,
+pub(crate) struct LineReader<R> {
+    pub(crate) inner: BufReader<R>,
+    pub(crate) buf: Vec<u8>,
+    pub(crate) max: usize,
+    pub(crate) skipping: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
-    async fn next(&mut self) -> std::io::Result<Line> {
+    pub(crate) async fn next(&mut self) -> std::io::Result<Line> {
         loop {
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {

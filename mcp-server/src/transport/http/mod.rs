@@ -26,9 +26,9 @@ mod options;
 mod origin;
 mod post;
 mod reply;
-mod resume;
+pub(crate) mod resume;
 mod serve;
-mod service;
+pub(crate) mod service;
 mod session;
 mod sse;
 

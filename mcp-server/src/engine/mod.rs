@@ -72,6 +72,10 @@ pub(crate) fn probe_meta(
 /// a transport needs the era first ([`Engine::classify`]).
 pub(crate) struct Envelope {
     meta: Option<RequestMetaObject>,
+    /// Whether the request is modern: by its `_meta`, or over HTTP also by its
+    /// `MCP-Protocol-Version` header (so that a modern request without its envelope gets
+    /// the envelope error, not a legacy session error).
+    modern: bool,
 }
 
 impl Envelope {
@@ -81,13 +85,16 @@ impl Envelope {
     ///
     /// A malformed `_meta` (-32602).
     pub(crate) fn read(req: &Request) -> Result<Envelope, ErrorObject> {
-        probe_meta(req.params.as_deref()).map(|meta| Envelope { meta })
+        probe_meta(req.params.as_deref()).map(|meta| Envelope {
+            modern: is_modern(meta.as_ref()),
+            meta,
+        })
     }
 
     /// Whether the request is a modern-era (2026-07-28) one.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn is_modern(&self) -> bool {
-        is_modern(self.meta.as_ref())
+        self.modern
     }
 }
 
@@ -105,11 +112,13 @@ impl Engine {
         req: &Request,
         headers: &impl headers::Headers,
     ) -> Result<Envelope, ErrorObject> {
-        let envelope = Envelope::read(req)?;
+        let mut envelope = Envelope::read(req)?;
         let meta = envelope.meta.as_ref();
         if !headers::is_modern_request(meta, headers) {
             return Ok(envelope);
         }
+        envelope.modern = true;
+        let meta = envelope.meta.as_ref();
         #[derive(Deserialize)]
         struct Named<'a> {
             #[serde(borrow)]

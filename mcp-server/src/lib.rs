@@ -124,6 +124,17 @@ pub use result::{
     PromptError, ResourceError, ToolError,
 };
 pub use server::{KeyError, McpServer, Server, ServerBuilder};
+
+/// Tasks: where a server keeps tool calls that outlive their request (see docs/tasks.md).
+///
+/// The server runs tasks itself; a [`TaskStore`](tasks::TaskStore) only remembers them.
+/// [`MemoryTaskStore`](tasks::MemoryTaskStore) is the default; set another with
+/// [`ServerBuilder::task_store`].
+pub mod tasks {
+    pub use crate::engine::tasks::{
+        MemoryTaskStore, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+    };
+}
 // Crates whose types and traits appear in this crate's public signatures (`JsonSchema` and
 // `Serialize` bounds, `serde_json::Value`, tokio's listeners and I/O traits), re-exported so
 // that code using them can match this crate's versions exactly.

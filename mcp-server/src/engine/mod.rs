@@ -18,6 +18,7 @@ mod mrtr;
 mod reply;
 pub(crate) mod seal;
 pub(crate) mod span;
+pub(crate) mod tasks;
 
 use std::sync::Arc;
 
@@ -185,6 +186,8 @@ fn parse_params_borrowed<'a, T: Deserialize<'a>>(
 struct Scope<'m> {
     client: Client,
     meta: Option<&'m RequestMetaObject>,
+    /// Legacy era: the connection, where a task's messages go once its request is answered.
+    conn: Option<&'m Connection>,
 }
 
 #[derive(Deserialize)]
@@ -204,9 +207,11 @@ struct CancelledParams {
 }
 
 impl Engine {
-    /// The capabilities this server declares, from what its registry offers.
-    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+    /// The capabilities this server declares to a client of `era`, from what its registry
+    /// offers.
+    pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
         let offers = self.registry().offers();
+        let tasks = offers.tasks.then(|| tasks::capability(era));
         ServerCapabilities {
             tools: offers.tools.then(|| ToolsCapability {
                 list_changed: Some(true),
@@ -224,6 +229,8 @@ impl Engine {
             logging: Some(Default::default()),
             completions: (offers.completions || offers.prompts || offers.resources)
                 .then(Default::default),
+            tasks: tasks.as_ref().and_then(|t| t.0.clone()),
+            extensions: tasks.and_then(|t| t.1),
             ..Default::default()
         }
     }
@@ -425,7 +432,6 @@ impl Engine {
                 }
             }
             _ => {
-                let _ = conn;
                 let scope = Scope {
                     client: Client {
                         version,
@@ -434,6 +440,7 @@ impl Engine {
                         session: Some(session.clone()),
                     },
                     meta,
+                    conn: Some(conn),
                 };
                 self.common_request(req, scope, sink, cancel).await
             }
@@ -465,7 +472,7 @@ impl Engine {
         }
         let mut result = InitializeResult::new(
             version.as_str(),
-            self.capabilities(),
+            self.capabilities(Era::Legacy),
             self.config().info.clone(),
         );
         result.instructions = self.config().instructions.clone();
@@ -504,7 +511,7 @@ impl Engine {
                         .filter(|v| v.era() == Era::Modern)
                         .map(|v| v.as_str().to_owned())
                         .collect(),
-                    capabilities: self.capabilities(),
+                    capabilities: self.capabilities(Era::Modern),
                     instructions: self.config().instructions.clone(),
                     ..Default::default()
                 };
@@ -529,6 +536,7 @@ impl Engine {
                         session: None,
                     },
                     meta,
+                    conn: None,
                 };
                 self.common_request(req, scope, sink, cancel).await
             }

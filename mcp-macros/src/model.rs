@@ -92,6 +92,8 @@ pub(crate) struct ToolDef {
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
+    /// `forbidden`, `optional` or `required` (validated).
+    pub(crate) task_support: Option<LitStr>,
     /// `T` when the method returns `Json<T>` or `Result<Json<T>, E>`.
     pub(crate) structured: Option<Type>,
 }

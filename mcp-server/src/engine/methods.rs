@@ -142,20 +142,20 @@ impl Engine {
                 p.name
             )));
         };
-        // The one branch an ordinary call pays for tasks.
+        // The one branch an ordinary call pays for tasks. Boxed: inline, the task path's
+        // state would enlarge (and be copied with) every call's future.
         if (tool.tool.execution.is_some() || p.task.is_some())
-            && let Some(reply) = self
-                .call_as_task(
-                    &scope,
-                    id,
-                    &sink,
-                    &cancel,
-                    &tool,
-                    p.arguments,
-                    &p.mrtr,
-                    p.task,
-                )
-                .await?
+            && let Some(reply) = Box::pin(self.call_as_task(
+                &scope,
+                id,
+                &sink,
+                &cancel,
+                &tool,
+                p.arguments,
+                &p.mrtr,
+                p.task,
+            ))
+            .await?
         {
             return Ok(reply);
         }

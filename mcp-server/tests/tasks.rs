@@ -562,3 +562,33 @@ async fn modern_clients_without_the_extension_get_no_tasks() {
         .unwrap_err();
     assert_eq!(rpc_code(err), -32602);
 }
+
+#[tokio::test]
+async fn a_thousand_tasks_run_at_once_and_the_next_is_refused() {
+    let (server, probe) = serve(builder());
+    let client = connect(&server, ClientOptions::legacy()).await;
+    let mut ids = Vec::new();
+    for _ in 0..1_000 {
+        ids.push(task_id(&legacy_call(&client, "gated", 60_000).await));
+    }
+    let err = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "gated", "arguments": {}, "task": {}})),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        rpc_code(err),
+        -32603,
+        "the default cap is 1,000 running tasks"
+    );
+    probe.gate.add_permits(1_000);
+    for id in &ids {
+        wait_for(&client, id, "completed").await;
+    }
+    // Ended tasks no longer count: a new one starts.
+    let next = legacy_call(&client, "gated", 60_000).await;
+    assert_eq!(next["status"], "working");
+    probe.gate.add_permits(1);
+}

@@ -253,6 +253,9 @@ impl Context {
         if let Some(task) = &self.inner.task {
             task.set_message(message);
         }
+        if self.detached() {
+            return;
+        }
         {
             let mut last = lock(&self.inner.last_progress);
             if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
@@ -282,7 +285,7 @@ impl Context {
 
     /// Sends a log message (`notifications/message`) to the client, if its level is enabled.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if !self.log_enabled(level) || self.inner.cancel.is_cancelled() {
+        if !self.log_enabled(level) || self.inner.cancel.is_cancelled() || self.detached() {
             return;
         }
         let data = match serde_json::to_value(data) {
@@ -508,6 +511,12 @@ impl Context {
             .mrtr
             .as_ref()
             .map(|m| std::mem::take(&mut *lock(m)))
+    }
+
+    /// A 2026 task whose request has been answered: its progress and logs have no stream
+    /// to go to (the task's status message still follows its progress).
+    fn detached(&self) -> bool {
+        self.era() == Era::Modern && self.inner.task.as_ref().is_some_and(|t| t.is_running())
     }
 
     pub(crate) fn task_link(&self) -> Option<&Arc<TaskLink>> {

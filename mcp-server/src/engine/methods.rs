@@ -112,8 +112,12 @@ impl Engine {
                 .complete(req, scope, sink, cancel)
                 .await
                 .unwrap_or_else(fail),
+            // Boxed, as the task path of `tools/call`: its state must not enlarge the future
+            // of every request.
             "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" | "tasks/update" => {
-                self.task_request(req, &scope).await.unwrap_or_else(fail)
+                Box::pin(self.task_request(req, &scope))
+                    .await
+                    .unwrap_or_else(fail)
             }
             other => Reply::Response(Response::error(
                 Some(id),

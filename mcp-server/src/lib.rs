@@ -105,6 +105,8 @@ mod guide {
     mod eras {}
     #[doc = include_str!("../../docs/context.md")]
     mod context {}
+    #[doc = include_str!("../../docs/tasks.md")]
+    mod tasks {}
     #[doc = include_str!("../../docs/testing.md")]
     mod testing {}
     #[doc = include_str!("../../docs/stdio.md")]

@@ -244,16 +244,15 @@ impl Context {
     /// and only when `progress` is larger than the last value sent: progress must strictly
     /// increase.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        // A task's status message follows its progress whether or not anyone asked for
+        // progress notifications.
+        if let Some(task) = self.inner.task.as_ref().filter(|t| t.is_running()) {
+            task.set_message(message);
+        }
         let Some(token) = &self.inner.progress_token else {
             return;
         };
-        if self.inner.cancel.is_cancelled() {
-            return;
-        }
-        if let Some(task) = &self.inner.task {
-            task.set_message(message);
-        }
-        if self.detached() {
+        if self.inner.cancel.is_cancelled() || self.detached() {
             return;
         }
         {

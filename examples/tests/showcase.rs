@@ -30,10 +30,14 @@ async fn lists_describe_the_tool_and_the_template() {
     for (options, _) in eras() {
         let client = connect(options).await;
         let tools = client.list_tools().await.unwrap();
-        assert_eq!(tools.len(), 1);
-        assert_eq!(tools[0].name, "greet");
-        assert!(tools[0].description.is_some());
-        assert_eq!(tools[0].input_schema["type"], "object");
+        let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["greet", "report"]);
+        for tool in &tools {
+            assert!(tool.description.is_some());
+            assert_eq!(tool.input_schema["type"], "object");
+        }
+        let support = tools[1].execution.as_ref().and_then(|e| e.task_support);
+        assert_eq!(support, Some(mcp_server::types::ToolTaskSupport::Optional));
 
         assert!(client.list_resources().await.unwrap().is_empty());
         let templates = client.list_resource_templates().await.unwrap();
@@ -135,4 +139,60 @@ async fn notes_and_completion() {
             .unwrap();
         assert_eq!(completion["completion"]["values"], json!(["todo"]));
     }
+}
+
+#[tokio::test]
+async fn report_runs_as_a_task_with_progress_in_both_eras() {
+    // 2025-11-25: asked for a task, collected with tasks/result.
+    let client = connect(ClientOptions::legacy()).await;
+    let created = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "report", "arguments": {"sections": 2}, "task": {"ttl": 60000}})),
+        )
+        .await
+        .unwrap();
+    let id = created["task"]["taskId"].clone();
+    let result = client
+        .request("tasks/result", Some(json!({"taskId": id})))
+        .await
+        .unwrap();
+    assert_eq!(
+        result["content"][0]["text"],
+        "The report: 2 sections, all good."
+    );
+    let task = client
+        .request("tasks/get", Some(json!({"taskId": id})))
+        .await
+        .unwrap();
+    assert_eq!(task["status"], "completed");
+    assert_eq!(task["statusMessage"], "section 2 of 2");
+
+    // 2026-07-28 with the tasks extension: a task at once, polled until completed.
+    let client =
+        connect(ClientOptions::modern().with_extension(mcp_server::types::TASKS_EXTENSION)).await;
+    let created = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "report", "arguments": {"sections": 2}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task");
+    let id = created["taskId"].clone();
+    let mut task = json!(null);
+    for _ in 0..500 {
+        task = client
+            .request("tasks/get", Some(json!({"taskId": id})))
+            .await
+            .unwrap();
+        if task["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        task["result"]["content"][0]["text"],
+        "The report: 2 sections, all good."
+    );
 }

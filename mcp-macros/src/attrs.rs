@@ -38,6 +38,7 @@ pub(crate) struct ToolArgs {
     pub(crate) blocking: Option<Flag>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
+    pub(crate) task_support: Option<LitStr>,
 }
 
 #[derive(Default)]
@@ -87,6 +88,7 @@ const TOOL_KEYS: &[&str] = &[
     "blocking",
     "meta",
     "icons",
+    "task_support",
 ];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
@@ -220,6 +222,7 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
             "timeout_ms" => a.timeout_ms = Some(meta.value()?.parse()?),
             "blocking" => a.blocking = Some(flag(meta)?),
             "meta" => a.meta = Some(expr(meta)?),
+            "task_support" => a.task_support = Some(string(meta)?),
             _ => a.icons = Some(expr(meta)?),
         }
         Ok(())

@@ -107,6 +107,8 @@ pub(crate) struct ToolDef {
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
+    /// `forbidden`, `optional` or `required` (validated).
+    pub(crate) task_support: Option<LitStr>,
 }
 
 pub(crate) struct ResourceDef {

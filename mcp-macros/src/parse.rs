@@ -391,6 +391,7 @@ fn tool(
     validate::tool_name(&name, errors);
     let description = description(a.description.as_ref(), f, "#[tool]", errors);
     validate::timeout(a.timeout_ms.as_ref(), errors);
+    validate::task_support(a.task_support.as_ref(), errors);
     let mut method = method?;
     method.blocking = a.blocking.is_some_and(|f| f.value);
     if !validate::args_struct(&method, errors) {
@@ -410,6 +411,7 @@ fn tool(
         timeout_ms: a.timeout_ms,
         meta: a.meta,
         icons: a.icons,
+        task_support: a.task_support,
     })
 }
 

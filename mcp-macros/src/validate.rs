@@ -398,6 +398,21 @@ pub(crate) fn tool_name(name: &Named, errors: &mut Errors) {
     }
 }
 
+/// `task_support` is one of the spec's values.
+pub(crate) fn task_support(value: Option<&LitStr>, errors: &mut Errors) {
+    if let Some(v) = value
+        && !matches!(v.value().as_str(), "forbidden" | "optional" | "required")
+    {
+        errors.on(
+            v,
+            format!(
+                "task_support is \"forbidden\", \"optional\" or \"required\" (found `{}`)",
+                v.value()
+            ),
+        );
+    }
+}
+
 /// `timeout_ms` is a positive `u64`.
 pub(crate) fn timeout(timeout_ms: Option<&LitInt>, errors: &mut Errors) {
     if let Some(t) = timeout_ms {

@@ -129,6 +129,8 @@ mod guide {
     mod eras {}
     #[doc = include_str!("../../docs/context.md")]
     mod context {}
+    #[doc = include_str!("../../docs/tasks.md")]
+    mod tasks {}
     #[doc = include_str!("../../docs/testing.md")]
     mod testing {}
     #[doc = include_str!("../../docs/stdio.md")]
@@ -148,6 +150,17 @@ pub use result::{
     PromptError, ResourceError, ToolError,
 };
 pub use server::{KeyError, McpServer, Server, ServerBuilder};
+
+/// Tasks: where a server keeps tool calls that outlive their request (see docs/tasks.md).
+///
+/// The server runs tasks itself; a [`TaskStore`](tasks::TaskStore) only remembers them.
+/// [`MemoryTaskStore`](tasks::MemoryTaskStore) is the default; set another with
+/// [`ServerBuilder::task_store`].
+pub mod tasks {
+    pub use crate::engine::tasks::{
+        MemoryTaskStore, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+    };
+}
 // Crates whose types and traits appear in this crate's public signatures (`JsonSchema` and
 // `Serialize` bounds, `serde_json::Value`, tokio's listeners and I/O traits), re-exported so
 // that code using them can match this crate's versions exactly.

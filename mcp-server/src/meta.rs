@@ -2,9 +2,11 @@
 //! too).
 
 use mcp_core::types::{
-    CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult, InitializeResult,
-    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ReadResourceResult, ResultMetaObject, WireResult,
+    CallToolResult, CompleteResult, CreateTaskExtensionResult, CreateTaskResult,
+    DetailedTaskResult, DiscoverResult, EmptyResult, GetPromptResult, GetTaskResult,
+    InitializeResult, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListTasksResult, ListToolsResult, ReadResourceResult, ResultMetaObject,
+    WireResult,
 };
 
 /// A result with a `_meta` the server fills before sending it.
@@ -34,5 +36,10 @@ with_meta!(
     ListToolsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
-    ListPromptsResult
+    ListPromptsResult,
+    CreateTaskResult,
+    GetTaskResult,
+    ListTasksResult,
+    CreateTaskExtensionResult,
+    DetailedTaskResult
 );

@@ -7,7 +7,9 @@ use std::fmt::Display;
 use std::str::FromStr;
 
 use mcp_core::error::ErrorObject;
-use mcp_core::types::{JSONObject, MetaObject, PromptArgument, ToolAnnotations};
+use mcp_core::types::{
+    JSONObject, MetaObject, PromptArgument, ToolAnnotations, ToolExecution, ToolTaskSupport,
+};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -141,6 +143,19 @@ pub fn meta(tool: &str, value: Value) -> Result<MetaObject, RegistryError> {
             what: "meta",
             message: "`_meta` must be a JSON object".to_owned(),
         }),
+    }
+}
+
+/// A tool's `task_support` (one of the spec's values; the macro checked it).
+pub fn task_support(value: &str) -> ToolExecution {
+    let support = match value {
+        "required" => ToolTaskSupport::Required,
+        "optional" => ToolTaskSupport::Optional,
+        _ => ToolTaskSupport::Forbidden,
+    };
+    ToolExecution {
+        task_support: Some(support),
+        ..ToolExecution::default()
     }
 }
 

@@ -10,6 +10,7 @@ use mcp_core::types::{CacheHints, Implementation};
 
 use crate::context::Context;
 use crate::engine::seal::{MIN_KEY_LEN, Sealer};
+use crate::engine::tasks::{MemoryTaskStore, TaskLimits, TaskStore, Tasks};
 use crate::engine::{Config, Engine, StateMap};
 use crate::registry::{ListSettings, Registry, RegistryError};
 
@@ -158,6 +159,8 @@ pub struct ServerBuilder<H = ()> {
     state_ttl: Duration,
     page_size: usize,
     state: StateMap,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_limits: TaskLimits,
     handler: H,
 }
 
@@ -190,6 +193,8 @@ impl<H> ServerBuilder<H> {
             state_ttl: Duration::from_secs(600),
             page_size: 100,
             state: HashMap::new(),
+            task_store: None,
+            task_limits: TaskLimits::default(),
             handler,
         }
     }
@@ -308,6 +313,29 @@ impl<H> ServerBuilder<H> {
         self
     }
 
+    /// Where tasks are kept (default: a [`MemoryTaskStore`] for 10,000 tasks). See
+    /// docs/tasks.md.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How many tasks may run at once in this process (default 1,000); past it, a call
+    /// that would start a task fails with an error saying so.
+    pub fn max_running_tasks(mut self, n: usize) -> Self {
+        self.task_limits.max_running = n.max(1);
+        self
+    }
+
+    /// How long a task is kept after it is created when the client does not say (default
+    /// one hour), and the longest a client may ask for (default one day). A task still
+    /// running at the end of its time to live is stopped and fails.
+    pub fn task_ttl(mut self, default: Duration, max: Duration) -> Self {
+        self.task_limits.max_ttl = max.max(Duration::from_millis(1));
+        self.task_limits.default_ttl = default.min(self.task_limits.max_ttl);
+        self
+    }
+
     /// Shared application state, available to handlers through
     /// [`Context::state`](crate::Context::state) and the `State<T>` parameter.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
@@ -330,6 +358,14 @@ impl<H> ServerBuilder<H> {
             registry,
             Sealer::new(keys, self.state_ttl),
             self.state,
+            Tasks::new(
+                self.task_store
+                    .unwrap_or_else(|| Arc::new(MemoryTaskStore::default())),
+                TaskLimits {
+                    page_size: self.page_size,
+                    ..self.task_limits
+                },
+            ),
         );
         (engine, self.handler)
     }

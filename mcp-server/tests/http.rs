@@ -101,7 +101,11 @@ fn modern_body(method: &str, params: Value) -> String {
 }
 
 fn modern(method: &str, name: Option<&str>, params: Value) -> Request<Body> {
-    let body = modern_body(method, params);
+    modern_request(method, name, modern_body(method, params))
+}
+
+/// A modern request with this body, and the headers that mirror it.
+fn modern_request(method: &str, name: Option<&str>, body: String) -> Request<Body> {
     let mut b = post(&body)
         .header("mcp-protocol-version", V)
         .header("mcp-method", method);
@@ -811,4 +815,96 @@ async fn a_get_stream_ends_when_its_session_expires() {
     let (status, _, body) = send(&router, legacy(&session, list)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(json(&body)["id"], 2, "the request id is echoed");
+}
+
+/// A server whose one tool runs as a task and finishes after its request was answered.
+fn task_router() -> axum::Router {
+    let server = Server::builder("http-tasks", "1.0.0").build();
+    let mut tool = Tool::new(
+        "late",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    );
+    tool.execution = Some(mcp_server::types::ToolExecution {
+        task_support: Some(mcp_server::types::ToolTaskSupport::Optional),
+        ..Default::default()
+    });
+    server
+        .registry()
+        .add_tool(
+            tool,
+            tool_fn(|_: Value, _| async {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                "late"
+            }),
+            None,
+        )
+        .unwrap();
+    router(&server, HttpOptions::default())
+}
+
+#[tokio::test]
+async fn tasks_outlive_the_http_request_that_started_them() {
+    // 2025-11-25: the call's response carries the task; tasks/result, in a request of its
+    // own, waits for the end; another session does not see the task.
+    let router = task_router();
+    let session = initialize(&router).await;
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"late","arguments":{},"task":{"ttl":60000}}}"#;
+    let (status, _, body) = send(&router, legacy(&session, call)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let task = json(&body)["result"]["task"].clone();
+    assert_eq!(task["status"], "working");
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let result =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/result", "params": {"taskId": id}})
+            .to_string();
+    let (_, _, body) = send(&router, legacy(&session, &result)).await;
+    assert_eq!(
+        json(&body)["result"]["content"][0]["text"],
+        "late",
+        "{body}"
+    );
+    let other = initialize(&router).await;
+    let get = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": id}})
+        .to_string();
+    let (_, _, body) = send(&router, legacy(&other, &get)).await;
+    assert_eq!(json(&body)["error"]["code"], -32602, "{body}");
+
+    // 2026-07-28: the task is stored before the answer; tasks/get names it in Mcp-Name.
+    let modern_call = |method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": V,
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            }
+        });
+        json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params}).to_string()
+    };
+    let body = modern_call("tools/call", json!({"name": "late", "arguments": {}}));
+    let (status, _, body) = send(&router, modern_request("tools/call", Some("late"), body)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let created = json(&body)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{body}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let get = modern_call("tasks/get", json!({"taskId": id}));
+    let (status, _, body) = send(&router, modern_request("tasks/get", None, get.clone())).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "Mcp-Name is required: {body}"
+    );
+    assert_eq!(json(&body)["error"]["code"], -32020);
+    let mut finished = Value::Null;
+    for _ in 0..500 {
+        let (_, _, body) = send(&router, modern_request("tasks/get", Some(&id), get.clone())).await;
+        finished = json(&body)["result"].clone();
+        if finished["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        finished["result"]["content"][0]["text"], "late",
+        "{finished}"
+    );
 }

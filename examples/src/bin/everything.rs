@@ -420,6 +420,97 @@ impl Everything {
         })
     }
 
+    /// Greets someone, at once (never a task).
+    ///
+    /// # Arguments
+    /// * `name` - who to greet
+    #[tool]
+    fn greet(&self, name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    /// Computes for `seconds` seconds, reporting progress; runs as a task when the client
+    /// takes tasks (with `seconds: 0` it answers at once).
+    ///
+    /// # Arguments
+    /// * `seconds` - how long the computation takes
+    /// * `label` - a name for the computation, echoed in the result
+    #[tool(task_support = "optional")]
+    async fn slow_compute(&self, seconds: u64, label: Option<String>, ctx: Context) -> String {
+        for done in 0..seconds {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let message = format!("{} of {seconds} s", done + 1);
+            ctx.progress((done + 1) as f64, Some(seconds as f64), Some(&message))
+                .await;
+        }
+        format!(
+            "computed {} in {seconds} s",
+            label.as_deref().unwrap_or("a result")
+        )
+    }
+
+    /// Works for a second, then fails with an error the model can read; only as a task.
+    #[tool(task_support = "required")]
+    async fn failing_job(&self) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        Err(ToolError::new("the job failed after a second of work"))
+    }
+
+    /// Works for a moment, then panics: the task fails with a protocol error.
+    #[tool(task_support = "optional")]
+    #[allow(clippy::panic)] // the suite's fixture: a handler that panics, caught by the SDK
+    async fn protocol_error_job(&self) -> String {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        panic!("protocol_error_job fails on purpose")
+    }
+
+    /// Asks the user to confirm deleting a file, as part of the task.
+    ///
+    /// # Arguments
+    /// * `filename` - the file to delete
+    #[tool(task_support = "optional")]
+    async fn confirm_delete(&self, filename: String, ctx: Context) -> Result<String, ContextError> {
+        ctx.begin_task().await;
+        let requested = schema(json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean"}},
+            "required": ["confirm"]
+        }));
+        let message = format!("Delete {filename}?");
+        let answer = ctx
+            .elicit_form(ElicitRequestFormParams::new(message, requested))
+            .await?;
+        let confirmed = answer
+            .content
+            .and_then(|c| c.get("confirm").and_then(|v| v.as_bool()))
+            .unwrap_or(false);
+        Ok(if confirmed {
+            format!("deleted {filename}")
+        } else {
+            format!("kept {filename}")
+        })
+    }
+
+    /// Asks two questions at once, as part of the task.
+    #[tool(task_support = "optional")]
+    async fn multi_input(&self, ctx: Context) -> Result<String, ContextError> {
+        ctx.begin_task().await;
+        let (first, second) = tokio::join!(
+            ask_name(&ctx, "first_name", "What is your first name?"),
+            ask_name(&ctx, "last_name", "What is your last name?"),
+        );
+        Ok(format!("Hello, {} {}!", first?, second?))
+    }
+
+    /// Asks for a name first, then greets in a task (input rounds before the task).
+    #[tool(task_support = "required")]
+    async fn test_tool_with_task(&self, ctx: Context) -> Result<String, ContextError> {
+        let name = ask_name(&ctx, "user_name", "What is your name?").await?;
+        ctx.begin_task().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(format!("Hello, {name}, from a task!"))
+    }
+
     /// Mirrors its `region` parameter into the `Mcp-Param-Region` header.
     #[tool(input_schema = custom_header_schema())]
     fn test_custom_header(&self, #[args] input: Value) -> String {

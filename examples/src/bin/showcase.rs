@@ -1,5 +1,6 @@
 //! `showcase`: what the quickstart leaves out — a tool that asks the user a question
-//! (elicitation), a resource template, and completion of its variable.
+//! (elicitation), a long tool call that runs as a task with progress, a resource template,
+//! and completion of its variable.
 //!
 //! ```sh
 //! cargo run -p mcp-examples --bin showcase                            # stdio
@@ -29,7 +30,8 @@ pub struct Showcase;
 #[mcp_server::server(
     name = "showcase",
     title = "Showcase",
-    instructions = "Call greet to be greeted by name; read notes at showcase://notes/{id}."
+    instructions = "Call greet to be greeted by name; call report for a long-running report \
+                    (a task); read notes at showcase://notes/{id}."
 )]
 impl Showcase {
     /// Asks the user for their name, then greets them by it.
@@ -46,6 +48,23 @@ impl Showcase {
             Ok(Elicitation::Cancel) => Err("The user dismissed the question.".into()),
             Err(e) => Err(format!("Could not ask the user for their name: {e}.")),
         }
+    }
+
+    /// Compiles a report, one section every 200 ms, reporting progress. Clients that take
+    /// tasks get a task at once and collect the report later.
+    ///
+    /// # Arguments
+    /// * `sections` - how many sections (default 10, at most 100)
+    #[tool(title = "Compile a report", read_only, task_support = "optional")]
+    async fn report(&self, sections: Option<u32>, ctx: Context) -> String {
+        let sections = sections.unwrap_or(10).clamp(1, 100);
+        for done in 1..=sections {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            let message = format!("section {done} of {sections}");
+            ctx.progress(f64::from(done), Some(f64::from(sections)), Some(&message))
+                .await;
+        }
+        format!("The report: {sections} sections, all good.")
     }
 
     /// A note by id (one of: welcome, ideas, todo).

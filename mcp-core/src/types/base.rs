@@ -154,6 +154,9 @@ pub enum ResultType {
     /// `"input_required"`: an [`InputRequiredResult`](crate::types::InputRequiredResult); the
     /// client answers its input requests and calls again.
     InputRequired,
+    /// `"task"` (the 2026 tasks extension, `io.modelcontextprotocol/tasks`): the request
+    /// runs as a task, whose state the result carries; the client polls `tasks/get`.
+    Task,
     /// A value a later revision may define, kept as sent.
     Other(String),
 }
@@ -164,6 +167,7 @@ impl ResultType {
         match self {
             ResultType::Complete => "complete",
             ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
             ResultType::Other(s) => s,
         }
     }
@@ -181,6 +185,7 @@ impl<'de> Deserialize<'de> for ResultType {
         Ok(match s.as_str() {
             "complete" => ResultType::Complete,
             "input_required" => ResultType::InputRequired,
+            "task" => ResultType::Task,
             _ => ResultType::Other(s),
         })
     }

@@ -54,6 +54,7 @@ mod roots;
 mod sampling;
 mod subscriptions;
 mod tasks;
+mod tasks_extension;
 mod tools;
 pub(crate) mod wire;
 
@@ -75,6 +76,7 @@ pub use roots::*;
 pub use sampling::*;
 pub use subscriptions::*;
 pub use tasks::*;
+pub use tasks_extension::*;
 pub use tools::*;
 
 use crate::ProtocolVersion;

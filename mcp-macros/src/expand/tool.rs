@@ -103,6 +103,14 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         }
     });
 
+    let task_support = t.task_support.as_ref().map(|support| {
+        quote! {
+            tool.execution = ::mcp_server::__private::Option::Some(
+                ::mcp_server::__private::task_support(#support),
+            );
+        }
+    });
+
     items.extend(quote! {
         impl #handler {
             fn descriptor() -> ::mcp_server::__private::Result<
@@ -129,6 +137,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                     #output
                     #meta
                     #icons
+                    #task_support
                     ::mcp_server::__private::Result::Ok(tool)
                 })
             }

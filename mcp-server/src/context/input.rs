@@ -11,7 +11,9 @@ use mcp_core::types::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Context, ContextError};
+use mcp_core::types::RELATED_TASK_META_KEY;
+
+use super::{Context, ContextError, Mrtr, TaskLink};
 use crate::sync::lock;
 
 /// Builds one input request to the client; see [`Context::input`].
@@ -118,7 +120,23 @@ impl InputRequestBuilder<'_> {
                 let Some(session) = &ctx.inner.client.session else {
                     return Err(ContextError::Disconnected);
                 };
-                let (method, params) = method_and_params(&request)?;
+                let (method, mut params) = method_and_params(&request)?;
+                let task = ctx.inner.task.as_ref().filter(|t| t.is_running());
+                if let (Some(id), Value::Object(params)) = (task.and_then(|t| t.id()), &mut params)
+                {
+                    // 2025-11-25: a request made for a task names it.
+                    let meta = params
+                        .entry("_meta")
+                        .or_insert_with(|| Value::Object(Default::default()));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(
+                            RELATED_TASK_META_KEY.to_owned(),
+                            serde_json::json!({ "taskId": id }),
+                        );
+                    }
+                }
+                // The task is `input_required` while the client has not answered.
+                let _waiting = task.map(|t| WaitingForClient::new(t));
                 let value = session
                     .request(method, params, &ctx.inner.sink, &ctx.inner.cancel)
                     .await?;
@@ -129,6 +147,9 @@ impl InputRequestBuilder<'_> {
                 let Some(mrtr) = &ctx.inner.mrtr else {
                     return Err(ContextError::Disconnected);
                 };
+                if let Some(task) = ctx.inner.task.as_ref().filter(|t| t.is_running()) {
+                    return wait_for_answer(mrtr, task, self.key, kind, request).await;
+                }
                 let answer = {
                     let mut m = lock(mrtr);
                     let key = match self.key {
@@ -156,6 +177,70 @@ impl InputRequestBuilder<'_> {
                 }
             }
         }
+    }
+}
+
+/// Counts a legacy task's request to the client while it waits for the answer.
+struct WaitingForClient<'a>(&'a TaskLink);
+
+impl<'a> WaitingForClient<'a> {
+    fn new(task: &'a TaskLink) -> Self {
+        task.begin_wait();
+        WaitingForClient(task)
+    }
+}
+
+impl Drop for WaitingForClient<'_> {
+    fn drop(&mut self) {
+        self.0.end_wait();
+    }
+}
+
+/// A running 2026 task's input request: registered as pending (the task shows it in
+/// `inputRequests`), then answered through `tasks/update`, which wakes this future.
+async fn wait_for_answer<R: DeserializeOwned>(
+    mrtr: &std::sync::Mutex<Mrtr>,
+    task: &TaskLink,
+    key: Option<String>,
+    kind: &str,
+    request: InputRequest,
+) -> Result<R, ContextError> {
+    let key = {
+        let mut m = lock(mrtr);
+        let key = key.unwrap_or_else(|| format!("{kind}-{}", m.next_key));
+        m.next_key += 1;
+        // An answer from an earlier round of the call, before it became a task.
+        if let Some(r) = m
+            .responses
+            .get(&key)
+            .and_then(|v| serde_json::from_value::<R>(v.clone()).ok())
+        {
+            return Ok(r);
+        }
+        m.responses.remove(&key);
+        m.pending.insert(key.clone(), request.clone());
+        key
+    };
+    task.changed().notify_one();
+    loop {
+        let answered = task.answered().notified();
+        tokio::pin!(answered);
+        answered.as_mut().enable();
+        {
+            let mut m = lock(mrtr);
+            if let Some(value) = m.responses.get(&key) {
+                match serde_json::from_value::<R>(value.clone()) {
+                    Ok(r) => return Ok(r),
+                    Err(_) => {
+                        // The wrong shape: ask again.
+                        m.responses.remove(&key);
+                        m.pending.insert(key.clone(), request.clone());
+                        task.changed().notify_one();
+                    }
+                }
+            }
+        }
+        answered.await;
     }
 }
 

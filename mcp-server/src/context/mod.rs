@@ -26,9 +26,11 @@ use crate::peer::sink::Sink;
 use crate::sync::lock;
 
 mod input;
+mod task;
 
 pub use input::InputRequestBuilder;
 use input::elicitation_schema;
+pub(crate) use task::TaskLink;
 
 /// Why a request to the client did not produce an answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -132,6 +134,9 @@ struct RequestCtx {
     last_progress: Mutex<Option<f64>>,
     mrtr: Option<Mutex<Mrtr>>,
     outcome: Mutex<Option<Override>>,
+    /// Set when the call may run as a task (the tool supports tasks and the client takes
+    /// them).
+    task: Option<Arc<TaskLink>>,
 }
 
 /// The request a handler is serving, and its line back to the client.
@@ -154,8 +159,10 @@ impl std::fmt::Debug for Context {
 
 impl Context {
     /// The context of request `id` from `client`, served by `host`: its messages go to
-    /// `sink`, `cancel` ends it, and `mrtr` (modern era, a request that can ask for input)
-    /// holds the answers so far.
+    /// `sink`, `cancel` ends it, `mrtr` (modern era, a request that can ask for input)
+    /// holds the answers so far, and `task` links a call that may run as a task to the
+    /// engine.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         host: Arc<dyn Host>,
         id: RequestId,
@@ -164,6 +171,7 @@ impl Context {
         sink: Sink,
         cancel: CancellationToken,
         mrtr: Option<Mrtr>,
+        task: Option<Arc<TaskLink>>,
     ) -> Context {
         let log_level = match client.version.era() {
             Era::Modern => meta.and_then(|m| m.log_level),
@@ -181,6 +189,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 mrtr: mrtr.map(Mutex::new),
                 outcome: Mutex::new(None),
+                task,
             }),
         }
     }
@@ -235,10 +244,15 @@ impl Context {
     /// and only when `progress` is larger than the last value sent: progress must strictly
     /// increase.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        // A task's status message follows its progress whether or not anyone asked for
+        // progress notifications.
+        if let Some(task) = self.inner.task.as_ref().filter(|t| t.is_running()) {
+            task.set_message(message);
+        }
         let Some(token) = &self.inner.progress_token else {
             return;
         };
-        if self.inner.cancel.is_cancelled() {
+        if self.inner.cancel.is_cancelled() || self.detached() {
             return;
         }
         {
@@ -270,7 +284,7 @@ impl Context {
 
     /// Sends a log message (`notifications/message`) to the client, if its level is enabled.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if !self.log_enabled(level) || self.inner.cancel.is_cancelled() {
+        if !self.log_enabled(level) || self.inner.cancel.is_cancelled() || self.detached() {
             return;
         }
         let data = match serde_json::to_value(data) {
@@ -324,6 +338,42 @@ impl Context {
     /// A token that fires when the request is cancelled, to hand to other tasks.
     pub fn cancellation_token(&self) -> CancellationToken {
         self.inner.cancel.clone()
+    }
+
+    /// The id of the task this call runs as, once it runs as one (see
+    /// [`begin_task`](Self::begin_task) and docs/tasks.md).
+    pub fn task_id(&self) -> Option<String> {
+        self.inner.task.as_ref().and_then(|t| t.id())
+    }
+
+    /// Marks where a tool declared with `task_support` becomes a task, for a client that
+    /// takes tasks: the call is answered with the task at this point and the handler goes
+    /// on in the background. Input requested before it (2026) is asked in ordinary
+    /// `input_required` rounds of the call; input requested after it makes the task
+    /// `input_required` until the client answers with `tasks/update`.
+    ///
+    /// A task also begins, without this call, at the handler's first wait for anything
+    /// other than the client's input (a timer, I/O). Elsewhere (a tool without task
+    /// support, a client that did not ask for a task, a 2025 task, which starts before the
+    /// handler runs) this returns at once.
+    pub async fn begin_task(&self) {
+        let Some(task) = &self.inner.task else {
+            return;
+        };
+        if task.is_running() {
+            return;
+        }
+        // Yield once with nothing else pending: the engine then starts the task.
+        let mut yielded = false;
+        std::future::poll_fn(|cx| {
+            if std::mem::replace(&mut yielded, true) {
+                std::task::Poll::Ready(())
+            } else {
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
     }
 
     /// Asks the user to fill in a form whose fields are `T`'s (a flat struct of strings,
@@ -460,6 +510,49 @@ impl Context {
             .mrtr
             .as_ref()
             .map(|m| std::mem::take(&mut *lock(m)))
+    }
+
+    /// A 2026 task whose request has been answered: its progress and logs have no stream
+    /// to go to (the task's status message still follows its progress).
+    fn detached(&self) -> bool {
+        self.era() == Era::Modern && self.inner.task.as_ref().is_some_and(|t| t.is_running())
+    }
+
+    pub(crate) fn task_link(&self) -> Option<&Arc<TaskLink>> {
+        self.inner.task.as_ref()
+    }
+
+    /// The input requests of a running task that the client has not answered.
+    pub(crate) fn pending_inputs(&self) -> std::collections::BTreeMap<String, InputRequest> {
+        self.inner
+            .mrtr
+            .as_ref()
+            .map(|m| lock(m).pending.clone())
+            .unwrap_or_default()
+    }
+
+    /// Stores the client's answers to pending input requests of a running task (answers to
+    /// requests it is not waiting for are ignored) and wakes the handler; returns whether
+    /// any was taken.
+    pub(crate) fn deliver_inputs(&self, answers: BTreeMap<String, Value>) -> bool {
+        let (Some(mrtr), Some(task)) = (&self.inner.mrtr, &self.inner.task) else {
+            return false;
+        };
+        let mut taken = false;
+        {
+            let mut m = lock(mrtr);
+            for (key, value) in answers {
+                if m.pending.remove(&key).is_some() {
+                    m.responses.insert(key, value);
+                    taken = true;
+                }
+            }
+        }
+        if taken {
+            task.answered().notify_waiters();
+            task.changed().notify_one();
+        }
+        taken
     }
 
     pub(crate) fn has_pending_inputs(&self) -> bool {

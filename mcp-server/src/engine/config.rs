@@ -10,6 +10,7 @@ use mcp_core::ProtocolVersion;
 use mcp_core::types::{CacheHints, Implementation};
 
 use super::seal::Sealer;
+use super::tasks::Tasks;
 use crate::context::Host;
 use crate::registry::Registry;
 
@@ -37,6 +38,7 @@ struct Inner {
     registry: Registry,
     sealer: Sealer,
     state: StateMap,
+    tasks: Tasks,
 }
 
 /// The protocol engine of one server. Transports hand it messages and frame its replies;
@@ -52,6 +54,7 @@ impl Engine {
         registry: Registry,
         sealer: Sealer,
         state: StateMap,
+        tasks: Tasks,
     ) -> Engine {
         Engine {
             inner: Arc::new(Inner {
@@ -59,6 +62,7 @@ impl Engine {
                 registry,
                 sealer,
                 state,
+                tasks,
             }),
         }
     }
@@ -73,6 +77,11 @@ impl Engine {
 
     pub(crate) fn sealer(&self) -> &Sealer {
         &self.inner.sealer
+    }
+
+    /// The server's tasks: their store and the ones running here.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
     }
 
     /// Shared state of type `T`.

@@ -46,7 +46,7 @@ pub(crate) enum Driven<T> {
 }
 
 /// Polls the inner future, turning a panic during a poll into `Err(())`.
-struct CatchUnwind<F>(F);
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
 
 impl<F: Future + Unpin> Future for CatchUnwind<F> {
     type Output = Result<F::Output, ()>;

@@ -56,6 +56,8 @@ struct Target<'a> {
     uri: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "taskId")]
+    task_id: Option<Cow<'a, str>>,
 }
 
 /// A tool parameter mirrored into an `Mcp-Param-*` header (`x-mcp-header` in its schema).
@@ -177,6 +179,10 @@ fn validate(
     let body_name = match method {
         "tools/call" | "prompts/get" => target.as_ref().and_then(|t| t.name.as_deref()),
         "resources/read" => target.as_ref().and_then(|t| t.uri.as_deref()),
+        // The tasks extension routes its requests by task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            target.as_ref().and_then(|t| t.task_id.as_deref())
+        }
         _ => None,
     };
     let header_name = headers

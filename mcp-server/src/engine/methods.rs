@@ -30,6 +30,9 @@ pub(super) struct CallParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    /// 2025-11-25: run as a task, with these settings.
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
     #[serde(flatten)]
     mrtr: MrtrParams,
 }
@@ -109,6 +112,13 @@ impl Engine {
                 .complete(req, scope, sink, cancel)
                 .await
                 .unwrap_or_else(fail),
+            // Boxed, as the task path of `tools/call`: its state must not enlarge the future
+            // of every request.
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" | "tasks/update" => {
+                Box::pin(self.task_request(req, &scope))
+                    .await
+                    .unwrap_or_else(fail)
+            }
             other => Reply::Response(Response::error(
                 Some(id),
                 &ErrorObject::method_not_found(other),
@@ -136,12 +146,30 @@ impl Engine {
                 p.name
             )));
         };
+        // The one branch an ordinary call pays for tasks. Boxed: inline, the task path's
+        // state would enlarge (and be copied with) every call's future.
+        if (tool.tool.execution.is_some() || p.task.is_some())
+            && let Some(reply) = Box::pin(self.call_as_task(
+                &scope,
+                id,
+                &sink,
+                &cancel,
+                &tool,
+                p.arguments,
+                &p.mrtr,
+                p.task,
+            ))
+            .await?
+        {
+            return Ok(reply);
+        }
         let ctx = self.context(
             id,
             &scope,
             sink,
             cancel,
             Some((&p.mrtr, "tools/call", &p.name)),
+            None,
         )?;
         let timeout = tool.timeout.unwrap_or(self.config().tool_timeout);
         let handler = tool.handler.clone();
@@ -192,6 +220,7 @@ impl Engine {
             sink,
             cancel,
             Some((&p.mrtr, "resources/read", &p.uri)),
+            None,
         )?;
         let uri = p.uri.clone();
         let call_ctx = ctx.clone();
@@ -250,6 +279,7 @@ impl Engine {
             sink,
             cancel,
             Some((&p.mrtr, "prompts/get", &p.name)),
+            None,
         )?;
         let handler = prompt.handler.clone();
         let call_ctx = ctx.clone();
@@ -293,7 +323,7 @@ impl Engine {
                 CompleteResult::new(Vec::new()),
             )));
         };
-        let ctx = self.context(id, &scope, sink, cancel, None)?;
+        let ctx = self.context(id, &scope, sink, cancel, None, None)?;
         let context_args = p.context.and_then(|c| c.arguments).unwrap_or_default();
         let value = p.argument.value.clone();
         let call_ctx = ctx.clone();

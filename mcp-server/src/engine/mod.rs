@@ -19,6 +19,7 @@ mod mrtr;
 mod reply;
 pub(crate) mod seal;
 pub(crate) mod span;
+pub(crate) mod tasks;
 
 use std::sync::Arc;
 
@@ -72,6 +73,8 @@ fn parse_params_borrowed<'a, T: Deserialize<'a>>(
 struct Scope<'m> {
     client: Client,
     meta: Option<&'m RequestMetaObject>,
+    /// Legacy era: the connection, where a task's messages go once its request is answered.
+    conn: Option<&'m Connection>,
 }
 
 #[derive(Deserialize)]
@@ -91,9 +94,11 @@ struct CancelledParams {
 }
 
 impl Engine {
-    /// The capabilities this server declares, from what its registry offers.
-    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+    /// The capabilities this server declares to a client of `era`, from what its registry
+    /// offers.
+    pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
         let offers = self.registry().offers();
+        let tasks = offers.tasks.then(|| tasks::capability(era));
         ServerCapabilities {
             tools: offers.tools.then(|| ToolsCapability {
                 list_changed: Some(true),
@@ -111,6 +116,8 @@ impl Engine {
             logging: Some(Default::default()),
             completions: (offers.completions || offers.prompts || offers.resources)
                 .then(Default::default),
+            tasks: tasks.as_ref().and_then(|t| t.0.clone()),
+            extensions: tasks.and_then(|t| t.1),
             ..Default::default()
         }
     }
@@ -312,7 +319,6 @@ impl Engine {
                 }
             }
             _ => {
-                let _ = conn;
                 let scope = Scope {
                     client: Client {
                         version,
@@ -321,6 +327,7 @@ impl Engine {
                         session: Some(session.clone()),
                     },
                     meta,
+                    conn: Some(conn),
                 };
                 self.common_request(req, scope, sink, cancel).await
             }
@@ -352,7 +359,7 @@ impl Engine {
         }
         let mut result = InitializeResult::new(
             version.as_str(),
-            self.capabilities(),
+            self.capabilities(Era::Legacy),
             self.config().info.clone(),
         );
         result.instructions = self.config().instructions.clone();
@@ -391,7 +398,7 @@ impl Engine {
                         .filter(|v| v.era() == Era::Modern)
                         .map(|v| v.as_str().to_owned())
                         .collect(),
-                    capabilities: self.capabilities(),
+                    capabilities: self.capabilities(Era::Modern),
                     instructions: self.config().instructions.clone(),
                     ..Default::default()
                 };
@@ -416,6 +423,7 @@ impl Engine {
                         session: None,
                     },
                     meta,
+                    conn: None,
                 };
                 self.common_request(req, scope, sink, cancel).await
             }

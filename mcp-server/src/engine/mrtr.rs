@@ -18,6 +18,7 @@ impl Engine {
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
         mrtr: Option<(&MrtrParams, &str, &str)>,
+        task: Option<std::sync::Arc<crate::context::TaskLink>>,
     ) -> Result<Context, ErrorObject> {
         let modern = scope.client.version.era() == Era::Modern;
         let mrtr_state = match mrtr {
@@ -50,6 +51,7 @@ impl Engine {
             sink,
             cancel,
             mrtr_state,
+            task,
         ))
     }
 

@@ -4,7 +4,7 @@
 //! awaiting an answer.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,11 +39,15 @@ pub(crate) struct LegacySession {
     next_id: AtomicI64,
     closed: CancellationToken,
     request_timeout: Duration,
+    /// Unique in the process: the owner of the session's tasks.
+    key: u64,
 }
 
 impl LegacySession {
     pub(crate) fn new(request_timeout: Duration) -> LegacySession {
+        static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         LegacySession {
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
             negotiated: Mutex::new(None),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
@@ -52,6 +56,11 @@ impl LegacySession {
             closed: CancellationToken::new(),
             request_timeout,
         }
+    }
+
+    /// Who the session's tasks belong to: no other session sees them.
+    pub(crate) fn task_owner(&self) -> String {
+        format!("session-{}", self.key)
     }
 
     pub(crate) fn negotiated(&self) -> Option<Negotiated> {

@@ -411,6 +411,13 @@ impl Registry {
             resources: !s.resources.is_empty() || !s.templates.is_empty(),
             prompts: !s.prompts.is_empty() || !s.disabled_prompts.is_empty(),
             completions: !s.completions.is_empty(),
+            tasks: s.tools.iter().any(|t| {
+                t.tool
+                    .execution
+                    .as_ref()
+                    .and_then(|e| e.task_support)
+                    .is_some_and(|s| s != mcp_core::types::ToolTaskSupport::Forbidden)
+            }),
         }
     }
 
@@ -438,4 +445,6 @@ pub(crate) struct Offers {
     pub(crate) resources: bool,
     pub(crate) prompts: bool,
     pub(crate) completions: bool,
+    /// Some tool can run as a task.
+    pub(crate) tasks: bool,
 }

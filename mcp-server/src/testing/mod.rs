@@ -71,6 +71,7 @@ pub struct ClientOptions {
     sample: Option<Arc<SampleFn>>,
     roots: Option<Vec<Root>>,
     log_level: Option<mcp_core::types::LoggingLevel>,
+    extensions: Vec<String>,
     max_rounds: usize,
 }
 
@@ -110,6 +111,7 @@ impl ClientOptions {
             sample: None,
             roots: None,
             log_level: None,
+            extensions: Vec::new(),
             max_rounds: 8,
         }
     }
@@ -145,8 +147,18 @@ impl ClientOptions {
         self
     }
 
+    /// Declares a 2026 extension (`capabilities.extensions`), such as
+    /// `io.modelcontextprotocol/tasks`.
+    pub fn with_extension(mut self, id: &str) -> Self {
+        self.extensions.push(id.to_owned());
+        self
+    }
+
     fn capabilities(&self) -> ClientCapabilities {
         let mut caps = json!({});
+        for id in &self.extensions {
+            caps["extensions"][id] = json!({});
+        }
         if self.elicit.is_some() {
             caps["elicitation"] = json!({"form": {}, "url": {}});
         }

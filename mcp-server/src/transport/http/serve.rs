@@ -135,6 +135,8 @@ pub(crate) async fn serve(
     connections.close();
     tasks.close();
     let drained = tokio::time::timeout(options.shutdown_timeout, async {
+        // Running tool tasks are stopped: their records say `cancelled` (docs/tasks.md).
+        engine.tasks().shutdown(options.shutdown_timeout).await;
         connections.wait().await;
         tasks.wait().await;
     })

@@ -1,0 +1,397 @@
+//! A `tools/call` that becomes a task, and the task running in the background.
+//!
+//! 2025-11-25: the client asks (`params.task`); the task is stored and answered before the
+//! handler runs. 2026-07-28: the server decides, for a tool with task support and a client
+//! that declares the extension; the handler first runs in the request, so that input it
+//! asks for at the start goes through ordinary `input_required` rounds and a handler that
+//! finishes at once answers directly; at its first wait for anything else (or
+//! `Context::begin_task`) the call becomes a task and the future moves to the background.
+
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, SystemTime};
+
+use mcp_core::error::ErrorObject;
+use mcp_core::types::{
+    CallToolResult, ClientCapabilities, CreateTaskExtensionResult, CreateTaskResult,
+    TASKS_EXTENSION, TaskMetadata, TaskStatus, TaskStatusNotificationParams, ToolTaskSupport,
+    WireResult,
+};
+use mcp_core::{Era, ProtocolVersion};
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use super::super::guard::{CatchUnwind, Driven};
+use super::super::methods::MrtrParams;
+use super::super::{Engine, Reply, Response, Scope};
+use super::{Running, TaskOutcome, TaskRecord, legacy_task, new_id, task_state};
+use crate::context::{Context, Override, TaskLink};
+use crate::peer::sink::Sink;
+use crate::registry::ToolEntry;
+use crate::result::HandlerError;
+use crate::sync::lock;
+
+type ToolFuture =
+    CatchUnwind<Pin<Box<dyn Future<Output = Result<CallToolResult, HandlerError>> + Send>>>;
+
+/// How one `tools/call` runs.
+enum Mode {
+    /// As an ordinary call.
+    Sync,
+    /// As a 2025-11-25 task kept this long.
+    Legacy(Duration),
+    /// As a 2026 task, if the handler waits.
+    Modern,
+}
+
+/// What a call of a task-capable tool (or a call asking for a task) becomes.
+///
+/// # Errors
+///
+/// -32601 for a 2025 call that asks for a task of a tool that forbids them, or does not
+/// ask for one of a tool that requires them; -32021 for a 2026 call of a tool that
+/// requires a task from a client without the extension.
+fn mode(
+    engine: &Engine,
+    version: ProtocolVersion,
+    capabilities: &ClientCapabilities,
+    support: ToolTaskSupport,
+    asked: Option<&RawValue>,
+) -> Result<Mode, ErrorObject> {
+    let limits = &engine.tasks().limits;
+    match version.era() {
+        Era::Legacy if version < ProtocolVersion::V2025_11_25 => Ok(Mode::Sync),
+        Era::Legacy => match (support, asked) {
+            (ToolTaskSupport::Forbidden, Some(_)) => Err(ErrorObject::method_not_found(
+                "tools/call as a task (this tool does not run as a task)",
+            )),
+            (ToolTaskSupport::Required, None) => Err(ErrorObject::method_not_found(
+                "tools/call without `task` (this tool runs only as a task)",
+            )),
+            (_, None) => Ok(Mode::Sync),
+            (_, Some(raw)) => {
+                let meta: TaskMetadata = serde_json::from_str(raw.get())
+                    .map_err(|e| ErrorObject::invalid_params(format!("invalid `task`: {e}")))?;
+                let ttl = meta
+                    .ttl
+                    .map_or(limits.default_ttl, Duration::from_millis)
+                    .min(limits.max_ttl);
+                Ok(Mode::Legacy(ttl))
+            }
+        },
+        Era::Modern => {
+            let takes_tasks = capabilities.supports_extension(TASKS_EXTENSION);
+            match support {
+                ToolTaskSupport::Forbidden => Ok(Mode::Sync),
+                _ if takes_tasks => Ok(Mode::Modern),
+                ToolTaskSupport::Optional => Ok(Mode::Sync),
+                ToolTaskSupport::Required => Err(missing_extension()),
+            }
+        }
+    }
+}
+
+/// -32021 naming the tasks extension.
+pub(super) fn missing_extension() -> ErrorObject {
+    ErrorObject::missing_required_client_capability(ClientCapabilities {
+        extensions: Some(
+            [(TASKS_EXTENSION.to_owned(), Default::default())]
+                .into_iter()
+                .collect(),
+        ),
+        ..Default::default()
+    })
+}
+
+impl Engine {
+    /// Runs a `tools/call` of `tool` as a task when the era's rules say so; `None` when it
+    /// runs as an ordinary call.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::engine) async fn call_as_task(
+        &self,
+        scope: &Scope<'_>,
+        request_id: &mcp_core::jsonrpc::RequestId,
+        sink: &Sink,
+        cancel: &CancellationToken,
+        tool: &ToolEntry,
+        arguments: Option<&RawValue>,
+        mrtr: &MrtrParams,
+        asked: Option<&RawValue>,
+    ) -> Result<Option<Reply>, ErrorObject> {
+        let support = tool
+            .tool
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or(ToolTaskSupport::Forbidden);
+        let version = scope.client.version;
+        let mode = mode(self, version, &scope.client.capabilities, support, asked)?;
+        if matches!(mode, Mode::Sync) {
+            return Ok(None);
+        }
+        if lock(&self.tasks().running).len() >= self.tasks().limits.max_running {
+            return Err(ErrorObject::internal_error(format!(
+                "too many tasks running (at most {}); retry when one has finished",
+                self.tasks().limits.max_running
+            )));
+        }
+        let link = Arc::new(TaskLink::default());
+        // A task is stopped by `tasks/cancel`, not by the end of the request that started it.
+        let task_cancel = CancellationToken::new();
+        match mode {
+            Mode::Legacy(ttl) => {
+                let owner = scope.client.session.as_ref().map(|s| s.task_owner());
+                // Its messages go where the connection's go: the request is answered at once.
+                let task_sink = scope.conn.map_or(Sink::Discard, |c| c.sink());
+                let ctx = self.context(
+                    request_id,
+                    scope,
+                    task_sink.clone(),
+                    task_cancel.clone(),
+                    None,
+                    Some(link.clone()),
+                )?;
+                let id = new_id()?;
+                link.start(&id);
+                let mut record = TaskRecord::new(id, owner, version);
+                record.ttl = Some(ttl);
+                record.poll_interval = Some(self.tasks().limits.poll_interval);
+                let fut = match start(tool, arguments, &ctx) {
+                    Some(fut) => fut,
+                    None => return Ok(Some(self.panicked(request_id))),
+                };
+                self.launch(record.clone(), ctx, task_cancel, task_sink, fut)
+                    .await?;
+                let result = CreateTaskResult {
+                    meta: None,
+                    result_type: None,
+                    task: legacy_task(&record, None),
+                    extra: Default::default(),
+                };
+                Ok(Some(Reply::Response(
+                    self.respond(request_id, version, result),
+                )))
+            }
+            Mode::Modern => {
+                let ctx = self.context(
+                    request_id,
+                    scope,
+                    sink.clone(),
+                    task_cancel.clone(),
+                    Some((mrtr, "tools/call", &tool.tool.name)),
+                    Some(link.clone()),
+                )?;
+                let Some(mut fut) = start(tool, arguments, &ctx) else {
+                    return Ok(Some(self.panicked(request_id)));
+                };
+                // The first poll, in the request: it decides what the call becomes.
+                let first = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => None,
+                    polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))) => Some(polled),
+                };
+                let target = Some(("tools/call", tool.tool.name.as_str()));
+                let driven = match first {
+                    None => {
+                        task_cancel.cancel();
+                        return Ok(Some(Reply::Silent));
+                    }
+                    Some(Poll::Ready(Ok(result))) => Driven::Done(result),
+                    Some(Poll::Ready(Err(()))) => Driven::Panicked,
+                    Some(Poll::Pending) if ctx.has_pending_inputs() => Driven::InputRequired,
+                    Some(Poll::Pending) => {
+                        let id = new_id()?;
+                        link.start(&id);
+                        let mut record = TaskRecord::new(id, None, version);
+                        record.ttl = Some(self.tasks().limits.default_ttl);
+                        record.poll_interval = Some(self.tasks().limits.poll_interval);
+                        // Stored before it is announced: a `tasks/get` right after finds it.
+                        self.launch(record.clone(), ctx, task_cancel, Sink::Discard, fut)
+                            .await?;
+                        let result = CreateTaskExtensionResult::new(task_state(&record, None));
+                        return Ok(Some(Reply::Response(
+                            self.respond(request_id, version, result),
+                        )));
+                    }
+                };
+                Ok(Some(self.finish(&ctx, driven, "tool", target, None)))
+            }
+            Mode::Sync => Ok(None),
+        }
+    }
+
+    fn panicked(&self, id: &mcp_core::jsonrpc::RequestId) -> Reply {
+        Reply::Response(Response::error(
+            Some(id),
+            &ErrorObject::internal_error("the tool handler panicked"),
+        ))
+    }
+
+    /// Stores the task and runs its handler in the background.
+    async fn launch(
+        &self,
+        record: TaskRecord,
+        ctx: Context,
+        cancel: CancellationToken,
+        sink: Sink,
+        fut: ToolFuture,
+    ) -> Result<(), ErrorObject> {
+        let tasks = self.tasks();
+        tasks
+            .store
+            .create(record.clone())
+            .await
+            .map_err(|e| ErrorObject::internal_error(format!("cannot store the task: {e}")))?;
+        let running = Arc::new(Running {
+            ctx,
+            cancel,
+            ended: CancellationToken::new(),
+            sink,
+        });
+        lock(&tasks.running).insert(record.id.clone(), running.clone());
+        let engine = self.clone();
+        tasks
+            .tracker
+            .spawn(async move { engine.run(record, running, fut).await });
+        Ok(())
+    }
+
+    /// Drives a task's handler to its end, publishing its status as it changes.
+    async fn run(&self, record: TaskRecord, running: Arc<Running>, mut fut: ToolFuture) {
+        let tasks = self.tasks();
+        let deadline = record.ttl.map(|ttl| tokio::time::Instant::now() + ttl);
+        let expired = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expired);
+        let Some(link) = running.ctx.task_link().cloned() else {
+            return;
+        };
+        let mut shown = (record.status, None::<String>);
+        let ended = loop {
+            tokio::select! {
+                biased;
+                () = running.cancel.cancelled() => break Ended::Cancelled,
+                () = tasks.shutdown.cancelled() => break Ended::Cancelled,
+                () = &mut expired => break Ended::Expired,
+                r = &mut fut => break match r {
+                    Ok(result) => Ended::Done(Box::new(result)),
+                    Err(()) => Ended::Panicked,
+                },
+                () = link.changed().notified() => {
+                    let now = super::view(&record, Some(&running));
+                    if (now.status, now.message.clone()) != shown {
+                        shown = (now.status, now.message.clone());
+                        let mut updated = record.clone();
+                        updated.status = now.status;
+                        updated.status_message = now.message;
+                        updated.last_updated_at = SystemTime::now();
+                        self.publish(updated, &running).await;
+                    }
+                }
+            }
+        };
+        running.cancel.cancel();
+        let mut done = record.clone();
+        done.last_updated_at = SystemTime::now();
+        done.status_message = link.message();
+        let modern = record.version.era() == Era::Modern;
+        match ended {
+            Ended::Cancelled => done.status = TaskStatus::Cancelled,
+            Ended::Expired => {
+                done.status = TaskStatus::Failed;
+                done.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(
+                    "the task's time to live ran out before it finished",
+                )));
+            }
+            Ended::Panicked => {
+                tracing::error!(task = %record.id, "task handler panicked");
+                done.status = TaskStatus::Failed;
+                done.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(
+                    "the tool handler panicked",
+                )));
+            }
+            Ended::Done(result) => {
+                let (status, outcome) = match (running.ctx.take_override(), *result) {
+                    (Some(Override::Error(e)), _) | (None, Err(HandlerError::Rpc(e))) => {
+                        (TaskStatus::Failed, TaskOutcome::Error(e))
+                    }
+                    (None, Err(HandlerError::ResourceNotFound)) => (
+                        TaskStatus::Failed,
+                        TaskOutcome::Error(ErrorObject::internal_error("not found")),
+                    ),
+                    (None, Ok(mut result)) => {
+                        // 2025: a tool error fails the task; 2026: the task completed, and
+                        // its result says the tool failed.
+                        let failed = !modern && result.is_error == Some(true);
+                        result.prepare_for(record.version);
+                        match serde_json::to_value(&result) {
+                            Ok(v) if failed => (TaskStatus::Failed, TaskOutcome::Result(v)),
+                            Ok(v) => (TaskStatus::Completed, TaskOutcome::Result(v)),
+                            Err(e) => (
+                                TaskStatus::Failed,
+                                TaskOutcome::Error(ErrorObject::internal_error(format!(
+                                    "the result does not serialize: {e}"
+                                ))),
+                            ),
+                        }
+                    }
+                };
+                done.status = status;
+                done.outcome = Some(outcome);
+            }
+        }
+        self.publish(done, &running).await;
+        lock(&tasks.running).remove(&record.id);
+        running.ended.cancel();
+    }
+
+    /// Stores a task's new state and, for a 2025 task, tells the client.
+    async fn publish(&self, record: TaskRecord, running: &Running) {
+        match self.tasks().store.update(record.clone()).await {
+            Ok(true) => {}
+            // Ended already (cancelled meanwhile): that end stands.
+            Ok(false) => return,
+            Err(e) => {
+                tracing::warn!(task = %record.id, error = %e, "cannot store the task's status");
+                return;
+            }
+        }
+        if record.version.era() == Era::Legacy {
+            let params = TaskStatusNotificationParams {
+                meta: None,
+                task: legacy_task(&record, None),
+            };
+            let note = mcp_core::jsonrpc::WireNotification::new(
+                "notifications/tasks/status",
+                Some(&params),
+            );
+            if let Ok(text) = serde_json::to_string(&note) {
+                running.sink.try_send(text);
+            }
+        }
+    }
+}
+
+enum Ended {
+    Done(Box<Result<CallToolResult, HandlerError>>),
+    Panicked,
+    Cancelled,
+    Expired,
+}
+
+/// The handler's future, or `None` if making it panicked.
+fn start(tool: &ToolEntry, arguments: Option<&RawValue>, ctx: &Context) -> Option<ToolFuture> {
+    let handler = tool.handler.clone();
+    let ctx = ctx.clone();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        handler.call(arguments, ctx)
+    }))
+    .ok()
+    .map(CatchUnwind)
+}

@@ -1,0 +1,250 @@
+//! `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` (2025-11-25) and `tasks/get`,
+//! `tasks/update`, `tasks/cancel` (the 2026 extension).
+
+use std::time::SystemTime;
+
+use mcp_core::error::ErrorObject;
+use mcp_core::jsonrpc::Request;
+use mcp_core::types::{
+    DetailedTaskResult, EmptyResult, GetTaskResult, ListTasksResult, PaginatedRequestParams,
+    RELATED_TASK_META_KEY, TASKS_EXTENSION, TaskRequestParams, TaskStatus, UpdateTaskRequestParams,
+};
+use mcp_core::{Era, ProtocolVersion};
+use serde_json::Value;
+
+use super::super::{Engine, Reply, Response, Scope, parse_params};
+use super::call::missing_extension;
+use super::{TaskOutcome, TaskRecord, legacy_task, task_state};
+
+impl Engine {
+    /// A `tasks/*` request, in the form of the request's era.
+    pub(in crate::engine) async fn task_request(
+        &self,
+        req: &Request,
+        scope: &Scope<'_>,
+    ) -> Result<Reply, ErrorObject> {
+        let version = scope.client.version;
+        let params = req.params.as_deref();
+        match version.era() {
+            Era::Legacy => {
+                if version < ProtocolVersion::V2025_11_25 {
+                    return Err(ErrorObject::method_not_found(&req.method));
+                }
+                let owner = scope.client.session.as_ref().map(|s| s.task_owner());
+                let owner = owner.as_deref();
+                match req.method.as_str() {
+                    "tasks/list" => {
+                        let p: PaginatedRequestParams = parse_params(params)?;
+                        self.list_tasks(req, version, owner, p.cursor.as_deref())
+                            .await
+                    }
+                    method => {
+                        let p: TaskRequestParams = parse_params(params)?;
+                        let record = self.find(&p.task_id, Era::Legacy, owner).await?;
+                        match method {
+                            "tasks/get" => {
+                                let running = self.tasks().running(&record.id);
+                                let result =
+                                    GetTaskResult::from(legacy_task(&record, running.as_deref()));
+                                Ok(Reply::Response(self.respond(&req.id, version, result)))
+                            }
+                            "tasks/result" => self.task_result(req, record).await,
+                            "tasks/cancel" => {
+                                let cancelled =
+                                    self.cancel_task(record).await?.ok_or_else(|| {
+                                        ErrorObject::invalid_params(
+                                            "the task has already ended and cannot be cancelled",
+                                        )
+                                    })?;
+                                let result = GetTaskResult::from(legacy_task(&cancelled, None));
+                                Ok(Reply::Response(self.respond(&req.id, version, result)))
+                            }
+                            other => Err(ErrorObject::method_not_found(other)),
+                        }
+                    }
+                }
+            }
+            Era::Modern => {
+                // `tasks/result` and `tasks/list` are not part of the extension.
+                if !matches!(
+                    req.method.as_str(),
+                    "tasks/get" | "tasks/update" | "tasks/cancel"
+                ) {
+                    return Err(ErrorObject::method_not_found(&req.method));
+                }
+                if !scope
+                    .client
+                    .capabilities
+                    .supports_extension(TASKS_EXTENSION)
+                {
+                    return Err(missing_extension());
+                }
+                if req.method == "tasks/update" {
+                    let p: UpdateTaskRequestParams = parse_params(params)?;
+                    let record = self.find(&p.task_id, Era::Modern, None).await?;
+                    if let Some(running) = self.tasks().running(&record.id) {
+                        running.ctx.deliver_inputs(p.input_responses);
+                    }
+                    return Ok(Reply::Response(self.respond(
+                        &req.id,
+                        version,
+                        EmptyResult::default(),
+                    )));
+                }
+                let p: TaskRequestParams = parse_params(params)?;
+                let record = self.find(&p.task_id, Era::Modern, None).await?;
+                if req.method == "tasks/cancel" {
+                    // Cancelling an ended task changes nothing and is acknowledged alike.
+                    self.cancel_task(record).await?;
+                    return Ok(Reply::Response(self.respond(
+                        &req.id,
+                        version,
+                        EmptyResult::default(),
+                    )));
+                }
+                let running = self.tasks().running(&record.id);
+                let state = task_state(&record, running.as_deref());
+                let input_requests = match (&running, state.status) {
+                    (Some(r), TaskStatus::InputRequired) => Some(r.ctx.pending_inputs()),
+                    _ => None,
+                };
+                let (result, error) = match (&record.outcome, state.status) {
+                    (Some(TaskOutcome::Result(v)), TaskStatus::Completed) => {
+                        (Some(v.clone()), None)
+                    }
+                    (Some(TaskOutcome::Error(e)), TaskStatus::Failed) => (None, Some(e.clone())),
+                    _ => (None, None),
+                };
+                let detailed = DetailedTaskResult {
+                    meta: None,
+                    result_type: None,
+                    task: state,
+                    result,
+                    error,
+                    input_requests,
+                };
+                Ok(Reply::Response(self.respond(&req.id, version, detailed)))
+            }
+        }
+    }
+
+    /// The task with this id, if the requester may see it: a task of the other era or of
+    /// another owner is answered as unknown.
+    async fn find(
+        &self,
+        id: &str,
+        era: Era,
+        owner: Option<&str>,
+    ) -> Result<TaskRecord, ErrorObject> {
+        let record = self
+            .tasks()
+            .store
+            .get(id)
+            .await
+            .map_err(|e| ErrorObject::internal_error(format!("task store: {e}")))?;
+        record
+            .filter(|r| r.version.era() == era && r.owner.as_deref() == owner)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task: {id}")))
+    }
+
+    /// Cancels a task that has not ended: its record says `cancelled` first, then its
+    /// handler is stopped. `None` when it had ended already.
+    async fn cancel_task(&self, mut record: TaskRecord) -> Result<Option<TaskRecord>, ErrorObject> {
+        if record.status.is_terminal() {
+            return Ok(None);
+        }
+        record.status = TaskStatus::Cancelled;
+        record.status_message = Some("cancelled by the client".to_owned());
+        record.last_updated_at = SystemTime::now();
+        let stored = self
+            .tasks()
+            .store
+            .update(record.clone())
+            .await
+            .map_err(|e| ErrorObject::internal_error(format!("task store: {e}")))?;
+        if let Some(running) = self.tasks().running(&record.id) {
+            running.cancel.cancel();
+        }
+        Ok(stored.then_some(record))
+    }
+
+    /// 2025-11-25 `tasks/result`: waits for the task to end, then answers exactly what the
+    /// request would have, tied to the task.
+    async fn task_result(
+        &self,
+        req: &Request,
+        mut record: TaskRecord,
+    ) -> Result<Reply, ErrorObject> {
+        while !record.status.is_terminal() {
+            match self.tasks().running(&record.id) {
+                Some(running) => running.ended.cancelled().await,
+                // Run elsewhere (a shared store): poll it.
+                None => tokio::time::sleep(self.tasks().limits.poll_interval).await,
+            }
+            record = self
+                .find(&record.id, Era::Legacy, record.owner.as_deref())
+                .await?;
+        }
+        let related = serde_json::json!({ "taskId": record.id });
+        match record.outcome {
+            Some(TaskOutcome::Result(Value::Object(mut result))) => {
+                let meta = result
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Default::default()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(RELATED_TASK_META_KEY.to_owned(), related);
+                }
+                Ok(Reply::Response(self.respond_raw(&req.id, &result)))
+            }
+            Some(TaskOutcome::Result(other)) => {
+                Ok(Reply::Response(self.respond_raw(&req.id, &other)))
+            }
+            Some(TaskOutcome::Error(mut e)) => {
+                if e.data.is_none() {
+                    e = e.with_data(serde_json::json!({ RELATED_TASK_META_KEY: related }));
+                }
+                Ok(Reply::Response(Response::error(Some(&req.id), &e)))
+            }
+            None => Err(ErrorObject::internal_error(format!(
+                "the task was {} before it produced a result",
+                match record.status {
+                    TaskStatus::Cancelled => "cancelled",
+                    _ => "ended",
+                }
+            ))),
+        }
+    }
+
+    /// 2025-11-25 `tasks/list`: the requester's tasks, a page at a time.
+    async fn list_tasks(
+        &self,
+        req: &Request,
+        version: ProtocolVersion,
+        owner: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Reply, ErrorObject> {
+        let page = self
+            .tasks()
+            .store
+            .list(owner, cursor, self.tasks().limits.page_size)
+            .await
+            .map_err(|e| match e {
+                super::TaskStoreError::InvalidCursor => {
+                    ErrorObject::invalid_params("invalid cursor")
+                }
+                e => ErrorObject::internal_error(format!("task store: {e}")),
+            })?;
+        let tasks = page
+            .tasks
+            .iter()
+            .filter(|r| r.version.era() == Era::Legacy)
+            .map(|r| legacy_task(r, self.tasks().running(&r.id).as_deref()))
+            .collect();
+        let result = ListTasksResult {
+            tasks,
+            next_cursor: page.next_cursor,
+            ..Default::default()
+        };
+        Ok(Reply::Response(self.respond(&req.id, version, result)))
+    }
+}

@@ -1,0 +1,259 @@
+//! Tasks: tool calls that outlive their request (2025-11-25 task-augmented requests and
+//! the 2026-07-28 `io.modelcontextprotocol/tasks` extension).
+//!
+//! [`store`] keeps task records behind the [`TaskStore`] trait; [`call`] decides whether a
+//! `tools/call` becomes a task and runs it in the background; [`methods`] answers
+//! `tasks/*`. The running part of a task — its handler's future, its cancellation token,
+//! its pending input requests — lives here, in [`Tasks`], with the process that runs it.
+
+mod call;
+mod methods;
+pub(crate) mod store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use mcp_core::types::{Task, TaskState, TaskStatus};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::context::Context;
+use crate::peer::sink::Sink;
+use crate::sync::lock;
+pub use store::{
+    MemoryTaskStore, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+};
+
+/// The limits of a server's tasks, set by `ServerBuilder`.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskLimits {
+    /// Tasks running at once in this process; past it a call that would start one fails.
+    pub(crate) max_running: usize,
+    /// How long a task is kept when the client does not say (2025) or cannot (2026).
+    pub(crate) default_ttl: Duration,
+    /// The longest a client may ask a task to be kept.
+    pub(crate) max_ttl: Duration,
+    /// The polling interval suggested to clients.
+    pub(crate) poll_interval: Duration,
+    /// Tasks per `tasks/list` page.
+    pub(crate) page_size: usize,
+}
+
+impl Default for TaskLimits {
+    fn default() -> Self {
+        TaskLimits {
+            max_running: 1_000,
+            default_ttl: Duration::from_secs(3_600),
+            max_ttl: Duration::from_secs(24 * 3_600),
+            poll_interval: Duration::from_millis(500),
+            page_size: 100,
+        }
+    }
+}
+
+/// A task running in this process.
+pub(crate) struct Running {
+    /// The handler's context: its pending input requests and its link.
+    ctx: Context,
+    /// Stops the handler (`tasks/cancel`, the time to live, shutdown).
+    cancel: CancellationToken,
+    /// Fires when the task has ended and its record says so.
+    ended: CancellationToken,
+    /// Where a legacy task's status notifications go.
+    sink: Sink,
+}
+
+/// The tasks of one server: the store, what runs here, and the limits.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    running: Mutex<HashMap<String, Arc<Running>>>,
+    tracker: TaskTracker,
+    shutdown: CancellationToken,
+    limits: TaskLimits,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("running", &lock(&self.running).len())
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, limits: TaskLimits) -> Tasks {
+        Tasks {
+            store,
+            running: Mutex::new(HashMap::new()),
+            tracker: TaskTracker::new(),
+            shutdown: CancellationToken::new(),
+            limits,
+        }
+    }
+
+    fn running(&self, id: &str) -> Option<Arc<Running>> {
+        lock(&self.running).get(id).cloned()
+    }
+
+    // HTTP only: a stdio server's tasks end with its process.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// Stops every running task and waits (up to `deadline`) for them to record it.
+    pub(crate) async fn shutdown(&self, deadline: Duration) {
+        self.shutdown.cancel();
+        self.tracker.close();
+        let _ = tokio::time::timeout(deadline, self.tracker.wait()).await;
+    }
+}
+
+/// What a server with task-capable tools declares: the 2025-11-25 `tasks` capability, or
+/// the 2026 extension.
+pub(crate) fn capability(
+    era: mcp_core::Era,
+) -> (
+    Option<mcp_core::types::ServerTasksCapability>,
+    Option<mcp_core::types::CapabilityMap>,
+) {
+    use mcp_core::types::{
+        ServerTaskRequestsCapability, ServerTasksCapability, TaskToolsCapability,
+    };
+    match era {
+        mcp_core::Era::Legacy => (
+            Some(ServerTasksCapability {
+                list: Some(Default::default()),
+                cancel: Some(Default::default()),
+                requests: Some(ServerTaskRequestsCapability {
+                    tools: Some(TaskToolsCapability {
+                        call: Some(Default::default()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            None,
+        ),
+        mcp_core::Era::Modern => (
+            None,
+            Some(
+                [(
+                    mcp_core::types::TASKS_EXTENSION.to_owned(),
+                    Default::default(),
+                )]
+                .into_iter()
+                .collect(),
+            ),
+        ),
+    }
+}
+
+/// A new task id: 128 bits from the OS CSPRNG, in hex.
+fn new_id() -> Result<String, mcp_core::error::ErrorObject> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        mcp_core::error::ErrorObject::internal_error(format!("no randomness for a task id: {e}"))
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// `t` as an ISO 8601 UTC timestamp with milliseconds.
+pub(crate) fn iso8601(t: SystemTime) -> String {
+    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = i64::try_from(days).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60,
+        since.subsec_millis()
+    )
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A record as the client sees it: a task running here reports what it waits for.
+struct View {
+    status: TaskStatus,
+    message: Option<String>,
+}
+
+fn view(record: &TaskRecord, running: Option<&Running>) -> View {
+    let mut v = View {
+        status: record.status,
+        message: record.status_message.clone(),
+    };
+    if let Some(r) = running.filter(|_| !record.status.is_terminal())
+        && let Some(link) = r.ctx.task_link()
+    {
+        let waits = link.is_waiting_for_client() || r.ctx.has_pending_inputs();
+        v.status = if waits {
+            TaskStatus::InputRequired
+        } else {
+            TaskStatus::Working
+        };
+        v.message = link.message().or(v.message);
+    }
+    v
+}
+
+/// The 2025-11-25 shape of a task.
+fn legacy_task(record: &TaskRecord, running: Option<&Running>) -> Task {
+    let v = view(record, running);
+    let mut task = Task::new(record.id.clone(), v.status, iso8601(record.created_at));
+    task.last_updated_at = iso8601(record.last_updated_at);
+    task.status_message = v.message;
+    task.ttl = record.ttl.map(millis);
+    task.poll_interval = record.poll_interval.map(millis);
+    task
+}
+
+/// The 2026 extension's shape of a task.
+fn task_state(record: &TaskRecord, running: Option<&Running>) -> TaskState {
+    let v = view(record, running);
+    TaskState {
+        task_id: record.id.clone(),
+        status: v.status,
+        status_message: v.message,
+        created_at: iso8601(record.created_at),
+        last_updated_at: iso8601(record.last_updated_at),
+        ttl_ms: record.ttl.map(millis),
+        poll_interval_ms: record.poll_interval.map(millis),
+        extra: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso_8601_utc() {
+        assert_eq!(iso8601(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_785_233_045_123);
+        assert_eq!(iso8601(t), "2026-07-28T10:04:05.123Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(iso8601(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn ids_are_unique_hex() {
+        let a = new_id().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(a, new_id().unwrap());
+    }
+}

@@ -1,0 +1,379 @@
+//! [`TaskStore`]: where tasks are kept between the call that starts one and the requests
+//! that poll, answer or cancel it; [`MemoryTaskStore`] is the default.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use mcp_core::ProtocolVersion;
+use mcp_core::error::ErrorObject;
+use mcp_core::types::TaskStatus;
+use serde_json::Value;
+
+use crate::sync::lock;
+
+/// The future a [`TaskStore`] method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One task as a store keeps it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TaskRecord {
+    /// The task's id: unguessable, unique.
+    pub id: String,
+    /// Who may see the task (a legacy session, an authenticated principal); `None` for
+    /// anyone who knows the id.
+    pub owner: Option<String>,
+    /// The revision of the request that started it, which decides the shapes its answers
+    /// take.
+    pub version: ProtocolVersion,
+    /// Where the task is in its life.
+    pub status: TaskStatus,
+    /// A human-readable note on the status.
+    pub status_message: Option<String>,
+    /// When it was created.
+    pub created_at: SystemTime,
+    /// When its status last changed.
+    pub last_updated_at: SystemTime,
+    /// How long after `created_at` it is kept; `None` for no limit.
+    pub ttl: Option<Duration>,
+    /// The polling interval suggested to clients.
+    pub poll_interval: Option<Duration>,
+    /// How it ended, once it has.
+    pub outcome: Option<TaskOutcome>,
+}
+
+impl TaskRecord {
+    /// A `working` task created now.
+    pub fn new(id: impl Into<String>, owner: Option<String>, version: ProtocolVersion) -> Self {
+        let now = SystemTime::now();
+        TaskRecord {
+            id: id.into(),
+            owner,
+            version,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl: None,
+            poll_interval: None,
+            outcome: None,
+        }
+    }
+
+    /// Whether the task's time to live has passed at `now`.
+    pub fn is_expired(&self, now: SystemTime) -> bool {
+        self.ttl
+            .and_then(|ttl| self.created_at.checked_add(ttl))
+            .is_some_and(|end| now >= end)
+    }
+}
+
+/// How a task ended.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TaskOutcome {
+    /// The request's result (for `tools/call`, the `CallToolResult` as JSON).
+    Result(Value),
+    /// The request's protocol error.
+    Error(ErrorObject),
+}
+
+/// One page of [`TaskStore::list`].
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TaskPage {
+    /// The tasks, oldest first.
+    pub tasks: Vec<TaskRecord>,
+    /// Where the next page starts; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// Why a store could not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store holds as many tasks as it may.
+    #[error("the task store is full ({0} tasks)")]
+    Full(usize),
+    /// A task with this id exists already.
+    #[error("a task with this id exists already")]
+    Duplicate,
+    /// The cursor was not made by this store.
+    #[error("invalid cursor")]
+    InvalidCursor,
+    /// The store's backend failed.
+    #[error("task store backend: {0}")]
+    Backend(String),
+}
+
+/// Keeps tasks: their status and, once they end, their outcome. The server runs the tasks
+/// itself; a store only remembers them, so a store shared by several instances lets any of
+/// them answer `tasks/get` (input requests and cancellation reach only the instance
+/// running the task). Expired tasks (past their time to live) must read as absent.
+///
+/// The in-memory [`MemoryTaskStore`] is the default; set another with
+/// [`ServerBuilder::task_store`](crate::ServerBuilder::task_store).
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new task.
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task with this id, unless it is unknown or expired.
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Replaces a task that has not ended; returns false (and changes nothing) when the
+    /// stored task has ended already or is gone, so the first end wins.
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, Result<bool, TaskStoreError>>;
+
+    /// The tasks of `owner`, oldest first, at most `limit` from `cursor` on.
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>>;
+}
+
+#[derive(Default)]
+struct Memory {
+    /// By id: the record and its place in `order`.
+    tasks: HashMap<String, (u64, TaskRecord)>,
+    /// Creation order, for listing with a stable cursor.
+    order: BTreeMap<u64, String>,
+    next: u64,
+}
+
+impl Memory {
+    fn remove(&mut self, id: &str) {
+        if let Some((seq, _)) = self.tasks.remove(id) {
+            self.order.remove(&seq);
+        }
+    }
+
+    /// Drops expired tasks; then, if still at `capacity`, the oldest ended one.
+    fn make_room(&mut self, capacity: usize, now: SystemTime) -> bool {
+        let expired: Vec<String> = self
+            .tasks
+            .iter()
+            .filter(|(_, (_, r))| r.is_expired(now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            self.remove(&id);
+        }
+        if self.tasks.len() < capacity {
+            return true;
+        }
+        let oldest_ended = self.order.values().find(|id| {
+            self.tasks
+                .get(*id)
+                .is_some_and(|(_, r)| r.status.is_terminal())
+        });
+        match oldest_ended.cloned() {
+            Some(id) => {
+                self.remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Tasks in this process's memory, up to a capacity: past it, expired tasks go first, then
+/// the oldest ended ones; when every task is still running, creating one fails.
+pub struct MemoryTaskStore {
+    capacity: usize,
+    inner: Mutex<Memory>,
+}
+
+impl std::fmt::Debug for MemoryTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryTaskStore")
+            .field("capacity", &self.capacity)
+            .field("len", &lock(&self.inner).tasks.len())
+            .finish()
+    }
+}
+
+impl Default for MemoryTaskStore {
+    /// Room for 10,000 tasks.
+    fn default() -> Self {
+        MemoryTaskStore::new(10_000)
+    }
+}
+
+impl MemoryTaskStore {
+    /// A store that keeps at most `capacity` tasks (at least one).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_server::tasks::MemoryTaskStore;
+    ///
+    /// let server = mcp_server::Server::builder("reports", "1.0.0")
+    ///     .task_store(MemoryTaskStore::new(50_000))
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn new(capacity: usize) -> Self {
+        MemoryTaskStore {
+            capacity: capacity.max(1),
+            inner: Mutex::new(Memory::default()),
+        }
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        let mut m = lock(&self.inner);
+        let result = if m.tasks.contains_key(&record.id) {
+            Err(TaskStoreError::Duplicate)
+        } else if !m.make_room(self.capacity, SystemTime::now()) {
+            Err(TaskStoreError::Full(self.capacity))
+        } else {
+            let seq = m.next;
+            m.next += 1;
+            m.order.insert(seq, record.id.clone());
+            m.tasks.insert(record.id.clone(), (seq, record));
+            Ok(())
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let mut m = lock(&self.inner);
+        let found = match m.tasks.get(id) {
+            Some((_, r)) if r.is_expired(SystemTime::now()) => {
+                m.remove(id);
+                None
+            }
+            Some((_, r)) => Some(r.clone()),
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, Result<bool, TaskStoreError>> {
+        let mut m = lock(&self.inner);
+        let updated = match m.tasks.get_mut(&record.id) {
+            Some((_, stored)) if !stored.status.is_terminal() => {
+                *stored = record;
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(updated)))
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>> {
+        let result = (|| {
+            let start = match cursor {
+                Some(c) => c
+                    .parse::<u64>()
+                    .map_err(|_| TaskStoreError::InvalidCursor)?,
+                None => 0,
+            };
+            let m = lock(&self.inner);
+            let now = SystemTime::now();
+            let mut page = TaskPage::default();
+            for (seq, id) in m.order.range(start..) {
+                let Some((_, r)) = m.tasks.get(id) else {
+                    continue;
+                };
+                if r.owner.as_deref() != owner || r.is_expired(now) {
+                    continue;
+                }
+                if page.tasks.len() == limit.max(1) {
+                    page.next_cursor = Some(seq.to_string());
+                    break;
+                }
+                page.tasks.push(r.clone());
+            }
+            Ok(page)
+        })();
+        Box::pin(std::future::ready(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, owner: Option<&str>) -> TaskRecord {
+        TaskRecord::new(id, owner.map(str::to_owned), ProtocolVersion::V2025_11_25)
+    }
+
+    #[tokio::test]
+    async fn lists_by_owner_a_page_at_a_time() {
+        let store = MemoryTaskStore::new(10);
+        for i in 0..5 {
+            let owner = if i % 2 == 0 { "a" } else { "b" };
+            store
+                .create(record(&format!("t{i}"), Some(owner)))
+                .await
+                .unwrap();
+        }
+        let first = store.list(Some("a"), None, 2).await.unwrap();
+        let ids: Vec<_> = first.tasks.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["t0", "t2"]);
+        let cursor = first.next_cursor.unwrap();
+        let second = store.list(Some("a"), Some(&cursor), 2).await.unwrap();
+        assert_eq!(second.tasks.len(), 1);
+        assert_eq!(second.tasks[0].id, "t4");
+        assert!(second.next_cursor.is_none());
+        assert_eq!(
+            store.list(Some("a"), Some("x"), 2).await,
+            Err(TaskStoreError::InvalidCursor)
+        );
+    }
+
+    #[tokio::test]
+    async fn expired_tasks_read_as_absent() {
+        let store = MemoryTaskStore::new(10);
+        let mut r = record("old", None);
+        r.created_at = SystemTime::now() - Duration::from_secs(10);
+        r.ttl = Some(Duration::from_secs(5));
+        store.create(r).await.unwrap();
+        assert_eq!(store.get("old").await.unwrap(), None);
+        assert!(store.list(None, None, 10).await.unwrap().tasks.is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_first_end_wins_and_full_stores_evict_ended_tasks() {
+        let store = MemoryTaskStore::new(2);
+        store.create(record("a", None)).await.unwrap();
+        store.create(record("b", None)).await.unwrap();
+        assert_eq!(
+            store.create(record("c", None)).await,
+            Err(TaskStoreError::Full(2))
+        );
+        let mut a = store.get("a").await.unwrap().unwrap();
+        a.status = TaskStatus::Cancelled;
+        assert!(store.update(a.clone()).await.unwrap());
+        a.status = TaskStatus::Completed;
+        assert!(
+            !store.update(a).await.unwrap(),
+            "a cancelled task stays cancelled"
+        );
+        store.create(record("c", None)).await.unwrap();
+        assert_eq!(
+            store.get("a").await.unwrap(),
+            None,
+            "the ended task made room"
+        );
+        assert!(store.get("b").await.unwrap().is_some());
+    }
+}

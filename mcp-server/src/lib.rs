@@ -40,14 +40,19 @@
 //!   may return.
 //! - `testing` (feature `testing`, for `[dev-dependencies]`): an in-process client for
 //!   `cargo test`.
+//! - `auth` (feature `auth`): an OAuth 2.1 resource server in front of the HTTP endpoint,
+//!   and the caller's [`Principal`].
 //! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod context;
 mod engine;
 pub mod extract;
 mod macros;
 mod meta;
 mod peer;
+mod principal;
 pub mod registry;
 mod result;
 pub mod schema;
@@ -101,6 +106,9 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/deploying.md")]
     mod deploying {}
+    #[cfg(feature = "auth")]
+    #[doc = include_str!("../../docs/authorization.md")]
+    mod authorization {}
     #[doc = include_str!("../../docs/eras.md")]
     mod eras {}
     #[doc = include_str!("../../docs/context.md")]
@@ -119,6 +127,7 @@ mod guide {
 pub use context::{Context, ContextError, Elicitation};
 pub use macros::{completion, prompt, resource, server, tool};
 pub use mcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
+pub use principal::Principal;
 pub use result::{
     HandlerError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
     PromptError, ResourceError, ToolError,

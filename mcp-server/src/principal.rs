@@ -1,0 +1,156 @@
+//! Who is calling: the authenticated principal a request carries from the HTTP layer that
+//! checked its credentials to the handler's [`Context`](crate::Context).
+
+use std::time::SystemTime;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// The authenticated caller of a request: the subject of a validated access token (or of
+/// whatever your own authentication layer checked), with the token's issuer, scopes, client
+/// and claims.
+///
+/// The `auth` feature's `AuthLayer` puts one in each request's extensions; a layer of your
+/// own may do the same. Legacy HTTP sessions are bound to the principal (issuer and
+/// subject) that created them.
+///
+/// # Examples
+///
+/// ```
+/// use mcp_server::Principal;
+///
+/// let alice = Principal::new("alice")
+///     .with_issuer("https://auth.example.com")
+///     .with_scopes(["incidents:read", "incidents:write"]);
+/// assert!(alice.has_scope("incidents:write"));
+/// assert!(alice.is_same_as(&Principal::new("alice").with_issuer("https://auth.example.com")));
+/// assert!(!alice.is_same_as(&Principal::new("alice")));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    subject: String,
+    issuer: Option<String>,
+    scopes: Vec<String>,
+    client_id: Option<String>,
+    audiences: Vec<String>,
+    expires_at: Option<SystemTime>,
+    claims: Map<String, Value>,
+}
+
+impl Principal {
+    /// A principal with this subject and nothing else known about it.
+    pub fn new(subject: impl Into<String>) -> Principal {
+        Principal {
+            subject: subject.into(),
+            issuer: None,
+            scopes: Vec::new(),
+            client_id: None,
+            audiences: Vec::new(),
+            expires_at: None,
+            claims: Map::new(),
+        }
+    }
+
+    /// Sets the issuer that vouches for the subject (a token's `iss`).
+    #[must_use]
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Principal {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Sets the scopes granted (a token's `scope`, split on spaces).
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Principal {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the OAuth client the token was issued to (`client_id` / `azp`).
+    #[must_use]
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Principal {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets the audiences the token was issued for (`aud`).
+    #[must_use]
+    pub fn with_audiences<S: Into<String>>(
+        mut self,
+        audiences: impl IntoIterator<Item = S>,
+    ) -> Principal {
+        self.audiences = audiences.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets when the credential stops being valid (`exp`).
+    #[must_use]
+    pub fn with_expiry(mut self, expires_at: SystemTime) -> Principal {
+        self.expires_at = Some(expires_at);
+        self
+    }
+
+    /// Sets the raw claims (a JWT's payload, an introspection response).
+    #[must_use]
+    pub fn with_claims(mut self, claims: Map<String, Value>) -> Principal {
+        self.claims = claims;
+        self
+    }
+
+    /// The subject (`sub`): who the caller is, as the issuer names them.
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// The issuer (`iss`), when known.
+    pub fn issuer(&self) -> Option<&str> {
+        self.issuer.as_deref()
+    }
+
+    /// The scopes granted.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+
+    /// The OAuth client the credential was issued to, when known.
+    pub fn client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
+    }
+
+    /// The audiences the credential was issued for.
+    pub fn audiences(&self) -> &[String] {
+        &self.audiences
+    }
+
+    /// When the credential expires, when known.
+    pub fn expires_at(&self) -> Option<SystemTime> {
+        self.expires_at
+    }
+
+    /// The raw claims.
+    pub fn claims(&self) -> &Map<String, Value> {
+        &self.claims
+    }
+
+    /// The claims as your own type.
+    ///
+    /// # Errors
+    ///
+    /// The claims do not deserialize into `T`.
+    pub fn claims_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(Value::Object(self.claims.clone()))
+    }
+
+    /// Whether `other` is the same caller: same issuer and same subject. Scopes, expiry and
+    /// claims may differ (a refreshed token is the same caller).
+    pub fn is_same_as(&self, other: &Principal) -> bool {
+        self.subject == other.subject && self.issuer == other.issuer
+    }
+}

@@ -11,8 +11,10 @@ use serde_json::{Map, Value};
 /// and claims.
 ///
 /// The `auth` feature's `AuthLayer` puts one in each request's extensions; a layer of your
-/// own may do the same. Legacy HTTP sessions are bound to the principal (issuer and
-/// subject) that created them.
+/// own may do the same. Legacy HTTP sessions and modern `requestState` are bound to the
+/// principal (issuer and subject) that created them, and handlers read it with
+/// [`Context::principal`](crate::Context::principal) or take it as a parameter
+/// (`#[extract] caller: Principal`).
 ///
 /// # Examples
 ///

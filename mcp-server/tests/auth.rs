@@ -21,10 +21,11 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_server::auth::{
     AuthConfig, AuthLayer, IntrospectionValidator, JwtValidator, TokenValidator,
 };
+use mcp_server::extract::FromContext;
 use mcp_server::http::HttpOptions;
 use mcp_server::registry::tool_fn;
-use mcp_server::types::Tool;
-use mcp_server::{Context, Server};
+use mcp_server::types::{CreateMessageRequestParams, SamplingMessage, Tool};
+use mcp_server::{Context, Principal, Server};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
@@ -40,7 +41,32 @@ fn server() -> Server {
         .registry()
         .add_tool(
             Tool::new("whoami", schema),
-            tool_fn(|_: Value, _: Context| async { "hello" }),
+            tool_fn(|_: Value, ctx: Context| async move {
+                let caller = Principal::from_context(&ctx).map_err(|e| e.message)?;
+                assert_eq!(ctx.principal(), Some(&caller));
+                Ok::<_, String>(format!(
+                    "{} via {} with {}",
+                    caller.subject(),
+                    caller.issuer().unwrap_or("?"),
+                    caller.scopes().join(" ")
+                ))
+            }),
+            None,
+        )
+        .unwrap();
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    server
+        .registry()
+        .add_tool(
+            Tool::new("needs_sampling", schema),
+            tool_fn(|_: Value, ctx: Context| async move {
+                let params =
+                    CreateMessageRequestParams::new(vec![SamplingMessage::user_text("x")], 5);
+                ctx.sample(params)
+                    .await
+                    .map(|_| "sampled")
+                    .map_err(|e| e.to_string())
+            }),
             None,
         )
         .unwrap();
@@ -570,4 +596,81 @@ async fn a_repeated_token_is_validated_once() {
         assert_eq!(status_of(&app, &token).await.0, StatusCode::OK);
     }
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn handlers_see_the_caller() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let app = app(
+        AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
+        JwtValidator::new(&ks.issuer).unwrap(),
+    );
+    let token = sign(&keys, &claims(&ks.issuer));
+    let id = open_session(&app, &token).await;
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#;
+    let (status, _, body) = send(&app, post("/mcp", Some(&token), Some(&id), call)).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = format!("mallory via {} with mcp", ks.issuer);
+    assert!(body.contains(&text), "{body}");
+
+    // Without an authentication layer there is no caller, and the extractor says so.
+    let plain = server().http_router(HttpOptions::default(), CancellationToken::new());
+    let (_, headers, _) = send(&plain, post("/mcp", None, None, INIT)).await;
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let (_, _, body) = send(&plain, post("/mcp", None, Some(&id), call)).await;
+    assert!(body.contains("no authenticated caller"), "{body}");
+}
+
+/// A modern `tools/call` from `who` (put on the request as an authentication layer would),
+/// with `requestState` when continuing.
+fn modern_call(who: &str, state: Option<&str>) -> Request<Body> {
+    let mut params = json!({
+        "name": "needs_sampling",
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
+        }
+    });
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let mut req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "needs_sampling")
+        .body(Body::from(body))
+        .unwrap();
+    req.extensions_mut()
+        .insert(Principal::new(who).with_issuer("https://as.example.com"));
+    req
+}
+
+#[tokio::test]
+async fn request_state_is_bound_to_the_caller() {
+    let plain = server().http_router(HttpOptions::default(), CancellationToken::new());
+    let (status, _, body) = send(&plain, modern_call("alice", None)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let first: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(first["result"]["resultType"], "input_required", "{body}");
+    let state = first["result"]["requestState"].as_str().unwrap();
+
+    // Alice continues (and is asked again, having sent no answer).
+    let (_, _, body) = send(&plain, modern_call("alice", Some(state))).await;
+    let again: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(again["result"]["resultType"], "input_required", "{body}");
+
+    // Bob, holding Alice's state, gets what a forged state gets.
+    let (_, _, body) = send(&plain, modern_call("bob", Some(state))).await;
+    let refused: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        refused["error"]["message"], "Invalid or expired requestState",
+        "{body}"
+    );
 }

@@ -124,8 +124,8 @@ impl Endpoint {
         });
     }
 
-    pub(crate) fn principal(parts: &http::request::Parts) -> Option<Principal> {
-        parts.extensions.get::<Principal>().cloned()
+    pub(crate) fn principal(parts: &http::request::Parts) -> Option<Arc<Principal>> {
+        parts.extensions.get::<Principal>().cloned().map(Arc::new)
     }
 
     /// The legacy session a request names: missing id 400, unknown (or another

@@ -20,7 +20,7 @@ use crate::sync::lock;
 pub struct HttpSession {
     id: String,
     pub(crate) conn: Arc<Connection>,
-    principal: Option<Principal>,
+    principal: Option<Arc<Principal>>,
     last_seen: Mutex<Instant>,
     pub(crate) events: EventLog,
     /// The session's span (`mcp.session.id`): the parent of its requests' spans.
@@ -30,13 +30,16 @@ pub struct HttpSession {
 impl std::fmt::Debug for HttpSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpSession")
-            .field("subject", &self.principal.as_ref().map(Principal::subject))
+            .field(
+                "subject",
+                &self.principal.as_deref().map(Principal::subject),
+            )
             .finish_non_exhaustive()
     }
 }
 
 impl HttpSession {
-    pub(crate) fn new(conn: Arc<Connection>, principal: Option<Principal>) -> HttpSession {
+    pub(crate) fn new(conn: Arc<Connection>, principal: Option<Arc<Principal>>) -> HttpSession {
         let id = new_session_id();
         HttpSession {
             span: tracing::info_span!("mcp.session", mcp.session.id = %id, network.transport = "tcp"),
@@ -55,7 +58,7 @@ impl HttpSession {
 
     /// The principal the session belongs to, when authentication is on.
     pub fn principal(&self) -> Option<&Principal> {
-        self.principal.as_ref()
+        self.principal.as_deref()
     }
 
     /// When the client last used the session.

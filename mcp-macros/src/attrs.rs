@@ -38,6 +38,7 @@ pub(crate) struct ToolArgs {
     pub(crate) blocking: Option<Flag>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 #[derive(Default)]
@@ -87,6 +88,7 @@ const TOOL_KEYS: &[&str] = &[
     "blocking",
     "meta",
     "icons",
+    "scopes",
 ];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
@@ -158,6 +160,24 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
     meta.value()?.parse::<LitStr>()
 }
 
+/// `["a", "b"]`: string literals only.
+fn strings(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    let list = meta.value()?.parse::<syn::ExprArray>()?;
+    list.elems
+        .iter()
+        .map(|e| match e {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Ok(s.clone()),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "scopes are string literals: `scopes = [\"incidents:read\"]`",
+            )),
+        })
+        .collect()
+}
+
 fn expr(meta: &ParseNestedMeta) -> syn::Result<Expr> {
     meta.value()?.parse::<Expr>()
 }
@@ -220,6 +240,7 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
             "timeout_ms" => a.timeout_ms = Some(meta.value()?.parse()?),
             "blocking" => a.blocking = Some(flag(meta)?),
             "meta" => a.meta = Some(expr(meta)?),
+            "scopes" => a.scopes = strings(meta)?,
             _ => a.icons = Some(expr(meta)?),
         }
         Ok(())

@@ -92,6 +92,8 @@ pub(crate) struct ToolDef {
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
+    /// OAuth scopes a caller needs (`scopes = [...]`).
+    pub(crate) scopes: Vec<LitStr>,
     /// `T` when the method returns `Json<T>` or `Result<Json<T>, E>`.
     pub(crate) structured: Option<Type>,
 }

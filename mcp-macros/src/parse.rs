@@ -387,6 +387,7 @@ fn tool(
         timeout_ms: a.timeout_ms,
         meta: a.meta,
         icons: a.icons,
+        scopes: a.scopes,
     })
 }
 

@@ -84,7 +84,7 @@
 pub use mcp_macros::server;
 
 /// Declares a tool: `#[tool(name, title, description, read_only, destructive, idempotent,
-/// open_world, input_schema, output_schema, timeout_ms, meta, icons)]`, all optional.
+/// open_world, input_schema, output_schema, timeout_ms, meta, icons, scopes)]`, all optional.
 ///
 /// - `name`: the tool's name (default: the method's), 1–128 of `A-Z a-z 0-9 _ . -`,
 ///   unique in the impl block.
@@ -97,6 +97,9 @@ pub use mcp_macros::server;
 ///   `$defs`, which the generated schemas inline).
 /// - `timeout_ms = 5000`: this tool's call timeout. `meta = <expr>`: its `_meta` object;
 ///   `icons = <expr>`: a `Vec<Icon>`.
+/// - `scopes = ["incidents:write"]`: OAuth scopes an authenticated caller needs to see and
+///   call the tool ([`Registry::require_scopes`](crate::registry::Registry::require_scopes);
+///   see the `auth` feature).
 ///
 /// Arguments are plain parameters: strings, every integer width, floats, `bool`,
 /// `Option<T>` (optional), `Vec<T>`, maps with string keys, `serde_json::Value`, and any

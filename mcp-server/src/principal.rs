@@ -156,3 +156,10 @@ impl Principal {
         self.subject == other.subject && self.issuer == other.issuer
     }
 }
+
+/// On an HTTP response: the request was refused because the caller lacks some of these
+/// scopes (all that the operation needs). The `auth` feature's layer turns it into a
+/// `WWW-Authenticate: Bearer error="insufficient_scope"` challenge.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct InsufficientScope(pub(crate) std::sync::Arc<[String]>);

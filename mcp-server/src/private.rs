@@ -34,7 +34,7 @@ pub use std::vec::Vec;
 pub use crate::context::Context;
 pub use crate::registry::{
     BoxFuture, CompletionHandler, CompletionTarget, PromptHandler, Registry, RegistryError,
-    ResourceHandler, ToolHandler,
+    ResourceHandler, ScopedItem, ToolHandler,
 };
 pub use crate::result::HandlerError;
 pub use crate::schema::{input_schema_for, output_schema_for};

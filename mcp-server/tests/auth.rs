@@ -23,6 +23,7 @@ use mcp_server::auth::{
 };
 use mcp_server::extract::FromContext;
 use mcp_server::http::HttpOptions;
+use mcp_server::prelude::tool;
 use mcp_server::registry::tool_fn;
 use mcp_server::types::{CreateMessageRequestParams, SamplingMessage, Tool};
 use mcp_server::{Context, Principal, Server};
@@ -673,4 +674,180 @@ async fn request_state_is_bound_to_the_caller() {
         refused["error"]["message"], "Invalid or expired requestState",
         "{body}"
     );
+}
+
+struct Incidents;
+
+#[mcp_server::server(name = "incidents")]
+impl Incidents {
+    /// Lists open incidents.
+    #[tool(read_only)]
+    fn list(&self) -> String {
+        "none open".into()
+    }
+
+    /// Resolves an incident.
+    #[tool(scopes = ["incidents:write"])]
+    fn resolve(&self, id: u32) -> String {
+        format!("resolved {id}")
+    }
+}
+
+fn incidents_app(issuer: &str) -> axum::Router {
+    let server = Server::new(Incidents).unwrap();
+    server
+        .http_router(HttpOptions::default(), CancellationToken::new())
+        .layer(AuthLayer::new(
+            AuthConfig::new(RESOURCE, issuer).unwrap(),
+            JwtValidator::new(issuer).unwrap(),
+        ))
+}
+
+fn with_scope(issuer: &str, scope: &str) -> Value {
+    let mut c = claims(issuer);
+    c["scope"] = json!(scope);
+    c
+}
+
+fn listed(body: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(body).unwrap();
+    v["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn scoped_tools_are_hidden_and_refused_with_a_step_up_challenge() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let app = incidents_app(&ks.issuer);
+    let reader = sign(&keys, &with_scope(&ks.issuer, "mcp"));
+    let writer = sign(&keys, &with_scope(&ks.issuer, "mcp incidents:write"));
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"resolve","arguments":{"id":7}}}"#;
+
+    let id = open_session(&app, &reader).await;
+    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), LIST)).await;
+    assert_eq!(listed(&body), ["list"], "the reader does not see `resolve`");
+    let (status, headers, body) = send(&app, post("/mcp", Some(&reader), Some(&id), call)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        challenge(&headers),
+        "Bearer error=\"insufficient_scope\", scope=\"incidents:write\", resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
+    );
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("incidents:write"),
+        "{body}"
+    );
+    assert_eq!(
+        error["error"]["data"]["missingScopes"],
+        json!(["incidents:write"])
+    );
+
+    // Step-up: a token with the scope, same caller, same session.
+    let (_, _, body) = send(&app, post("/mcp", Some(&writer), Some(&id), LIST)).await;
+    assert_eq!(
+        listed(&body),
+        ["list", "resolve"],
+        "the page cache is per scope set"
+    );
+    let (status, _, body) = send(&app, post("/mcp", Some(&writer), Some(&id), call)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("resolved 7"), "{body}");
+    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), LIST)).await;
+    assert_eq!(listed(&body), ["list"]);
+
+    // The modern era gets the same challenge.
+    let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "resolve", "arguments": {"id": 7},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("authorization", format!("Bearer {reader}"))
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "resolve")
+        .body(Body::from(modern))
+        .unwrap();
+    let (status, headers, _) = send(&app, req).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(challenge(&headers).contains("scope=\"incidents:write\""));
+}
+
+#[tokio::test]
+async fn without_authentication_scopes_bind_nothing() {
+    let server = Server::new(Incidents).unwrap();
+    let app = server.http_router(HttpOptions::default(), CancellationToken::new());
+    let (_, headers, _) = send(&app, post("/mcp", None, None, INIT)).await;
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let (_, _, body) = send(&app, post("/mcp", None, Some(&id), LIST)).await;
+    assert_eq!(listed(&body), ["list", "resolve"]);
+}
+
+#[tokio::test]
+async fn resources_and_prompts_take_scopes_from_the_registry() {
+    use mcp_server::registry::{ScopedItem, prompt_fn, resource_fn};
+    use mcp_server::types::{Prompt, Resource};
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let server = Server::new(Incidents).unwrap();
+    let r = server.registry();
+    r.add_resource(
+        Resource::new("memo://secret", "secret"),
+        resource_fn(None, |_, _, _| async { "s3cret" }),
+    )
+    .unwrap();
+    r.add_prompt(
+        Prompt::new("triage"),
+        prompt_fn(|_, _| async { "Triage it." }),
+    )
+    .unwrap();
+    r.require_scopes(ScopedItem::Resource("memo://secret"), ["secret:read"]);
+    r.set_default_scopes(["mcp"]);
+    let app = server
+        .http_router(HttpOptions::default(), CancellationToken::new())
+        .layer(AuthLayer::new(
+            AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
+            JwtValidator::new(&ks.issuer).unwrap(),
+        ));
+    let nobody = sign(&keys, &with_scope(&ks.issuer, "incidents:write"));
+    let reader = sign(&keys, &with_scope(&ks.issuer, "mcp"));
+    let id = open_session(&app, &nobody).await;
+    let (_, _, body) = send(&app, post("/mcp", Some(&nobody), Some(&id), LIST)).await;
+    assert_eq!(
+        listed(&body),
+        ["resolve"],
+        "the default needs `mcp`; `resolve` has its own"
+    );
+    let get = r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"triage"}}"#;
+    let (status, headers, _) = send(&app, post("/mcp", Some(&nobody), Some(&id), get)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(challenge(&headers).contains("scope=\"mcp\""));
+    let (status, _, _) = send(&app, post("/mcp", Some(&reader), Some(&id), get)).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let read =
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"memo://secret"}}"#;
+    let (status, headers, _) = send(&app, post("/mcp", Some(&reader), Some(&id), read)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(challenge(&headers).contains("scope=\"secret:read\""));
+    let list = r#"{"jsonrpc":"2.0","id":6,"method":"resources/list"}"#;
+    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), list)).await;
+    assert!(!body.contains("memo://secret"), "{body}");
+    let both = sign(&keys, &with_scope(&ks.issuer, "mcp secret:read"));
+    let (_, _, body) = send(&app, post("/mcp", Some(&both), Some(&id), list)).await;
+    assert!(body.contains("memo://secret"), "{body}");
+    let (status, _, body) = send(&app, post("/mcp", Some(&both), Some(&id), read)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("s3cret"), "{body}");
 }

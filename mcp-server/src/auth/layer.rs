@@ -16,7 +16,7 @@ use tower::{Layer, Service};
 use super::cache::{self, TokenCache};
 use super::config::{AuthConfig, ROOT_METADATA_PATH};
 use super::validator::{TokenError, TokenValidator};
-use crate::principal::Principal;
+use crate::principal::{InsufficientScope, Principal};
 
 /// Validated tokens kept at most (each entry is a principal and its claims).
 const CACHE_CAPACITY: usize = 10_000;
@@ -33,7 +33,7 @@ const CACHE_CAPACITY: usize = 10_000;
 /// | no `Authorization` header, or another scheme | 401 | `Bearer resource_metadata="…", scope="…"` |
 /// | `access_token` in the query string, several `Authorization` headers, a malformed bearer token | 400 | `Bearer error="invalid_request", …` |
 /// | a token the validator refuses, expired, from another issuer, for another audience | 401 | `Bearer error="invalid_token", …` |
-/// | a valid token without the [required scopes](AuthConfig::required_scopes) | 403 | `Bearer error="insufficient_scope", scope="…", …` |
+/// | a valid token without the [required scopes](AuthConfig::required_scopes), or without the scopes of the tool, resource or prompt called ([`Registry::require_scopes`](crate::registry::Registry::require_scopes)) | 403 | `Bearer error="insufficient_scope", scope="…", …` |
 /// | the validator cannot reach the authorization server | 503 | — |
 ///
 /// A validation is reused until the token expires (or for the validator's
@@ -178,7 +178,19 @@ where
                 Ok(principal) => {
                     parts.headers.remove(AUTHORIZATION);
                     parts.extensions.insert((*principal).clone());
-                    inner.call(Request::from_parts(parts, body)).await
+                    let mut response = inner.call(Request::from_parts(parts, body)).await?;
+                    // The endpoint refused an item for missing scopes: say which, so the
+                    // client can step up.
+                    if let Some(InsufficientScope(scopes)) =
+                        response.extensions_mut().remove::<InsufficientScope>()
+                    {
+                        let challenge = insufficient_scope(&shared.metadata_url, &scopes);
+                        *response.status_mut() = StatusCode::FORBIDDEN;
+                        if let Some(v) = challenge.headers().get(WWW_AUTHENTICATE) {
+                            response.headers_mut().insert(WWW_AUTHENTICATE, v.clone());
+                        }
+                    }
+                    Ok(response)
                 }
                 Err(refusal) => Ok(refusal),
             }

@@ -206,8 +206,13 @@ impl Endpoint {
                 result = &mut last => {
                     let mut queued = drain(&mut notes);
                     return match result {
-                        Ok(response) if queued.is_empty() && !self.options.sse_responses => {
-                            reply::json(StatusCode::OK, response.json)
+                        // A step-up challenge is never streamed: its status is the message.
+                        Ok(response)
+                            if queued.is_empty()
+                                && (!self.options.sse_responses
+                                    || matches!(response.status, Status::InsufficientScope(_))) =>
+                        {
+                            reply::engine(response, false)
                         }
                         Ok(response) => {
                             queued.push(response.json);
@@ -244,7 +249,7 @@ impl Endpoint {
                                 && self.options.sse_responses
                                 && matches!(response.status, Status::Ok)) =>
                     {
-                        reply::json(reply::status(response.status, modern), response.json)
+                        reply::engine(response, modern)
                     }
                     Ok(response) => {
                         queued.push(response.json);

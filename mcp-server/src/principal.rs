@@ -1,6 +1,7 @@
 //! Who is calling: the authenticated principal a request carries from the HTTP layer that
 //! checked its credentials to the handler's [`Context`](crate::Context).
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde::de::DeserializeOwned;
@@ -29,7 +30,11 @@ use serde_json::{Map, Value};
 /// assert!(!alice.is_same_as(&Principal::new("alice")));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct Principal {
+pub struct Principal(Arc<Inner>);
+
+/// Shared, so that a principal is cheap to copy onto each request (the claims can be large).
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
     subject: String,
     issuer: Option<String>,
     scopes: Vec<String>,
@@ -42,7 +47,7 @@ pub struct Principal {
 impl Principal {
     /// A principal with this subject and nothing else known about it.
     pub fn new(subject: impl Into<String>) -> Principal {
-        Principal {
+        Principal(Arc::new(Inner {
             subject: subject.into(),
             issuer: None,
             scopes: Vec::new(),
@@ -50,13 +55,17 @@ impl Principal {
             audiences: Vec::new(),
             expires_at: None,
             claims: Map::new(),
-        }
+        }))
+    }
+
+    fn edit(&mut self) -> &mut Inner {
+        Arc::make_mut(&mut self.0)
     }
 
     /// Sets the issuer that vouches for the subject (a token's `iss`).
     #[must_use]
     pub fn with_issuer(mut self, issuer: impl Into<String>) -> Principal {
-        self.issuer = Some(issuer.into());
+        self.edit().issuer = Some(issuer.into());
         self
     }
 
@@ -66,14 +75,14 @@ impl Principal {
         mut self,
         scopes: impl IntoIterator<Item = S>,
     ) -> Principal {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self.edit().scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
     /// Sets the OAuth client the token was issued to (`client_id` / `azp`).
     #[must_use]
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> Principal {
-        self.client_id = Some(client_id.into());
+        self.edit().client_id = Some(client_id.into());
         self
     }
 
@@ -83,62 +92,62 @@ impl Principal {
         mut self,
         audiences: impl IntoIterator<Item = S>,
     ) -> Principal {
-        self.audiences = audiences.into_iter().map(Into::into).collect();
+        self.edit().audiences = audiences.into_iter().map(Into::into).collect();
         self
     }
 
     /// Sets when the credential stops being valid (`exp`).
     #[must_use]
     pub fn with_expiry(mut self, expires_at: SystemTime) -> Principal {
-        self.expires_at = Some(expires_at);
+        self.edit().expires_at = Some(expires_at);
         self
     }
 
     /// Sets the raw claims (a JWT's payload, an introspection response).
     #[must_use]
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Principal {
-        self.claims = claims;
+        self.edit().claims = claims;
         self
     }
 
     /// The subject (`sub`): who the caller is, as the issuer names them.
     pub fn subject(&self) -> &str {
-        &self.subject
+        &self.0.subject
     }
 
     /// The issuer (`iss`), when known.
     pub fn issuer(&self) -> Option<&str> {
-        self.issuer.as_deref()
+        self.0.issuer.as_deref()
     }
 
     /// The scopes granted.
     pub fn scopes(&self) -> &[String] {
-        &self.scopes
+        &self.0.scopes
     }
 
     /// Whether `scope` was granted.
     pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|s| s == scope)
+        self.0.scopes.iter().any(|s| s == scope)
     }
 
     /// The OAuth client the credential was issued to, when known.
     pub fn client_id(&self) -> Option<&str> {
-        self.client_id.as_deref()
+        self.0.client_id.as_deref()
     }
 
     /// The audiences the credential was issued for.
     pub fn audiences(&self) -> &[String] {
-        &self.audiences
+        &self.0.audiences
     }
 
     /// When the credential expires, when known.
     pub fn expires_at(&self) -> Option<SystemTime> {
-        self.expires_at
+        self.0.expires_at
     }
 
     /// The raw claims.
     pub fn claims(&self) -> &Map<String, Value> {
-        &self.claims
+        &self.0.claims
     }
 
     /// The claims as your own type.
@@ -147,13 +156,13 @@ impl Principal {
     ///
     /// The claims do not deserialize into `T`.
     pub fn claims_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_value(Value::Object(self.claims.clone()))
+        serde_json::from_value(Value::Object(self.0.claims.clone()))
     }
 
     /// Whether `other` is the same caller: same issuer and same subject. Scopes, expiry and
     /// claims may differ (a refreshed token is the same caller).
     pub fn is_same_as(&self, other: &Principal) -> bool {
-        self.subject == other.subject && self.issuer == other.issuer
+        self.0.subject == other.0.subject && self.0.issuer == other.0.issuer
     }
 }
 
@@ -162,4 +171,4 @@ impl Principal {
 /// `WWW-Authenticate: Bearer error="insufficient_scope"` challenge.
 #[derive(Debug, Clone)]
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) struct InsufficientScope(pub(crate) std::sync::Arc<[String]>);
+pub(crate) struct InsufficientScope(pub(crate) Arc<[String]>);

@@ -39,7 +39,7 @@ use super::service::Endpoint;
 use crate::engine::Engine;
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM — what orchestrators send to stop a
-/// process. The default shutdown signal of [`Server::serve_http`].
+/// process. The default shutdown signal of [`Server::serve_http`](crate::Server::serve_http).
 ///
 /// # Examples
 ///

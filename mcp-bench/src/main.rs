@@ -5,11 +5,13 @@
 //! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--era legacy|modern] [--label L] -- CMD ARGS...
 //! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-//! mcp-bench serve    [--http ADDR] [--sse]
+//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL]
 //! ```
 //!
 //! Each run prints one JSON line on stdout and exits non-zero if any answer is wrong or
-//! missing. In `http` and `sessions`, `{addr}` in ARGS becomes `127.0.0.1:P`.
+//! missing. In `http` and `sessions`, `{addr}` in ARGS becomes `127.0.0.1:P`, and every
+//! request carries `Authorization: Bearer $MCP_BENCH_BEARER` when that variable is set.
+//! `serve --auth-issuer URL` requires tokens from that issuer for `http://ADDR/mcp`.
 
 // A command-line tool: its report goes to stdout, its diagnostics to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -119,7 +121,7 @@ const USAGE: &str = "usage:
   mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-  mcp-bench serve    [--http ADDR] [--sse]";
+  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL]";
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -178,7 +180,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
             Ok(())
         }
         "serve" => {
-            args.check(&["http", "sse", "current-thread"], false)?;
+            args.check(&["http", "sse", "current-thread", "auth-issuer"], false)?;
             let runtime = if args.has("current-thread") {
                 tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -190,7 +192,11 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
             };
             let addr = args.value("http").map(str::to_owned);
             runtime
-                .block_on(server::serve(addr, args.has("sse")))
+                .block_on(server::serve(
+                    addr,
+                    args.has("sse"),
+                    args.value("auth-issuer").map(str::to_owned),
+                ))
                 .map_err(|e| e.to_string().into())
         }
         _ => Err(format!("unknown mode {mode:?}; usage").into()),

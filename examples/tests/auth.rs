@@ -1,5 +1,5 @@
-//! `sql-explorer --auth-issuer`: the binary as an OAuth resource server, against the test
-//! authorization server (`scripts/auth-server.sh start` names it in `MCP_AUTH_ISSUER`;
+//! `sql-explorer --auth-issuer` and `everything --auth-issuer`: the binaries as OAuth
+//! resource servers, against the test authorization server (`scripts/auth-server.sh start` names it in `MCP_AUTH_ISSUER`;
 //! without it these tests say so and pass, unless `CI` or `MCP_AUTH_REQUIRE_AS` is set: then
 //! they fail).
 
@@ -206,4 +206,47 @@ async fn with_an_issuer_every_request_needs_its_token_and_query_needs_sql_query(
     let (status, _, _) = rpc(&url, Some(&elsewhere), None, init()).await;
     assert_eq!(status, 401, "a token for another resource");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn everything_with_an_issuer_takes_any_scope() {
+    let Some(issuer) = issuer() else { return };
+    // A free port: the audience is derived from the address given.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let url = format!("http://{addr}/mcp");
+    let _child = tokio::process::Command::new(env!("CARGO_BIN_EXE_everything"))
+        .args(["--http", &addr, "--auth-issuer", &issuer])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(&addr).await.is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "everything did not listen"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (status, headers, _) = rpc(&url, None, None, init()).await;
+    assert_eq!(status, 401);
+    assert!(
+        headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("resource_metadata=")
+    );
+    let viewer = token(&issuer, ("mcp-basic", "basic-secret"), "mcp", &url).await;
+    let id = session(&url, &viewer).await;
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let (status, _, body) = rpc(&url, Some(&viewer), Some(&id), list).await;
+    assert_eq!(status, 200);
+    assert!(body.contains("test_simple_text"), "{body}");
 }

@@ -15,10 +15,20 @@ python3 scripts/check-layers.py mcp-server/src
 step "cargo clippy (all targets, all features, warnings are errors)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+# What the EXIT trap stops: each service started below adds its stop command.
+stops=()
+trap 'for s in "${stops[@]}"; do $s || true; done' EXIT
+
 step "PostgreSQL for the sql-explorer tests (a throwaway cluster, stopped on exit)"
-trap 'bash scripts/postgres.sh stop' EXIT
+stops+=("bash scripts/postgres.sh stop")
 pg_env=$(bash scripts/postgres.sh start) # (an assignment, so that set -e sees a failure)
 eval "$pg_env"
+
+step "an OAuth authorization server for the auth tests (oidc-provider, pinned; stopped on exit)"
+stops+=("bash scripts/auth-server.sh stop")
+auth_env=$(bash scripts/auth-server.sh start)
+eval "$auth_env"
+export MCP_AUTH_REQUIRE_AS=1
 
 step "cargo test (unit, integration and doc tests)"
 cargo test --workspace --all-features

@@ -56,6 +56,8 @@ fn args(source: Source, max_rows: usize, timeout: Duration) -> Args {
         max_rows,
         timeout,
         allow_privileged_role: false,
+        auth_issuer: None,
+        auth_audience: None,
     }
 }
 

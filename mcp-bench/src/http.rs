@@ -76,6 +76,8 @@ pub struct Connection {
     host: HeaderValue,
     era: Era,
     session: Option<HeaderValue>,
+    /// `Bearer $MCP_BENCH_BEARER`, when set.
+    authorization: Option<HeaderValue>,
 }
 
 /// A response: status, session id header, and the JSON-RPC messages in the body (one for a
@@ -101,6 +103,9 @@ impl Connection {
             host: HeaderValue::from_str(&format!("127.0.0.1:{port}"))?,
             era,
             session: None,
+            authorization: std::env::var("MCP_BENCH_BEARER")
+                .ok()
+                .and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok()),
         })
     }
 
@@ -127,6 +132,9 @@ impl Connection {
             .header(HOST, self.host.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
+        if let Some(authorization) = &self.authorization {
+            request = request.header(hyper::header::AUTHORIZATION, authorization.clone());
+        }
         match self.era {
             Era::Legacy => {
                 if let Some(session) = &self.session {

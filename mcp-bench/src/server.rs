@@ -22,13 +22,24 @@ impl Bench {
     }
 }
 
-/// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream).
-pub async fn serve(addr: Option<String>, sse: bool) -> Result<(), Box<dyn std::error::Error>> {
+/// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream;
+/// `auth_issuer`: bearer tokens from this issuer, for `http://ADDR/mcp`, checked by
+/// `AuthLayer` with a `JwtValidator`).
+pub async fn serve(
+    addr: Option<String>,
+    sse: bool,
+    auth_issuer: Option<String>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::new(Bench)?;
     match addr {
         None => server.serve_stdio().await?,
         Some(addr) => {
-            let options = HttpOptions::default().sse_responses(sse);
+            let mut options = HttpOptions::default().sse_responses(sse);
+            if let Some(issuer) = auth_issuer {
+                use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
+                let config = AuthConfig::new(format!("http://{addr}/mcp"), &issuer)?;
+                options = options.auth(AuthLayer::new(config, JwtValidator::new(&issuer)?));
+            }
             server
                 .serve_http_with(addr.as_str(), options, mcp_server::http::shutdown_signal())
                 .await?;

@@ -39,6 +39,7 @@ pub(crate) struct ToolArgs {
     pub(crate) meta: Option<Expr>,
     pub(crate) icons: Option<Expr>,
     pub(crate) task_support: Option<LitStr>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 #[derive(Default)]
@@ -89,6 +90,7 @@ const TOOL_KEYS: &[&str] = &[
     "meta",
     "icons",
     "task_support",
+    "scopes",
 ];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
@@ -160,6 +162,24 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
     meta.value()?.parse::<LitStr>()
 }
 
+/// `["a", "b"]`: string literals only.
+fn strings(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    let list = meta.value()?.parse::<syn::ExprArray>()?;
+    list.elems
+        .iter()
+        .map(|e| match e {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Ok(s.clone()),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "scopes are string literals: `scopes = [\"incidents:read\"]`",
+            )),
+        })
+        .collect()
+}
+
 fn expr(meta: &ParseNestedMeta) -> syn::Result<Expr> {
     meta.value()?.parse::<Expr>()
 }
@@ -223,6 +243,7 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
             "blocking" => a.blocking = Some(flag(meta)?),
             "meta" => a.meta = Some(expr(meta)?),
             "task_support" => a.task_support = Some(string(meta)?),
+            "scopes" => a.scopes = strings(meta)?,
             _ => a.icons = Some(expr(meta)?),
         }
         Ok(())

@@ -109,6 +109,8 @@ pub(crate) struct ToolDef {
     pub(crate) icons: Option<Expr>,
     /// `forbidden`, `optional` or `required` (validated).
     pub(crate) task_support: Option<LitStr>,
+    /// OAuth scopes a caller needs (`scopes = [...]`).
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 pub(crate) struct ResourceDef {

@@ -412,6 +412,7 @@ fn tool(
         meta: a.meta,
         icons: a.icons,
         task_support: a.task_support,
+        scopes: a.scopes,
     })
 }
 

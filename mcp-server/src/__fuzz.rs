@@ -200,14 +200,33 @@ impl Sealer {
         responses: BTreeMap<String, Value>,
         state: Option<Value>,
     ) -> Option<String> {
-        self.0.seal(audience, method, name, responses, state)
+        self.0.seal(
+            engine::seal::Target {
+                audience,
+                method,
+                name,
+                caller: None,
+            },
+            responses,
+            state,
+        )
     }
 
     /// Opens a sealed state for `method` on `name` of server `audience`.
     pub fn open(&self, sealed: &str, audience: &str, method: &str, name: &str) -> Option<Opened> {
-        self.0.open(sealed, audience, method, name).map(|p| Opened {
-            responses: p.r,
-            state: p.s,
-        })
+        self.0
+            .open(
+                sealed,
+                engine::seal::Target {
+                    audience,
+                    method,
+                    name,
+                    caller: None,
+                },
+            )
+            .map(|p| Opened {
+                responses: p.r,
+                state: p.s,
+            })
     }
 }

@@ -52,6 +52,7 @@ use mcp_core::error::ErrorObject;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
+use crate::principal::Principal;
 
 /// A value a handler can take from the request being served.
 ///
@@ -80,6 +81,17 @@ impl FromContext for Context {
 impl FromContext for CancellationToken {
     fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
         Ok(ctx.cancellation_token())
+    }
+}
+
+/// The caller, as the HTTP request's authentication established it (see
+/// [`Context::principal`]). Taking it on a request without one (stdio, unauthenticated HTTP)
+/// ends the request with an invalid-request error (-32600).
+impl FromContext for Principal {
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+        ctx.principal()
+            .cloned()
+            .ok_or_else(|| ErrorObject::invalid_request("this request has no authenticated caller"))
     }
 }
 

@@ -40,6 +40,8 @@
 //!   may return.
 //! - `testing` (feature `testing`, for `[dev-dependencies]`): an in-process client for
 //!   `cargo test`.
+//! - `auth` (feature `auth`): an OAuth 2.1 resource server in front of the HTTP endpoint,
+//!   and the caller's [`Principal`].
 //! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
 //!
 //! # Features
@@ -54,6 +56,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "auth")]
+pub mod auth;
 pub mod context;
 mod engine;
 pub mod extract;
@@ -63,6 +67,7 @@ mod meta;
 #[doc(hidden)]
 mod params;
 mod peer;
+mod principal;
 pub mod registry;
 mod result;
 pub mod schema;
@@ -125,6 +130,9 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/deploying.md")]
     mod deploying {}
+    #[cfg(feature = "auth")]
+    #[doc = include_str!("../../docs/authorization.md")]
+    mod authorization {}
     #[doc = include_str!("../../docs/eras.md")]
     mod eras {}
     #[doc = include_str!("../../docs/context.md")]
@@ -145,6 +153,7 @@ mod guide {
 pub use context::{Context, ContextError, Elicitation};
 pub use macros::{completion, prompt, resource, server, tool};
 pub use mcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
+pub use principal::Principal;
 pub use result::{
     HandlerError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
     PromptError, ResourceError, ToolError,

@@ -94,8 +94,8 @@
 pub use mcp_macros::server;
 
 /// Declares a tool: `#[tool(name, title, description, read_only, destructive, idempotent,
-/// open_world, input_schema, output_schema, timeout_ms, meta, icons, task_support)]`, all
-/// optional.
+/// open_world, input_schema, output_schema, timeout_ms, meta, icons, task_support, scopes)]`,
+/// all optional.
 ///
 /// - `name`: the tool's name (default: the method's), 1–128 of `A-Z a-z 0-9 _ . -`,
 ///   unique in the impl block.
@@ -111,6 +111,9 @@ pub use mcp_macros::server;
 /// - `task_support = "optional"` (or `"required"`, `"forbidden"`, the default): whether a
 ///   call may (or must) run as a task, answered at once and collected later
 ///   (docs/tasks.md).
+/// - `scopes = ["incidents:write"]`: OAuth scopes an authenticated caller needs to see and
+///   call the tool ([`Registry::require_scopes`](crate::registry::Registry::require_scopes);
+///   see the `auth` feature).
 ///
 /// Arguments are plain parameters: strings, every integer width, floats, `bool`,
 /// `Option<T>` (optional), `Vec<T>`, maps with string keys, `serde_json::Value`, and any

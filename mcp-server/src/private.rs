@@ -40,7 +40,7 @@ pub use crate::params::{
 };
 pub use crate::registry::{
     BoxFuture, CompletionHandler, CompletionTarget, PromptHandler, Registry, RegistryError,
-    ResourceHandler, ToolHandler,
+    ResourceHandler, ScopedItem, ToolHandler,
 };
 pub use crate::result::HandlerError;
 pub use crate::schema::input_schema_for;

@@ -333,7 +333,7 @@ async fn legacy_sessions_are_minted_required_and_ended() {
 async fn sessions_are_bound_to_their_principal() {
     let router = router(&server(), HttpOptions::default());
     let mut req = post(INIT).body(Body::from(INIT)).unwrap();
-    req.extensions_mut().insert(Principal("alice".into()));
+    req.extensions_mut().insert(Principal::new("alice"));
     let (_, headers, _) = send(&router, req).await;
     let id = headers
         .get("mcp-session-id")
@@ -343,7 +343,7 @@ async fn sessions_are_bound_to_their_principal() {
         .to_owned();
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let mut as_bob = legacy(&id, list);
-    as_bob.extensions_mut().insert(Principal("bob".into()));
+    as_bob.extensions_mut().insert(Principal::new("bob"));
     assert_eq!(send(&router, as_bob).await.0, StatusCode::NOT_FOUND);
     assert_eq!(
         send(&router, legacy(&id, list)).await.0,
@@ -351,7 +351,7 @@ async fn sessions_are_bound_to_their_principal() {
         "anonymous is another principal"
     );
     let mut as_alice = legacy(&id, list);
-    as_alice.extensions_mut().insert(Principal("alice".into()));
+    as_alice.extensions_mut().insert(Principal::new("alice"));
     assert_eq!(send(&router, as_alice).await.0, StatusCode::OK);
 }
 

@@ -5,6 +5,9 @@
 //! ```sh
 //! cargo run -p mcp-examples --bin everything                            # stdio
 //! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001   # Streamable HTTP
+//! # behind an OAuth authorization server: every request needs a token it issued for
+//! # http://127.0.0.1:3001/mcp (or --auth-audience URL), any scope
+//! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --auth-issuer https://as.example.com
 //! ```
 //!
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
@@ -626,8 +629,59 @@ impl Everything {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: everything [--http 127.0.0.1:PORT]");
+    eprintln!(
+        "usage: everything [--http 127.0.0.1:PORT [--auth-issuer URL [--auth-audience URL]]]"
+    );
     ExitCode::from(2)
+}
+
+/// `--http ADDR`, and the authorization server and audience when given.
+struct HttpArgs {
+    addr: String,
+    issuer: Option<String>,
+    audience: Option<String>,
+}
+
+fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
+    let mut http: Option<HttpArgs> = None;
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next()?.clone();
+        match (flag.as_str(), &mut http) {
+            ("--http", None) => {
+                http = Some(HttpArgs {
+                    addr: value,
+                    issuer: None,
+                    audience: None,
+                })
+            }
+            ("--auth-issuer", Some(h)) => h.issuer = Some(value),
+            ("--auth-audience", Some(h)) if h.issuer.is_some() => h.audience = Some(value),
+            _ => return None,
+        }
+    }
+    Some(http)
+}
+
+/// Serves HTTP; with an issuer, behind an `AuthLayer` accepting any scope.
+async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Result<()> {
+    let mut options = mcp_server::http::HttpOptions::default();
+    if let Some(issuer) = &http.issuer {
+        use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
+        let audience = http
+            .audience
+            .clone()
+            .unwrap_or_else(|| format!("http://{}/mcp", http.addr));
+        let invalid = |e: mcp_server::auth::AuthConfigError| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
+        };
+        let config = AuthConfig::new(audience, issuer).map_err(invalid)?;
+        let validator = JwtValidator::new(issuer).map_err(invalid)?;
+        options = options.auth(AuthLayer::new(config, validator));
+    }
+    server
+        .serve_http_with(http.addr, options, mcp_server::http::shutdown_signal())
+        .await
 }
 
 #[tokio::main]
@@ -637,10 +691,8 @@ async fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let http = match args.as_slice() {
-        [] => None,
-        [flag, addr] if flag == "--http" => Some(addr.clone()),
-        _ => return usage(),
+    let Some(http) = parse_args(&args) else {
+        return usage();
     };
     let server = match Server::new(Everything) {
         Ok(server) => server,
@@ -667,7 +719,7 @@ async fn main() -> ExitCode {
         });
     }
     let outcome = match http {
-        Some(addr) => server.serve_http(addr).await,
+        Some(http) => serve_http(&server, http).await,
         None => server.serve_stdio().await,
     };
     match outcome {

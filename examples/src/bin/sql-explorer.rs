@@ -126,7 +126,8 @@ impl SqlExplorer {
         read_only,
         idempotent,
         open_world = false,
-        output_schema = query_output_schema()
+        output_schema = query_output_schema(),
+        scopes = ["sql:query"]
     )]
     async fn query(
         &self,

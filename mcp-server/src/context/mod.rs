@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::peer::outbound::OutboundError;
 use crate::peer::session::LegacySession;
 use crate::peer::sink::Sink;
+use crate::principal::Principal;
 use crate::sync::lock;
 
 mod input;
@@ -119,6 +120,8 @@ pub(crate) struct Client {
     /// Legacy era: the session, which holds the log level and carries server-to-client
     /// requests.
     pub(crate) session: Option<Arc<LegacySession>>,
+    /// Who is calling, when the transport authenticated the request.
+    pub(crate) principal: Option<Arc<Principal>>,
 }
 
 struct RequestCtx {
@@ -202,6 +205,15 @@ impl Context {
     /// The id of the request being served.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id
+    }
+
+    /// Who is calling: the principal an authentication layer (the `auth` feature's
+    /// `AuthLayer`, or your own) put on the HTTP request; `None` over stdio and for
+    /// unauthenticated HTTP.
+    ///
+    /// Handlers can also take it as a parameter, `#[extract] caller: Principal`.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.client.principal.as_deref()
     }
 
     /// The protocol revision of this request.

@@ -10,6 +10,7 @@ use super::Engine;
 use super::{Reply, Response};
 use crate::peer::session::{Connection, ConnectionEra};
 use crate::peer::sink::Sink;
+use crate::principal::Principal;
 
 /// The most messages one batch may hold; a larger batch is refused whole, so one message
 /// cannot fan out into unbounded work.
@@ -24,6 +25,7 @@ impl Engine {
         conn: &Arc<Connection>,
         items: Vec<Result<Message, EnvelopeError>>,
         sink: Sink,
+        principal: Option<Arc<Principal>>,
     ) -> Result<Vec<String>, ErrorObject> {
         let allowed = match conn.era() {
             ConnectionEra::Legacy(session) => session
@@ -52,8 +54,9 @@ impl Engine {
                 }
                 Ok(Message::Request(req)) => {
                     let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
+                    let principal = principal.clone();
                     set.spawn(async move {
-                        match server.handle_request(&conn, req, sink).await {
+                        match server.handle_request(&conn, req, sink, principal).await {
                             Reply::Response(Response { json, .. }) => (i, Some(json)),
                             _ => (i, None),
                         }

@@ -86,6 +86,7 @@ impl Engine {
                 cursor.as_deref(),
                 meta.as_ref(),
                 self.config().list_cache,
+                scope.client.principal.as_deref().map(Principal::scopes),
             ) {
                 Ok(page) => Reply::Response(self.respond_raw(id, &*page)),
                 Err(e) => Reply::Response(Response::error(Some(id), &e)),
@@ -126,6 +127,33 @@ impl Engine {
         }
     }
 
+    /// The refusal of an authenticated caller that lacks scopes `what` needs (`missing`
+    /// says which the item needs, given the caller's): a JSON-RPC error naming them, which
+    /// HTTP answers with 403 and an `insufficient_scope` challenge.
+    fn scope_refusal(
+        &self,
+        id: &RequestId,
+        scope: &Scope<'_>,
+        what: &str,
+        missing: impl FnOnce(&[String]) -> Option<Arc<[String]>>,
+    ) -> Option<Reply> {
+        let principal = scope.client.principal.as_deref()?;
+        let needed = missing(principal.scopes())?;
+        let lacking: Vec<&str> = needed
+            .iter()
+            .filter(|s| !principal.has_scope(s))
+            .map(String::as_str)
+            .collect();
+        let error = ErrorObject::invalid_request(format!(
+            "insufficient scope: {what} needs {}",
+            lacking.join(" ")
+        ))
+        .with_data(serde_json::json!({ "requiredScopes": &*needed, "missingScopes": lacking }));
+        Some(Reply::Response(
+            Response::error(Some(id), &error).with_status(Status::InsufficientScope(needed)),
+        ))
+    }
+
     pub(super) async fn call_tool(
         &self,
         req: &Request,
@@ -146,6 +174,13 @@ impl Engine {
                 p.name
             )));
         };
+        if let Some(refusal) =
+            self.scope_refusal(id, &scope, &format!("the tool `{}`", p.name), |g| {
+                self.registry().missing_scopes(ListKind::Tools, &p.name, g)
+            })
+        {
+            return Ok(refusal);
+        }
         // The one branch an ordinary call pays for tasks. Boxed: inline, the task path's
         // state would enlarge (and be copied with) every call's future.
         if (tool.tool.execution.is_some() || p.task.is_some())
@@ -214,6 +249,13 @@ impl Engine {
                 scope.client.version.era(),
             ));
         };
+        if let Some(refusal) =
+            self.scope_refusal(id, &scope, &format!("the resource `{}`", p.uri), |g| {
+                self.registry().missing_scopes_for_uri(&p.uri, g)
+            })
+        {
+            return Ok(refusal);
+        }
         let ctx = self.context(
             id,
             &scope,
@@ -264,6 +306,14 @@ impl Engine {
                 p.name
             )));
         };
+        if let Some(refusal) =
+            self.scope_refusal(id, &scope, &format!("the prompt `{}`", p.name), |g| {
+                self.registry()
+                    .missing_scopes(ListKind::Prompts, &p.name, g)
+            })
+        {
+            return Ok(refusal);
+        }
         let arguments = p.arguments.clone().unwrap_or_default();
         for arg in prompt.prompt.arguments.iter().flatten() {
             if arg.required == Some(true) && !arguments.contains_key(&arg.name) {

@@ -40,6 +40,7 @@ use tracing::Instrument as _;
 use crate::context::{Client, Context, Mrtr, Override};
 use crate::peer::session::{Connection, ConnectionEra, LegacySession, Negotiated};
 use crate::peer::sink::Sink;
+use crate::principal::Principal;
 use crate::registry::{CompletionTarget, ListKind, RegistryEvent};
 use crate::result::HandlerError;
 use guard::{Driven, drive};
@@ -131,7 +132,7 @@ impl Engine {
         sink: Sink,
     ) -> Option<Reply> {
         match message {
-            Message::Request(req) => Some(self.handle_request(conn, req, sink).await),
+            Message::Request(req) => Some(self.handle_request(conn, req, sink, None).await),
             Message::Notification(n) => {
                 self.handle_notification(conn, &n.method, n.params.as_deref());
                 None
@@ -190,11 +191,13 @@ impl Engine {
         conn: &Arc<Connection>,
         req: Request,
         sink: Sink,
+        principal: Option<Arc<Principal>>,
     ) -> Reply {
         let Some(cancel) = conn.begin(&req.id) else {
             return Reply::Response(Response::error(Some(&req.id), &duplicate_id(&req.id)));
         };
-        self.handle_registered(conn, req, None, sink, cancel).await
+        self.handle_registered(conn, req, None, sink, cancel, principal)
+            .await
     }
 
     /// Handles one request already registered with [`Connection::begin`] (so that a
@@ -211,15 +214,17 @@ impl Engine {
         envelope: Option<Envelope>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
+        principal: Option<Arc<Principal>>,
     ) -> impl Future<Output = Reply> + 'a {
         let envelope = envelope.map_or_else(|| Envelope::read(&req), Ok);
         async move {
             let span = span::request(&req);
             // Wrapping the future moves it: only when someone listens.
             let reply = if span.is_disabled() {
-                self.route(conn, &req, &envelope, sink, cancel).await
+                self.route(conn, &req, &envelope, sink, cancel, principal)
+                    .await
             } else {
-                self.route(conn, &req, &envelope, sink, cancel)
+                self.route(conn, &req, &envelope, sink, cancel, principal)
                     .instrument(span.clone())
                     .await
             };
@@ -238,6 +243,7 @@ impl Engine {
         envelope: &Result<Envelope, ErrorObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
+        principal: Option<Arc<Principal>>,
     ) -> Reply {
         let meta = match envelope {
             Ok(envelope) => envelope.meta(),
@@ -260,15 +266,17 @@ impl Engine {
         };
         match era {
             ConnectionEra::Legacy(session) => {
-                self.legacy_request(conn, &session, req, meta, sink, cancel)
+                self.legacy_request(conn, &session, req, meta, sink, cancel, principal)
                     .await
             }
             ConnectionEra::Modern | ConnectionEra::Undecided => {
-                self.modern_request(req, meta, sink, cancel).await
+                self.modern_request(req, meta, sink, cancel, principal)
+                    .await
             }
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn legacy_request(
         &self,
         conn: &Arc<Connection>,
@@ -277,6 +285,7 @@ impl Engine {
         meta: Option<&RequestMetaObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
+        principal: Option<Arc<Principal>>,
     ) -> Reply {
         let id = &req.id;
         let params = req.params.as_deref();
@@ -325,6 +334,7 @@ impl Engine {
                         capabilities: negotiated.capabilities.clone(),
                         info: negotiated.client_info.clone(),
                         session: Some(session.clone()),
+                        principal,
                     },
                     meta,
                     conn: Some(conn),
@@ -372,6 +382,7 @@ impl Engine {
         meta: Option<&RequestMetaObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
+        principal: Option<Arc<Principal>>,
     ) -> Reply {
         let id = &req.id;
         let envelope = match RequestMetaObject::modern_envelope(meta, &self.config().versions) {
@@ -421,6 +432,7 @@ impl Engine {
                         capabilities: Arc::new(capabilities),
                         info: client_info.map(Arc::new),
                         session: None,
+                        principal,
                     },
                     meta,
                     conn: None,

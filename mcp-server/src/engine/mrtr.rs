@@ -6,6 +6,7 @@ use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::RequestId;
 use mcp_core::types::InputRequiredResult;
 
+use super::seal::{Target, caller_binding};
 use super::*;
 
 impl Engine {
@@ -25,12 +26,15 @@ impl Engine {
             Some((p, method, name)) if modern => {
                 let mut state = Mrtr::default();
                 if let Some(sealed) = &p.request_state {
-                    let opened = self
-                        .sealer()
-                        .open(sealed, &self.config().info.name, method, name)
-                        .ok_or_else(|| {
-                            ErrorObject::invalid_params("Invalid or expired requestState")
-                        })?;
+                    let target = Target {
+                        audience: &self.config().info.name,
+                        method,
+                        name,
+                        caller: caller_binding(scope.client.principal.as_deref()),
+                    };
+                    let opened = self.sealer().open(sealed, target).ok_or_else(|| {
+                        ErrorObject::invalid_params("Invalid or expired requestState")
+                    })?;
                     state.responses = opened.r;
                     state.user_state = opened.s;
                 }
@@ -104,13 +108,15 @@ impl Engine {
             ));
         };
         let (method, name) = target.unwrap_or_default();
-        let sealed = self.sealer().seal(
-            &self.config().info.name,
+        let target = Target {
+            audience: &self.config().info.name,
             method,
             name,
-            state.responses,
-            state.user_state,
-        );
+            caller: caller_binding(ctx.principal()),
+        };
+        let sealed = self
+            .sealer()
+            .seal(target, state.responses, state.user_state);
         let mut result = InputRequiredResult::new();
         result.input_requests = Some(state.pending);
         result.request_state = sealed;

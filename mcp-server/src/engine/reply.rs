@@ -31,7 +31,7 @@ pub(crate) struct Response {
 
 /// The HTTP status class of a modern-era response: the one place that maps JSON-RPC errors
 /// to statuses (spec 2026-07-28, Streamable HTTP).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Status {
     /// 200: a result, or an error about the method's own work (unknown tool, resource not
     /// found, invalid arguments).
@@ -41,6 +41,9 @@ pub(crate) enum Status {
     BadRequest,
     /// 404: the method does not exist in this era.
     NotFound,
+    /// 403 in both eras: the authenticated caller lacks scopes the item needs (all of them
+    /// listed), so that an HTTP client can step up.
+    InsufficientScope(Arc<[String]>),
 }
 
 impl Status {

@@ -42,6 +42,32 @@ pub(crate) struct StatePayload {
         deserialize_with = "present"
     )]
     pub(crate) s: Option<Value>,
+    /// The caller it was issued to: a digest of the principal's issuer and subject, so that
+    /// another caller cannot continue the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) p: Option<String>,
+}
+
+/// The binding of sealed state to a caller: SHA-256 of issuer and subject (the payload is
+/// readable by the client, and need not name the caller).
+pub(crate) fn caller_binding(principal: Option<&crate::principal::Principal>) -> Option<String> {
+    principal.map(|p| {
+        let mut h = <Sha256 as sha2::Digest>::new();
+        sha2::Digest::update(&mut h, p.issuer().unwrap_or_default().as_bytes());
+        sha2::Digest::update(&mut h, [0u8]);
+        sha2::Digest::update(&mut h, p.subject().as_bytes());
+        URL_SAFE_NO_PAD.encode(sha2::Digest::finalize(h))
+    })
+}
+
+/// What a sealed state is for: the server (audience), the method, the tool or prompt name
+/// or resource URI, and the caller's [`caller_binding`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Target<'a> {
+    pub(crate) audience: &'a str,
+    pub(crate) method: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) caller: Option<String>,
 }
 
 /// A member that is present is `Some`, even when it is `null` (serde would read `None`).
@@ -101,19 +127,18 @@ impl Sealer {
     /// Seals a payload for `method` on `name`, with the expiry set from now.
     pub(crate) fn seal(
         &self,
-        audience: &str,
-        method: &str,
-        name: &str,
+        target: Target<'_>,
         responses: BTreeMap<String, Value>,
         state: Option<Value>,
     ) -> Option<String> {
         let payload = StatePayload {
-            aud: audience.to_owned(),
-            m: method.to_owned(),
-            n: name.to_owned(),
+            aud: target.audience.to_owned(),
+            m: target.method.to_owned(),
+            n: target.name.to_owned(),
             exp: now().saturating_add(self.ttl.as_secs()),
             r: responses,
             s: state,
+            p: target.caller,
         };
         let json = serde_json::to_vec(&payload).ok()?;
         let tag = Self::mac(self.keys.first()?, &json)?
@@ -129,13 +154,7 @@ impl Sealer {
     /// Opens a sealed state issued by this server for `method` on `name`. Any failure —
     /// malformed, forged, for another server, method or primitive, or expired — is `None`:
     /// the caller answers them all alike.
-    pub(crate) fn open(
-        &self,
-        sealed: &str,
-        audience: &str,
-        method: &str,
-        name: &str,
-    ) -> Option<StatePayload> {
+    pub(crate) fn open(&self, sealed: &str, target: Target<'_>) -> Option<StatePayload> {
         let (body, tag) = sealed.split_once('.')?;
         let json = URL_SAFE_NO_PAD.decode(body).ok()?;
         let tag = URL_SAFE_NO_PAD.decode(tag).ok()?;
@@ -148,9 +167,10 @@ impl Sealer {
             return None;
         }
         let payload: StatePayload = serde_json::from_slice(&json).ok()?;
-        (payload.aud == audience
-            && payload.m == method
-            && payload.n == name
+        (payload.aud == target.audience
+            && payload.m == target.method
+            && payload.n == target.name
+            && payload.p == target.caller
             && payload.exp >= now())
         .then_some(payload)
     }
@@ -159,6 +179,15 @@ impl Sealer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn t<'a>(audience: &'a str, method: &'a str, name: &'a str) -> Target<'a> {
+        Target {
+            audience,
+            method,
+            name,
+            caller: None,
+        }
+    }
 
     fn sealer(key: u8) -> Sealer {
         Sealer::new(vec![vec![key; 32]], Duration::from_secs(600))
@@ -174,40 +203,42 @@ mod tests {
         );
         let sealed = s
             .seal(
-                "srv",
-                "tools/call",
-                "t",
+                t("srv", "tools/call", "t"),
                 r.clone(),
                 Some(serde_json::json!("x")),
             )
             .unwrap();
-        let opened = s.open(&sealed, "srv", "tools/call", "t").unwrap();
+        let opened = s.open(&sealed, t("srv", "tools/call", "t")).unwrap();
         assert_eq!(opened.r, r);
         assert_eq!(opened.s, Some(serde_json::json!("x")));
 
-        assert!(s.open(&sealed, "other", "tools/call", "t").is_none());
-        assert!(s.open(&sealed, "srv", "prompts/get", "t").is_none());
-        assert!(s.open(&sealed, "srv", "tools/call", "u").is_none());
-        assert!(sealer(2).open(&sealed, "srv", "tools/call", "t").is_none());
-        assert!(s.open("garbage", "srv", "tools/call", "t").is_none());
-        assert!(s.open("", "srv", "tools/call", "t").is_none());
+        assert!(s.open(&sealed, t("other", "tools/call", "t")).is_none());
+        assert!(s.open(&sealed, t("srv", "prompts/get", "t")).is_none());
+        assert!(s.open(&sealed, t("srv", "tools/call", "u")).is_none());
+        assert!(
+            sealer(2)
+                .open(&sealed, t("srv", "tools/call", "t"))
+                .is_none()
+        );
+        assert!(s.open("garbage", t("srv", "tools/call", "t")).is_none());
+        assert!(s.open("", t("srv", "tools/call", "t")).is_none());
 
         // Flip one character of the payload: the tag no longer matches.
         let (body, tag) = sealed.split_once('.').unwrap();
         let mut bytes = body.as_bytes().to_vec();
         bytes[3] = if bytes[3] == b'A' { b'B' } else { b'A' };
         let tampered = format!("{}.{tag}", String::from_utf8(bytes).unwrap());
-        assert!(s.open(&tampered, "srv", "tools/call", "t").is_none());
+        assert!(s.open(&tampered, t("srv", "tools/call", "t")).is_none());
     }
 
     #[test]
     fn rotated_keys_still_open_and_expired_states_do_not() {
         let old = sealer(1);
         let sealed = old
-            .seal("srv", "tools/call", "t", BTreeMap::new(), None)
+            .seal(t("srv", "tools/call", "t"), BTreeMap::new(), None)
             .unwrap();
         let ring = Sealer::new(vec![vec![2; 32], vec![1; 32]], Duration::from_secs(600));
-        assert!(ring.open(&sealed, "srv", "tools/call", "t").is_some());
+        assert!(ring.open(&sealed, t("srv", "tools/call", "t")).is_some());
 
         let expired = Sealer::new(vec![vec![1; 32]], Duration::ZERO);
         let payload = StatePayload {
@@ -217,6 +248,7 @@ mod tests {
             exp: now() - 1,
             r: BTreeMap::new(),
             s: None,
+            p: None,
         };
         let json = serde_json::to_vec(&payload).unwrap();
         let tag = Sealer::mac(&[1; 32], &json)
@@ -228,7 +260,58 @@ mod tests {
             URL_SAFE_NO_PAD.encode(&json),
             URL_SAFE_NO_PAD.encode(tag)
         );
-        assert!(expired.open(&sealed, "srv", "tools/call", "t").is_none());
+        assert!(expired.open(&sealed, t("srv", "tools/call", "t")).is_none());
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_for_the_caller_it_was_issued_to() {
+        use crate::principal::Principal;
+        let s = sealer(1);
+        let alice = Principal::new("alice").with_issuer("https://as.example.com");
+        let as_alice = Target {
+            caller: caller_binding(Some(&alice)),
+            ..t("srv", "tools/call", "t")
+        };
+        let sealed = s.seal(as_alice.clone(), BTreeMap::new(), None).unwrap();
+        assert!(s.open(&sealed, as_alice).is_some());
+        let refreshed = alice.clone().with_scopes(["more"]);
+        assert!(
+            s.open(
+                &sealed,
+                Target {
+                    caller: caller_binding(Some(&refreshed)),
+                    ..t("srv", "tools/call", "t")
+                }
+            )
+            .is_some(),
+            "a new token of the same caller continues"
+        );
+        for other in [
+            Principal::new("bob").with_issuer("https://as.example.com"),
+            Principal::new("alice").with_issuer("https://other.example.com"),
+            Principal::new("alice"),
+        ] {
+            let target = Target {
+                caller: caller_binding(Some(&other)),
+                ..t("srv", "tools/call", "t")
+            };
+            assert!(s.open(&sealed, target).is_none(), "{other:?}");
+        }
+        assert!(
+            s.open(&sealed, t("srv", "tools/call", "t")).is_none(),
+            "nor anonymously"
+        );
+        let anonymous = s
+            .seal(t("srv", "tools/call", "t"), BTreeMap::new(), None)
+            .unwrap();
+        let target = Target {
+            caller: caller_binding(Some(&alice)),
+            ..t("srv", "tools/call", "t")
+        };
+        assert!(
+            s.open(&anonymous, target).is_none(),
+            "an anonymous state is not a caller's"
+        );
     }
 
     #[test]
@@ -237,9 +320,9 @@ mod tests {
         let s = sealer(1);
         for state in [Some(Value::Null), None] {
             let sealed = s
-                .seal("srv", "tools/call", "t", BTreeMap::new(), state.clone())
+                .seal(t("srv", "tools/call", "t"), BTreeMap::new(), state.clone())
                 .unwrap();
-            let opened = s.open(&sealed, "srv", "tools/call", "t").unwrap();
+            let opened = s.open(&sealed, t("srv", "tools/call", "t")).unwrap();
             assert_eq!(opened.s, state);
         }
     }

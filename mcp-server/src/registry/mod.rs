@@ -10,8 +10,10 @@ mod entry;
 mod error;
 mod handler;
 mod page;
+mod scopes;
 mod snapshot;
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -30,6 +32,7 @@ pub use handler::{
     missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
 };
 pub(crate) use page::ListKind;
+pub use scopes::ScopedItem;
 use snapshot::Snapshot;
 
 /// A change to what the server offers, announced to sessions and `subscriptions/listen`

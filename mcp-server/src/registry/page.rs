@@ -22,7 +22,8 @@ pub(crate) enum ListKind {
 
 impl Registry {
     /// One page of a list, serialized for `version`, from the cache when it was built
-    /// before. `meta` is attached to every page (2026 `serverInfo`).
+    /// before. `meta` is attached to every page (2026 `serverInfo`). With `granted` (an
+    /// authenticated caller's scopes), items needing scopes it lacks are left out.
     ///
     /// # Errors
     ///
@@ -34,6 +35,7 @@ impl Registry {
         cursor: Option<&str>,
         meta: Option<&ResultMetaObject>,
         cache: mcp_core::types::CacheHints,
+        granted: Option<&[String]>,
     ) -> Result<Arc<RawValue>, ErrorObject> {
         let offset = match cursor {
             None => 0,
@@ -42,16 +44,43 @@ impl Registry {
             }
         };
         let s = self.current();
-        let total = match kind {
+        let len = match kind {
             ListKind::Tools => s.tools.len(),
             ListKind::Resources => s.resources.len(),
             ListKind::ResourceTemplates => s.templates.len(),
             ListKind::Prompts => s.prompts.len(),
         };
+        let key_of = |i: usize| match kind {
+            ListKind::Tools => s.tools[i].tool.name.as_str(),
+            ListKind::Resources => s.resources[i].resource.uri.as_str(),
+            ListKind::ResourceTemplates => s.templates[i].template.uri_template.as_str(),
+            ListKind::Prompts => s.prompts[i].prompt.name.as_str(),
+        };
+        // What an authenticated caller sees when items need scopes: the items whose scopes
+        // it holds, cached per set of its scopes that matter here. Otherwise everything.
+        let filtered: Option<(Vec<usize>, String)> = match granted {
+            Some(granted) if s.scopes.any() => {
+                let held: Vec<&str> = s
+                    .scopes
+                    .universe()
+                    .into_iter()
+                    .filter(|u| granted.iter().any(|g| g == u))
+                    .collect();
+                let visible = (0..len)
+                    .filter(|&i| scopes::satisfies(granted, s.scopes.of(kind, key_of(i))))
+                    .collect();
+                Some((visible, format!("\u{1}{}", held.join(" "))))
+            }
+            _ => None,
+        };
+        let total = filtered.as_ref().map_or(len, |(v, _)| v.len());
         if offset > total || (offset == total && offset != 0) {
             return Err(ErrorObject::invalid_params("invalid cursor"));
         }
-        let key = (kind, version, offset);
+        let scope_key = filtered
+            .as_ref()
+            .map_or_else(String::new, |(_, k)| k.clone());
+        let key = (kind, version, offset, scope_key);
         if let Some(page) = lock(&s.pages).get(&key) {
             return Ok(page.clone());
         }
@@ -59,22 +88,22 @@ impl Registry {
             .saturating_add(self.settings.page_size.max(1))
             .min(total);
         let next_cursor = (end < total).then(|| encode_cursor(end));
+        let shown: Vec<usize> = match &filtered {
+            Some((visible, _)) => visible[offset..end].to_vec(),
+            None => (offset..end).collect(),
+        };
         let json = match kind {
             ListKind::Tools => {
-                let mut r = ListToolsResult::new(
-                    s.tools[offset..end]
-                        .iter()
-                        .map(|t| t.tool.clone())
-                        .collect(),
-                );
+                let mut r =
+                    ListToolsResult::new(shown.iter().map(|&i| s.tools[i].tool.clone()).collect());
                 r.next_cursor = next_cursor;
                 finish(r, version, meta, cache)
             }
             ListKind::Resources => {
                 let mut r = ListResourcesResult::new(
-                    s.resources[offset..end]
+                    shown
                         .iter()
-                        .map(|t| t.resource.clone())
+                        .map(|&i| s.resources[i].resource.clone())
                         .collect(),
                 );
                 r.next_cursor = next_cursor;
@@ -82,9 +111,9 @@ impl Registry {
             }
             ListKind::ResourceTemplates => {
                 let mut r = ListResourceTemplatesResult::new(
-                    s.templates[offset..end]
+                    shown
                         .iter()
-                        .map(|t| t.template.clone())
+                        .map(|&i| s.templates[i].template.clone())
                         .collect(),
                 );
                 r.next_cursor = next_cursor;
@@ -92,10 +121,7 @@ impl Registry {
             }
             ListKind::Prompts => {
                 let mut r = ListPromptsResult::new(
-                    s.prompts[offset..end]
-                        .iter()
-                        .map(|t| t.prompt.clone())
-                        .collect(),
+                    shown.iter().map(|&i| s.prompts[i].prompt.clone()).collect(),
                 );
                 r.next_cursor = next_cursor;
                 finish(r, version, meta, cache)

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use mcp_core::ProtocolVersion;
 use serde_json::value::RawValue;
 
+use super::scopes::Scopes;
 use super::{
     CompletionHandler, CompletionTarget, ListKind, PromptEntry, ResourceEntry, TemplateEntry,
     ToolEntry,
@@ -24,8 +25,13 @@ pub(super) struct Snapshot {
     pub(super) prompt_index: HashMap<String, usize>,
     pub(super) disabled_prompts: Vec<Arc<PromptEntry>>,
     pub(super) completions: HashMap<(CompletionTarget, String), Arc<dyn CompletionHandler>>,
-    pub(super) pages: Mutex<HashMap<(ListKind, ProtocolVersion, usize), Arc<RawValue>>>,
+    pub(super) scopes: Scopes,
+    pub(super) pages: Mutex<HashMap<PageKey, Arc<RawValue>>>,
 }
+
+/// A cached page: its list, revision, offset, and the caller's scopes that decide what it
+/// shows (empty when nothing is filtered).
+pub(super) type PageKey = (ListKind, ProtocolVersion, usize, String);
 
 impl Snapshot {
     /// A copy with the same entries and an empty page cache.
@@ -41,6 +47,7 @@ impl Snapshot {
             prompt_index: self.prompt_index.clone(),
             disabled_prompts: self.disabled_prompts.clone(),
             completions: self.completions.clone(),
+            scopes: self.scopes.clone(),
             pages: Mutex::default(),
         }
     }

@@ -279,7 +279,7 @@ where
                 // its own waker.
                 let mut fut = Box::pin(async move {
                     engine
-                        .handle_registered(&task_conn, req, None, task_sink, cancel)
+                        .handle_registered(&task_conn, req, None, task_sink, cancel, None)
                         .await
                 });
                 let polled =
@@ -331,7 +331,7 @@ where
                 };
                 let (engine, conn, sink) = (engine.clone(), conn.clone(), sink.clone());
                 tasks.spawn(async move {
-                    match engine.handle_batch(&conn, items, sink.clone()).await {
+                    match engine.handle_batch(&conn, items, sink.clone(), None).await {
                         Ok(responses) if responses.is_empty() => {}
                         Ok(responses) => sink.send(format!("[{}]", responses.join(","))).await,
                         Err(e) => sink.send(Response::error(None, &e).json).await,

@@ -36,11 +36,17 @@ pub struct Args {
     /// `--allow-privileged-role`: serve PostgreSQL even as a role that may do more than
     /// read.
     pub allow_privileged_role: bool,
+    /// `--auth-issuer URL`: over HTTP, every request needs a token from this OAuth
+    /// authorization server (and `query` the scope `sql:query`).
+    pub auth_issuer: Option<String>,
+    /// `--auth-audience URL`: the canonical URI tokens must be issued for (default: the
+    /// server's own `http://ADDR/mcp`).
+    pub auth_audience: Option<String>,
 }
 
 const USAGE: &str = "usage: sql-explorer [--database PATH | --database-url postgres://...] \
                      [--http 127.0.0.1:PORT] [--max-rows N] [--statement-timeout-ms MS] \
-                     [--allow-privileged-role]";
+                     [--allow-privileged-role] [--auth-issuer URL [--auth-audience URL]]";
 
 /// Parses the command line (without the program name).
 ///
@@ -54,6 +60,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     let mut max_rows = DEFAULT_MAX_ROWS;
     let mut timeout = DEFAULT_TIMEOUT;
     let mut allow_privileged_role = false;
+    let (mut auth_issuer, mut auth_audience) = (None, None);
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -83,8 +90,18 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
                 timeout = Duration::from_millis(ms);
             }
             "--allow-privileged-role" => allow_privileged_role = true,
+            "--auth-issuer" => auth_issuer = Some(value()?),
+            "--auth-audience" => auth_audience = Some(value()?),
             other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
+    }
+    if auth_issuer.is_some() && http.is_none() {
+        return Err(usage(
+            "--auth-issuer protects the HTTP endpoint: give --http too",
+        ));
+    }
+    if auth_audience.is_some() && auth_issuer.is_none() {
+        return Err(usage("--auth-audience needs --auth-issuer"));
     }
     Ok(Args {
         source: source.unwrap_or_else(|| Source::Sqlite(PathBuf::from(DEFAULT_SQLITE_FILE))),
@@ -92,6 +109,8 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
         max_rows,
         timeout,
         allow_privileged_role,
+        auth_issuer,
+        auth_audience,
     })
 }
 
@@ -223,14 +242,36 @@ pub(super) async fn serve_http(server: &Server, addr: &str, args: &Args) -> std:
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let url = format!("http://{local}/mcp");
+    let mut options = mcp_server::http::HttpOptions::default();
+    if let Some(issuer) = &args.auth_issuer {
+        options = options.auth(auth_layer(
+            issuer,
+            args.auth_audience.as_deref().unwrap_or(&url),
+        )?);
+    }
     println!("{}", connect_help(&url, args));
     server
-        .serve_http_on(
-            listener,
-            mcp_server::http::HttpOptions::default(),
-            mcp_server::http::shutdown_signal(),
-        )
+        .serve_http_on(listener, options, mcp_server::http::shutdown_signal())
         .await
+}
+
+/// Bearer tokens from `issuer`, issued for `audience`, checked against the issuer's keys;
+/// `query` needs `sql:query` (the `#[tool]` says so).
+///
+/// # Errors
+///
+/// A URL is not https (or http on loopback).
+pub fn auth_layer(issuer: &str, audience: &str) -> std::io::Result<mcp_server::auth::AuthLayer> {
+    use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
+    let invalid = |e: mcp_server::auth::AuthConfigError| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
+    };
+    let config = AuthConfig::new(audience, issuer)
+        .map_err(invalid)?
+        .scopes_supported(["sql:query"])
+        .resource_name("SQL explorer");
+    let validator = JwtValidator::new(issuer).map_err(invalid)?;
+    Ok(AuthLayer::new(config, validator))
 }
 
 #[cfg(test)]

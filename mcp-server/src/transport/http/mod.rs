@@ -45,7 +45,7 @@ pub(crate) use service::Endpoint;
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The authenticated principal of a request, put in the request's extensions by an
-/// authentication layer in front of the MCP endpoint. Legacy sessions are bound to it: the
-/// session id presented by another principal is answered as an unknown session (404).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Principal(pub String);
+/// authentication layer in front of the MCP endpoint. Legacy sessions are bound to it (its
+/// issuer and subject): the session id presented by another principal is answered as an
+/// unknown session (404).
+pub use crate::principal::Principal;

@@ -42,6 +42,8 @@ pub struct HttpOptions {
     pub(crate) max_connections: usize,
     pub(crate) max_in_flight: usize,
     pub(crate) shutdown_timeout: Duration,
+    #[cfg(feature = "auth")]
+    pub(crate) auth: Option<crate::auth::AuthLayer>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -80,6 +82,8 @@ impl Default for HttpOptions {
             max_connections: 10_000,
             max_in_flight: 1_024,
             shutdown_timeout: Duration::from_secs(20),
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -195,6 +199,15 @@ impl HttpOptions {
     /// inside the 30 s most orchestrators allow between SIGTERM and SIGKILL).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Protects the endpoint that [`serve_http_with`](crate::Server::serve_http_with) runs
+    /// with bearer tokens (feature `auth`): `layer` serves the protected-resource metadata
+    /// beside `/mcp` and checks every request before the endpoint sees it.
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, layer: crate::auth::AuthLayer) -> Self {
+        self.auth = Some(layer);
         self
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderMap, Request, StatusCode};
+use http::{Request, StatusCode};
 use http_body_util::{BodyExt, LengthLimitError};
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message};
@@ -73,7 +73,7 @@ impl Endpoint {
                 self.engine.config().client_request_timeout,
             ));
             return self
-                .dispatch(&parts.headers, conn, request, envelope, None, permit)
+                .dispatch(&parts, conn, request, envelope, None, permit)
                 .await;
         }
         if request.method == "initialize" {
@@ -86,14 +86,7 @@ impl Endpoint {
             conn.decide(false);
             let session = Arc::new(HttpSession::new(conn.clone(), Self::principal(&parts)));
             let mut response = self
-                .dispatch(
-                    &parts.headers,
-                    conn.clone(),
-                    request,
-                    envelope,
-                    None,
-                    permit,
-                )
+                .dispatch(&parts, conn.clone(), request, envelope, None, permit)
                 .await;
             if conn.session().is_some_and(|s| s.negotiated().is_some()) {
                 set_session_header(&mut response, &session);
@@ -115,28 +108,23 @@ impl Endpoint {
             );
         }
         let conn = session.conn.clone();
-        self.dispatch(
-            &parts.headers,
-            conn,
-            request,
-            envelope,
-            Some(session),
-            permit,
-        )
-        .await
+        self.dispatch(&parts, conn, request, envelope, Some(session), permit)
+            .await
     }
 
     /// Runs a request and answers with JSON, or with SSE when messages come before its
     /// result and the client accepts SSE.
     async fn dispatch(
         self: &Arc<Self>,
-        headers: &HeaderMap,
+        parts: &http::request::Parts,
         conn: Arc<Connection>,
         request: jsonrpc::Request,
         envelope: Envelope,
         session: Option<Arc<HttpSession>>,
         permit: OwnedSemaphorePermit,
     ) -> Response {
+        let headers = &parts.headers;
+        let principal = Self::principal(parts);
         let modern = envelope.is_modern();
         let id = request.id.clone();
         let Some(cancel) = conn.begin(&id) else {
@@ -167,8 +155,14 @@ impl Endpoint {
         // task, polled again there with its own waker, so it outlives a dropped connection.
         // The in-flight permit goes with it.
         let mut task = Box::pin(async move {
-            let handled =
-                engine.handle_registered(&conn, request, Some(envelope), sink, task_cancel.clone());
+            let handled = engine.handle_registered(
+                &conn,
+                request,
+                Some(envelope),
+                sink,
+                task_cancel.clone(),
+                principal,
+            );
             let reply = match parent {
                 Some(span) => handled.instrument(span).await,
                 None => handled.await,
@@ -212,8 +206,13 @@ impl Endpoint {
                 result = &mut last => {
                     let mut queued = drain(&mut notes);
                     return match result {
-                        Ok(response) if queued.is_empty() && !self.options.sse_responses => {
-                            reply::json(StatusCode::OK, response.json)
+                        // A step-up challenge is never streamed: its status is the message.
+                        Ok(response)
+                            if queued.is_empty()
+                                && (!self.options.sse_responses
+                                    || matches!(response.status, Status::InsufficientScope(_))) =>
+                        {
+                            reply::engine(response, false)
                         }
                         Ok(response) => {
                             queued.push(response.json);
@@ -250,7 +249,7 @@ impl Endpoint {
                                 && self.options.sse_responses
                                 && matches!(response.status, Status::Ok)) =>
                     {
-                        reply::json(reply::status(response.status, modern), response.json)
+                        reply::engine(response, modern)
                     }
                     Ok(response) => {
                         queued.push(response.json);
@@ -348,7 +347,11 @@ impl Endpoint {
             Err(r) => return r,
         };
         let conn = session.conn.clone();
-        match self.engine.handle_batch(&conn, items, conn.sink()).await {
+        match self
+            .engine
+            .handle_batch(&conn, items, conn.sink(), Self::principal(&parts))
+            .await
+        {
             Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
             Ok(responses) if responses.is_empty() => reply::empty(StatusCode::ACCEPTED),
             Ok(responses) => reply::json(StatusCode::OK, format!("[{}]", responses.join(","))),

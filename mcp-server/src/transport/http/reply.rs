@@ -112,11 +112,24 @@ pub(crate) fn busy(id: Option<&RequestId>, why: &str) -> Response {
 
 /// The HTTP status of an engine response: modern-era errors carry their class; legacy-era
 /// JSON-RPC errors are always 200.
-pub(crate) fn status(status: Status, modern: bool) -> StatusCode {
+pub(crate) fn status(status: &Status, modern: bool) -> StatusCode {
     match status {
+        // A step-up challenge, in both eras.
+        Status::InsufficientScope(_) => StatusCode::FORBIDDEN,
         _ if !modern => StatusCode::OK,
         Status::Ok => StatusCode::OK,
         Status::BadRequest => StatusCode::BAD_REQUEST,
         Status::NotFound => StatusCode::NOT_FOUND,
     }
+}
+
+/// An engine response as JSON; a refusal for missing scopes carries them in the response's
+/// extensions, for the authentication layer's `WWW-Authenticate` challenge.
+pub(crate) fn engine(response: crate::engine::Response, modern: bool) -> Response {
+    let mut r = json(status(&response.status, modern), response.json);
+    if let Status::InsufficientScope(scopes) = response.status {
+        r.extensions_mut()
+            .insert(crate::principal::InsufficientScope(scopes));
+    }
+    r
 }

@@ -87,6 +87,11 @@ pub(crate) async fn serve(
     let endpoint = Endpoint::new(engine, options.clone(), streams.clone());
     let tasks = endpoint.tasks();
     let router = Router::new().nest_service("/mcp", endpoint.router());
+    #[cfg(feature = "auth")]
+    let router = match &options.auth {
+        Some(auth) => router.layer(auth.clone()),
+        None => router,
+    };
     let connections = TaskTracker::new();
     let closing = CancellationToken::new();
     let slots = Arc::new(Semaphore::new(options.max_connections));

@@ -124,8 +124,8 @@ impl Endpoint {
         });
     }
 
-    pub(crate) fn principal(parts: &http::request::Parts) -> Option<String> {
-        parts.extensions.get::<Principal>().map(|p| p.0.clone())
+    pub(crate) fn principal(parts: &http::request::Parts) -> Option<Arc<Principal>> {
+        parts.extensions.get::<Principal>().cloned().map(Arc::new)
     }
 
     /// The legacy session a request names: missing id 400, unknown (or another
@@ -145,7 +145,12 @@ impl Endpoint {
         let Some(session) = self.store.get(id) else {
             return Err(reply::session_not_found(request));
         };
-        if session.principal() != Self::principal(parts).as_deref() {
+        let same = match (session.principal(), parts.extensions.get::<Principal>()) {
+            (None, None) => true,
+            (Some(owner), Some(caller)) => owner.is_same_as(caller),
+            _ => false,
+        };
+        if !same {
             return Err(reply::session_not_found(request));
         }
         Ok(session)

@@ -13,13 +13,14 @@ use base64::Engine as _;
 use super::resume::EventLog;
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
+use crate::principal::Principal;
 use crate::sync::lock;
 
 /// One live legacy session.
 pub struct HttpSession {
     id: String,
     pub(crate) conn: Arc<Connection>,
-    principal: Option<String>,
+    principal: Option<Arc<Principal>>,
     last_seen: Mutex<Instant>,
     pub(crate) events: EventLog,
     /// The session's span (`mcp.session.id`): the parent of its requests' spans.
@@ -29,13 +30,16 @@ pub struct HttpSession {
 impl std::fmt::Debug for HttpSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpSession")
-            .field("principal", &self.principal)
+            .field(
+                "subject",
+                &self.principal.as_deref().map(Principal::subject),
+            )
             .finish_non_exhaustive()
     }
 }
 
 impl HttpSession {
-    pub(crate) fn new(conn: Arc<Connection>, principal: Option<String>) -> HttpSession {
+    pub(crate) fn new(conn: Arc<Connection>, principal: Option<Arc<Principal>>) -> HttpSession {
         let id = new_session_id();
         HttpSession {
             span: tracing::info_span!("mcp.session", mcp.session.id = %id, network.transport = "tcp"),
@@ -53,7 +57,7 @@ impl HttpSession {
     }
 
     /// The principal the session belongs to, when authentication is on.
-    pub fn principal(&self) -> Option<&str> {
+    pub fn principal(&self) -> Option<&Principal> {
         self.principal.as_deref()
     }
 

@@ -1,0 +1,450 @@
+//! The tower layer: metadata, challenges, validation, the principal on the request.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::SystemTime;
+
+use axum::body::Body;
+use axum::response::Response;
+use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::{HeaderValue, Method, Request, StatusCode};
+use tower::{Layer, Service};
+
+use super::cache::{self, TokenCache};
+use super::config::{AuthConfig, ROOT_METADATA_PATH};
+use super::validator::{TokenError, TokenValidator};
+use crate::principal::{InsufficientScope, Principal};
+
+/// Validated tokens kept at most (each entry is a principal and its claims).
+const CACHE_CAPACITY: usize = 10_000;
+
+/// Protects the services it wraps with bearer tokens: serves the protected-resource metadata
+/// (RFC 9728) at `/.well-known/oauth-protected-resource/<path of the canonical URI>` and at
+/// `/.well-known/oauth-protected-resource`, refuses every other request without a valid
+/// token, and puts the token's [`Principal`] in the request's extensions.
+///
+/// What it answers:
+///
+/// | request | status | `WWW-Authenticate` |
+/// |---|---|---|
+/// | no `Authorization` header, or another scheme | 401 | `Bearer resource_metadata="…", scope="…"` |
+/// | `access_token` in the query string, several `Authorization` headers, a malformed bearer token | 400 | `Bearer error="invalid_request", …` |
+/// | a token the validator refuses, expired, from another issuer, for another audience | 401 | `Bearer error="invalid_token", …` |
+/// | a valid token without the [required scopes](AuthConfig::required_scopes), or without the scopes of the tool, resource or prompt called ([`Registry::require_scopes`](crate::registry::Registry::require_scopes)) | 403 | `Bearer error="insufficient_scope", scope="…", …` |
+/// | the validator cannot reach the authorization server | 503 | — |
+///
+/// A validation is reused until the token expires (or for the validator's
+/// [`cache_ttl`](TokenValidator::cache_ttl)), keyed by a SHA-256 of the token. Tokens are
+/// never logged and never passed on: the `Authorization` header is removed before the inner
+/// service runs.
+///
+/// Wrap the router that serves both the MCP path and the root, so the metadata's well-known
+/// URIs reach the layer; with `serve_http*`, use [`HttpOptions::auth`](crate::http::HttpOptions::auth).
+///
+/// # Examples
+///
+/// ```
+/// use mcp_server::auth::{AuthConfig, AuthLayer, Principal, TokenError, ValidateFuture};
+///
+/// struct OneToken;
+/// impl mcp_server::auth::TokenValidator for OneToken {
+///     fn validate<'a>(&'a self, token: &'a str) -> ValidateFuture<'a> {
+///         Box::pin(async move {
+///             if token != "let-me-in" {
+///                 return Err(TokenError::Invalid("unknown token".into()));
+///             }
+///             Ok(Principal::new("ana")
+///                 .with_issuer("https://auth.example.com")
+///                 .with_audiences(["https://mcp.example.com/mcp"])
+///                 .with_expiry(std::time::SystemTime::now() + std::time::Duration::from_secs(60)))
+///         })
+///     }
+/// }
+///
+/// let config = AuthConfig::new("https://mcp.example.com/mcp", "https://auth.example.com").unwrap();
+/// let app: axum::Router = axum::Router::new()
+///     .route("/mcp", axum::routing::post(|| async { "hello" }))
+///     .layer(AuthLayer::new(config, OneToken));
+/// # let _ = app;
+/// ```
+#[derive(Clone)]
+pub struct AuthLayer {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    config: AuthConfig,
+    validator: Box<dyn TokenValidator>,
+    cache: TokenCache,
+    metadata: bytes::Bytes,
+    metadata_path: String,
+    metadata_url: String,
+    /// `scope="…"` for challenges, or empty.
+    scope_param: String,
+}
+
+impl std::fmt::Debug for AuthLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthLayer")
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthLayer {
+    /// A layer checking tokens with `validator` against `config`.
+    pub fn new(config: AuthConfig, validator: impl TokenValidator) -> AuthLayer {
+        let metadata = bytes::Bytes::from(config.metadata().to_string());
+        let scope_param = if config.required_scopes.is_empty() {
+            String::new()
+        } else {
+            format!(", scope=\"{}\"", quoted(&config.required_scopes.join(" ")))
+        };
+        AuthLayer {
+            shared: Arc::new(Shared {
+                metadata_path: config.metadata_path(),
+                metadata_url: config.metadata_url(),
+                scope_param,
+                metadata,
+                cache: TokenCache::new(CACHE_CAPACITY),
+                validator: Box::new(validator),
+                config,
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AuthConfig {
+        &self.shared.config
+    }
+}
+
+impl<S> Layer<S> for AuthLayer {
+    type Service = AuthService<S>;
+
+    fn layer(&self, inner: S) -> AuthService<S> {
+        AuthService {
+            inner,
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+/// The service an [`AuthLayer`] wraps around `S`.
+#[derive(Clone)]
+pub struct AuthService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S> std::fmt::Debug for AuthService<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthService").finish_non_exhaustive()
+    }
+}
+
+/// The future of an [`AuthService`].
+pub type AuthFuture = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+impl<S> Service<Request<Body>> for AuthService<S>
+where
+    S: Service<Request<Body>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = AuthFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> AuthFuture {
+        let shared = self.shared.clone();
+        // The clone is the one polled ready; keep it for this call (tower's usual dance).
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(async move {
+            let path = request.uri().path();
+            if path == shared.metadata_path || path == ROOT_METADATA_PATH {
+                return Ok(shared.serve_metadata(request.method()));
+            }
+            // The body is not `Sync`: validation borrows the head only.
+            let (mut parts, body) = request.into_parts();
+            match shared.authenticate(&parts).await {
+                Ok(principal) => {
+                    parts.headers.remove(AUTHORIZATION);
+                    parts.extensions.insert((*principal).clone());
+                    let mut response = inner.call(Request::from_parts(parts, body)).await?;
+                    // The endpoint refused an item for missing scopes: say which, so the
+                    // client can step up.
+                    if let Some(InsufficientScope(scopes)) =
+                        response.extensions_mut().remove::<InsufficientScope>()
+                    {
+                        let challenge = insufficient_scope(&shared.metadata_url, &scopes);
+                        *response.status_mut() = StatusCode::FORBIDDEN;
+                        if let Some(v) = challenge.headers().get(WWW_AUTHENTICATE) {
+                            response.headers_mut().insert(WWW_AUTHENTICATE, v.clone());
+                        }
+                    }
+                    Ok(response)
+                }
+                Err(refusal) => Ok(refusal),
+            }
+        })
+    }
+}
+
+impl Shared {
+    fn serve_metadata(&self, method: &Method) -> Response {
+        if method != Method::GET && method != Method::HEAD {
+            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
+            r.headers_mut()
+                .insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return r;
+        }
+        let mut r = Response::new(Body::from(self.metadata.clone()));
+        let h = r.headers_mut();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        r
+    }
+
+    /// The request's principal, or the finished refusal.
+    async fn authenticate(
+        &self,
+        request: &http::request::Parts,
+    ) -> Result<Arc<Principal>, Response> {
+        if has_query_token(request.uri.query()) {
+            return Err(self.invalid_request("access tokens are not accepted in the query string"));
+        }
+        let mut values = request.headers.get_all(AUTHORIZATION).iter();
+        let Some(value) = values.next() else {
+            return Err(self.challenge());
+        };
+        if values.next().is_some() {
+            return Err(self.invalid_request("more than one Authorization header"));
+        }
+        let token = match bearer_token(value) {
+            Bearer::Token(t) => t,
+            Bearer::OtherScheme => return Err(self.challenge()),
+            Bearer::Malformed => return Err(self.invalid_request("malformed bearer token")),
+        };
+        let key = cache::key(token);
+        let principal = match self.cache.get(&key) {
+            Some(p) => p,
+            None => {
+                let principal = match self.shared_validate(token).await {
+                    Ok(p) => Arc::new(p),
+                    Err(TokenError::Unavailable(why)) => {
+                        tracing::warn!(reason = %why, "token validation unavailable");
+                        let mut r = plain(StatusCode::SERVICE_UNAVAILABLE);
+                        r.headers_mut()
+                            .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
+                        return Err(r);
+                    }
+                    Err(e) => {
+                        tracing::debug!(reason = %e, "bearer token refused");
+                        return Err(self.invalid_token(&e.to_string()));
+                    }
+                };
+                let until = cache::valid_until(&principal, self.validator.cache_ttl());
+                self.cache.insert(key, principal.clone(), until);
+                principal
+            }
+        };
+        let missing: Vec<&str> = self
+            .config
+            .required_scopes
+            .iter()
+            .filter(|s| !principal.has_scope(s))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(insufficient_scope(
+                &self.metadata_url,
+                &self.config.required_scopes,
+            ));
+        }
+        Ok(principal)
+    }
+
+    /// The validator's answer, held to the configuration: a known issuer, an accepted
+    /// audience, not expired.
+    async fn shared_validate(&self, token: &str) -> Result<Principal, TokenError> {
+        let p = self.validator.validate(token).await?;
+        if !p
+            .issuer()
+            .is_some_and(|iss| self.config.issuers.iter().any(|i| i == iss))
+        {
+            return Err(TokenError::Invalid(
+                "the token's issuer is not trusted here".into(),
+            ));
+        }
+        if !self
+            .config
+            .audience
+            .accepts(&self.config.resource, p.audiences())
+        {
+            return Err(TokenError::Invalid(
+                "the token was not issued for this resource".into(),
+            ));
+        }
+        match p.expires_at() {
+            Some(exp) if exp > SystemTime::now() => Ok(p),
+            Some(_) => Err(TokenError::Invalid("the token has expired".into())),
+            None => Err(TokenError::Invalid("the token has no expiry".into())),
+        }
+    }
+
+    /// 401 without an error code: the client sent no credentials (RFC 6750 §3.1).
+    fn challenge(&self) -> Response {
+        let value = format!(
+            "Bearer resource_metadata=\"{}\"{}",
+            quoted(&self.metadata_url),
+            self.scope_param
+        );
+        with_challenge(StatusCode::UNAUTHORIZED, value)
+    }
+
+    fn invalid_request(&self, why: &str) -> Response {
+        self.error_challenge(StatusCode::BAD_REQUEST, "invalid_request", why)
+    }
+
+    fn invalid_token(&self, why: &str) -> Response {
+        self.error_challenge(StatusCode::UNAUTHORIZED, "invalid_token", why)
+    }
+
+    fn error_challenge(&self, status: StatusCode, code: &str, why: &str) -> Response {
+        let value = format!(
+            "Bearer error=\"{code}\", error_description=\"{}\", resource_metadata=\"{}\"{}",
+            quoted(why),
+            quoted(&self.metadata_url),
+            self.scope_param
+        );
+        with_challenge(status, value)
+    }
+}
+
+/// 403 `insufficient_scope` naming every scope the operation needs.
+pub(crate) fn insufficient_scope(metadata_url: &str, scopes: &[String]) -> Response {
+    let scopes: Vec<&str> = scopes
+        .iter()
+        .map(String::as_str)
+        .filter(|s| *s != "offline_access")
+        .collect();
+    let value = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\"",
+        quoted(&scopes.join(" ")),
+        quoted(metadata_url)
+    );
+    with_challenge(StatusCode::FORBIDDEN, value)
+}
+
+fn with_challenge(status: StatusCode, value: String) -> Response {
+    let mut r = plain(status);
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        r.headers_mut().insert(WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+fn plain(status: StatusCode) -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = status;
+    r
+}
+
+/// A quoted-string's content: `"` and `\` escaped, control characters dropped.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars().filter(|c| !c.is_control()) {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn has_query_token(query: Option<&str>) -> bool {
+    query.is_some_and(|q| {
+        q.split('&')
+            .any(|pair| pair.split('=').next() == Some("access_token"))
+    })
+}
+
+enum Bearer<'a> {
+    Token(&'a str),
+    OtherScheme,
+    Malformed,
+}
+
+/// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1: the scheme is
+/// case-insensitive, the token a `b64token`).
+fn bearer_token(value: &HeaderValue) -> Bearer<'_> {
+    let Ok(value) = value.to_str() else {
+        return Bearer::Malformed;
+    };
+    let (scheme, rest) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return if scheme.is_empty()
+            || !scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+        {
+            Bearer::Malformed
+        } else {
+            Bearer::OtherScheme
+        };
+    }
+    let token = rest.trim_start_matches(' ');
+    let body = token.trim_end_matches('=');
+    let b64token = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b);
+    if body.is_empty() || !body.bytes().all(b64token) {
+        return Bearer::Malformed;
+    }
+    Bearer::Token(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(v: &str) -> &'static str {
+        match bearer_token(&HeaderValue::from_str(v).unwrap()) {
+            Bearer::Token(_) => "token",
+            Bearer::OtherScheme => "other",
+            Bearer::Malformed => "malformed",
+        }
+    }
+
+    #[test]
+    fn bearer_headers_are_parsed_strictly() {
+        assert_eq!(parse("Bearer abc.def-ghi_jkl~+/=="), "token");
+        assert_eq!(parse("bearer abc"), "token");
+        assert_eq!(parse("Basic dXNlcjpwYXNz"), "other");
+        assert_eq!(parse("Bearer"), "malformed");
+        assert_eq!(parse("Bearer "), "malformed");
+        assert_eq!(parse("Bearer a b"), "malformed");
+        assert_eq!(parse("Bearer a\"b"), "malformed");
+        assert_eq!(parse("Bearer ==="), "malformed");
+        assert_eq!(parse(""), "malformed");
+    }
+
+    #[test]
+    fn query_tokens_are_spotted() {
+        assert!(has_query_token(Some("access_token=x")));
+        assert!(has_query_token(Some("a=1&access_token")));
+        assert!(!has_query_token(Some("not_access_token=x")));
+        assert!(!has_query_token(None));
+    }
+
+    #[test]
+    fn challenge_values_are_quoted() {
+        assert_eq!(quoted("a\"b\\c\nd"), "a\\\"b\\\\cd");
+    }
+}

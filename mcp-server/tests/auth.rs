@@ -1,0 +1,853 @@
+//! The OAuth resource server (feature `auth`) through the axum router.
+//!
+//! Two authorization servers: the real one, oidc-provider, which `scripts/auth-server.sh
+//! start` runs and names in `MCP_AUTH_ISSUER` (without it these tests say so and pass,
+//! unless `CI` or `MCP_AUTH_REQUIRE_AS` is set: then they fail); and, for the tokens no real
+//! server would issue (expired, `alg: none`, HS256 keyed with the public key, tampered,
+//! unknown keys), a small key server in this file that publishes keys the test holds.
+
+#![cfg(feature = "auth")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use base64::Engine as _;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_server::auth::{
+    AuthConfig, AuthLayer, IntrospectionValidator, JwtValidator, TokenValidator,
+};
+use mcp_server::extract::FromContext;
+use mcp_server::http::HttpOptions;
+use mcp_server::prelude::tool;
+use mcp_server::registry::tool_fn;
+use mcp_server::types::{CreateMessageRequestParams, SamplingMessage, Tool};
+use mcp_server::{Context, Principal, Server};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+const RESOURCE: &str = "http://localhost/mcp";
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+
+fn server() -> Server {
+    let server = Server::builder("auth-test", "1.0.0").build();
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    server
+        .registry()
+        .add_tool(
+            Tool::new("whoami", schema),
+            tool_fn(|_: Value, ctx: Context| async move {
+                let caller = Principal::from_context(&ctx).map_err(|e| e.message)?;
+                assert_eq!(ctx.principal(), Some(&caller));
+                Ok::<_, String>(format!(
+                    "{} via {} with {}",
+                    caller.subject(),
+                    caller.issuer().unwrap_or("?"),
+                    caller.scopes().join(" ")
+                ))
+            }),
+            None,
+        )
+        .unwrap();
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    server
+        .registry()
+        .add_tool(
+            Tool::new("needs_sampling", schema),
+            tool_fn(|_: Value, ctx: Context| async move {
+                let params =
+                    CreateMessageRequestParams::new(vec![SamplingMessage::user_text("x")], 5);
+                ctx.sample(params)
+                    .await
+                    .map(|_| "sampled")
+                    .map_err(|e| e.to_string())
+            }),
+            None,
+        )
+        .unwrap();
+    server
+}
+
+fn app(config: AuthConfig, validator: impl TokenValidator) -> axum::Router {
+    server()
+        .http_router(HttpOptions::default(), CancellationToken::new())
+        .layer(AuthLayer::new(config, validator))
+}
+
+fn post(uri: &str, token: Option<&str>, session: Option<&str>, body: &str) -> Request<Body> {
+    let mut r = Request::post(uri)
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(t) = token {
+        r = r.header("authorization", format!("Bearer {t}"));
+    }
+    if let Some(s) = session {
+        r = r
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    r.body(Body::from(body.to_owned())).unwrap()
+}
+
+async fn send(app: &axum::Router, req: Request<Body>) -> (StatusCode, HeaderMap, String) {
+    let response = app.clone().oneshot(req).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, headers, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+fn challenge(headers: &HeaderMap) -> String {
+    headers
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+/// A legacy session opened with `token`: its id.
+async fn open_session(app: &axum::Router, token: &str) -> String {
+    let (status, headers, body) = send(app, post("/mcp", Some(token), None, INIT)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    headers["mcp-session-id"].to_str().unwrap().to_owned()
+}
+
+// --- the real authorization server ----------------------------------------------------------
+
+#[allow(clippy::print_stderr)]
+fn issuer() -> Option<String> {
+    match std::env::var("MCP_AUTH_ISSUER") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            let required = ["CI", "MCP_AUTH_REQUIRE_AS"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+            assert!(
+                !required,
+                "MCP_AUTH_ISSUER is not set, and CI / MCP_AUTH_REQUIRE_AS require the tests \
+                 against a real authorization server: eval \"$(scripts/auth-server.sh start)\" first"
+            );
+            eprintln!(
+                "note: skipping a test against the authorization server: MCP_AUTH_ISSUER is not \
+                 set (eval \"$(scripts/auth-server.sh start)\")"
+            );
+            None
+        }
+    }
+}
+
+/// A client-credentials token from the authorization server.
+async fn token(issuer: &str, client: (&str, &str), scope: &str, resource: &str) -> String {
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{issuer}/token"))
+        .basic_auth(client.0, Some(client.1))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("scope", scope),
+            ("resource", resource),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {answer}"))
+        .to_owned()
+}
+
+const FULL: (&str, &str) = ("mcp-full", "full-secret");
+const BASIC: (&str, &str) = ("mcp-basic", "basic-secret");
+
+fn jwt_app(issuer: &str, scopes: &[&str]) -> axum::Router {
+    let config = AuthConfig::new(RESOURCE, issuer)
+        .unwrap()
+        .required_scopes(scopes.iter().copied())
+        .scopes_supported(["mcp", "sql:query"]);
+    app(config, JwtValidator::new(issuer).unwrap())
+}
+
+#[tokio::test]
+async fn the_metadata_names_the_authorization_server() {
+    let Some(issuer) = issuer() else { return };
+    let app = jwt_app(&issuer, &["mcp"]);
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let req = Request::get(path)
+            .header("host", "localhost")
+            .body(Body::empty())
+            .unwrap();
+        let (status, headers, body) = send(&app, req).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers["content-type"], "application/json");
+        let doc: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            doc,
+            json!({
+                "resource": RESOURCE,
+                "authorization_servers": [issuer],
+                "scopes_supported": ["mcp", "sql:query"],
+                "bearer_methods_supported": ["header"],
+            })
+        );
+    }
+}
+
+#[tokio::test]
+async fn requests_without_a_usable_token_are_challenged() {
+    let Some(issuer) = issuer() else { return };
+    let app = jwt_app(&issuer, &["mcp", "offline_access"]);
+    let metadata =
+        "resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\"";
+
+    let (status, headers, _) = send(&app, post("/mcp", None, None, INIT)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        challenge(&headers),
+        format!("Bearer {metadata}, scope=\"mcp\"")
+    );
+
+    let basic = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("authorization", "Basic dXNlcjpwYXNz")
+        .body(Body::from(INIT))
+        .unwrap();
+    let (status, headers, _) = send(&app, basic).await;
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "another scheme is no credentials"
+    );
+    assert!(!challenge(&headers).contains("error="));
+
+    for malformed in ["Bearer", "Bearer a b", "Bearer a\"b"] {
+        let req = Request::post("/mcp")
+            .header("host", "localhost")
+            .header("authorization", malformed)
+            .body(Body::from(INIT))
+            .unwrap();
+        let (status, headers, _) = send(&app, req).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{malformed}");
+        assert!(challenge(&headers).starts_with("Bearer error=\"invalid_request\""));
+        assert!(challenge(&headers).contains(metadata));
+    }
+
+    // A good token is still refused when a copy rides in the query string.
+    let good = token(&issuer, FULL, "mcp", RESOURCE).await;
+    let (status, headers, _) = send(
+        &app,
+        post(
+            &format!("/mcp?access_token={good}"),
+            Some(&good),
+            None,
+            INIT,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(challenge(&headers).contains("query string"));
+
+    let (status, headers, _) = send(&app, post("/mcp", Some("not-a-jwt"), None, INIT)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(challenge(&headers).starts_with("Bearer error=\"invalid_token\""));
+    assert!(
+        !challenge(&headers).contains("not-a-jwt"),
+        "the token is never echoed"
+    );
+}
+
+#[tokio::test]
+async fn a_token_issued_for_this_server_opens_a_session() {
+    let Some(issuer) = issuer() else { return };
+    let app = jwt_app(&issuer, &["mcp"]);
+    let good = token(&issuer, FULL, "mcp", RESOURCE).await;
+    let id = open_session(&app, &good).await;
+    let (status, _, body) = send(&app, post("/mcp", Some(&good), Some(&id), LIST)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("whoami"), "{body}");
+}
+
+#[tokio::test]
+async fn a_token_for_another_resource_is_refused() {
+    let Some(issuer) = issuer() else { return };
+    let app = jwt_app(&issuer, &["mcp"]);
+    let elsewhere = token(&issuer, FULL, "mcp", "http://localhost/other").await;
+    let (status, headers, _) = send(&app, post("/mcp", Some(&elsewhere), None, INIT)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        challenge(&headers).contains("not issued for this resource"),
+        "{}",
+        challenge(&headers)
+    );
+
+    // The same server under another canonical URI refuses this server's tokens too.
+    let ours = token(&issuer, FULL, "mcp", RESOURCE).await;
+    let config = AuthConfig::new("http://localhost/elsewhere", &issuer).unwrap();
+    let other = self::app(config, JwtValidator::new(&issuer).unwrap());
+    let (status, _, _) = send(&other, post("/mcp", Some(&ours), None, INIT)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_token_without_the_required_scope_gets_the_step_up_challenge() {
+    let Some(issuer) = issuer() else { return };
+    let app = jwt_app(&issuer, &["mcp", "sql:query"]);
+    let basic = token(&issuer, BASIC, "mcp", RESOURCE).await;
+    let (status, headers, _) = send(&app, post("/mcp", Some(&basic), None, INIT)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        challenge(&headers),
+        "Bearer error=\"insufficient_scope\", scope=\"mcp sql:query\", resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
+    );
+    let full = token(&issuer, FULL, "mcp sql:query", RESOURCE).await;
+    open_session(&app, &full).await;
+}
+
+#[tokio::test]
+async fn a_session_id_replayed_with_another_users_token_is_unknown() {
+    let Some(issuer) = issuer() else { return };
+    let app = jwt_app(&issuer, &["mcp"]);
+    let alice = token(&issuer, FULL, "mcp", RESOURCE).await;
+    let bob = token(&issuer, BASIC, "mcp", RESOURCE).await;
+    let id = open_session(&app, &alice).await;
+    let (status, _, _) = send(&app, post("/mcp", Some(&bob), Some(&id), LIST)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // A second token of the same client is the same principal.
+    let alice_again = token(&issuer, FULL, "mcp sql:query", RESOURCE).await;
+    assert_ne!(alice, alice_again);
+    let (status, _, _) = send(&app, post("/mcp", Some(&alice_again), Some(&id), LIST)).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_revoked_opaque_token_is_refused() {
+    let Some(issuer) = issuer() else { return };
+    let resource = "http://localhost/opaque";
+    let config = AuthConfig::new(resource, &issuer).unwrap();
+    let validator = IntrospectionValidator::new(&issuer, BASIC.0, BASIC.1)
+        .unwrap()
+        .cache_ttl(Duration::ZERO);
+    let app = app(config, validator);
+    let opaque = token(&issuer, FULL, "mcp", resource).await;
+    assert_eq!(opaque.matches('.').count(), 0, "an opaque token: {opaque}");
+    let (status, _, body) = send(&app, post("/mcp", Some(&opaque), None, INIT)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let revoked = reqwest::Client::new()
+        .post(format!("{issuer}/token/revocation"))
+        .basic_auth(FULL.0, Some(FULL.1))
+        .form(&[("token", opaque.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert!(revoked.status().is_success());
+    let (status, headers, _) = send(&app, post("/mcp", Some(&opaque), None, INIT)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(challenge(&headers).contains("not active"));
+}
+
+// --- forged tokens, against keys this test publishes -----------------------------------------
+
+/// An Ed25519 key pair: the JWK to publish and the key to sign with.
+struct Keys {
+    kid: String,
+    jwk: Value,
+    signing: EncodingKey,
+    public: Vec<u8>,
+}
+
+fn new_keys(kid: &str) -> Keys {
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).unwrap();
+    let public = ed25519_dalek::SigningKey::from_bytes(&seed)
+        .verifying_key()
+        .to_bytes()
+        .to_vec();
+    // PKCS#8 v1 for Ed25519 (RFC 8410): a fixed prefix, then the seed.
+    let mut der = hex_bytes("302e020100300506032b657004220420");
+    der.extend_from_slice(&seed);
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    Keys {
+        kid: kid.to_owned(),
+        jwk: json!({"kty": "OKP", "crv": "Ed25519", "x": b64.encode(&public), "kid": kid, "use": "sig", "alg": "EdDSA"}),
+        signing: EncodingKey::from_ed_der(&der),
+        public,
+    }
+}
+
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A key server: metadata at the RFC 8414 URI, the published keys at /jwks, and a count of
+/// key-set fetches.
+struct KeyServer {
+    issuer: String,
+    published: Arc<Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicUsize>,
+}
+
+async fn key_server(keys: &[&Keys]) -> KeyServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let published = Arc::new(Mutex::new(
+        keys.iter().map(|k| k.jwk.clone()).collect::<Vec<_>>(),
+    ));
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let metadata = json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
+    let (p, f) = (published.clone(), fetches.clone());
+    let router = axum::Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            axum::routing::get(move || async move { json_response(&metadata) }),
+        )
+        .route(
+            "/jwks",
+            axum::routing::get(move || async move {
+                f.fetch_add(1, Ordering::SeqCst);
+                let keys = p.lock().unwrap().clone();
+                json_response(&json!({ "keys": keys }))
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    KeyServer {
+        issuer,
+        published,
+        fetches,
+    }
+}
+
+fn json_response(v: &Value) -> ([(http::HeaderName, &'static str); 1], String) {
+    (
+        [(http::header::CONTENT_TYPE, "application/json")],
+        v.to_string(),
+    )
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn claims(issuer: &str) -> Value {
+    json!({"iss": issuer, "sub": "mallory", "aud": RESOURCE, "exp": now() + 300, "iat": now(), "scope": "mcp"})
+}
+
+fn sign(keys: &Keys, claims: &Value) -> String {
+    let mut header = Header::new(Algorithm::EdDSA);
+    header.kid = Some(keys.kid.clone());
+    jsonwebtoken::encode(&header, claims, &keys.signing).unwrap()
+}
+
+fn b64(v: &Value) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
+}
+
+async fn status_of(app: &axum::Router, token: &str) -> (StatusCode, String) {
+    let (status, headers, _) = send(app, post("/mcp", Some(token), None, INIT)).await;
+    (status, challenge(&headers))
+}
+
+#[tokio::test]
+async fn forged_and_stale_tokens_are_refused() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let validator = JwtValidator::new(&ks.issuer)
+        .unwrap()
+        .leeway(Duration::from_secs(5));
+    let app = app(AuthConfig::new(RESOURCE, &ks.issuer).unwrap(), validator);
+
+    // The control: a token signed properly is accepted, so each refusal below is the
+    // refusal of one defect.
+    assert_eq!(
+        status_of(&app, &sign(&keys, &claims(&ks.issuer))).await.0,
+        StatusCode::OK
+    );
+
+    let mut cases: Vec<(&str, String)> = Vec::new();
+    let mut c = claims(&ks.issuer);
+    c["exp"] = json!(now() - 10);
+    cases.push(("expired", sign(&keys, &c)));
+    let mut c = claims(&ks.issuer);
+    c["nbf"] = json!(now() + 120);
+    cases.push(("not valid yet", sign(&keys, &c)));
+    cases.push(("wrong issuer", sign(&keys, &claims("http://127.0.0.1:1"))));
+    let mut c = claims(&ks.issuer);
+    c["aud"] = json!("http://localhost/other");
+    cases.push(("wrong audience", sign(&keys, &c)));
+    let mut c = claims(&ks.issuer);
+    c.as_object_mut().unwrap().remove("exp");
+    cases.push(("no expiry", sign(&keys, &c)));
+    cases.push((
+        "alg none",
+        format!(
+            "{}.{}.",
+            b64(&json!({"alg": "none", "kid": "k1"})),
+            b64(&claims(&ks.issuer))
+        ),
+    ));
+    let mut hs = Header::new(Algorithm::HS256);
+    hs.kid = Some("k1".into());
+    cases.push((
+        "HS256 keyed with the public key",
+        jsonwebtoken::encode(
+            &hs,
+            &claims(&ks.issuer),
+            &EncodingKey::from_secret(&keys.public),
+        )
+        .unwrap(),
+    ));
+    let good = sign(&keys, &claims(&ks.issuer));
+    let parts: Vec<&str> = good.split('.').collect();
+    let mut c = claims(&ks.issuer);
+    c["sub"] = json!("admin");
+    cases.push((
+        "tampered payload",
+        format!("{}.{}.{}", parts[0], b64(&c), parts[2]),
+    ));
+    let stranger = new_keys("k1");
+    cases.push((
+        "signed by another key with the same kid",
+        sign(&stranger, &claims(&ks.issuer)),
+    ));
+
+    for (what, token) in cases {
+        let (status, challenge) = status_of(&app, &token).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}");
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(challenge.contains("resource_metadata="), "{what}");
+    }
+    // The control again: nothing above poisoned the validator or the cache.
+    assert_eq!(status_of(&app, &good).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
+    let old = new_keys("old");
+    let ks = key_server(&[&old]).await;
+    let interval = Duration::from_millis(500);
+    let validator = JwtValidator::new(&ks.issuer)
+        .unwrap()
+        .min_refetch_interval(interval);
+    let app = app(AuthConfig::new(RESOURCE, &ks.issuer).unwrap(), validator);
+    assert_eq!(
+        status_of(&app, &sign(&old, &claims(&ks.issuer))).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(ks.fetches.load(Ordering::SeqCst), 1);
+
+    // The issuer rotates; once the refetch interval has passed, the new key is picked up
+    // by one fetch.
+    let new = new_keys("new");
+    ks.published.lock().unwrap().push(new.jwk.clone());
+    tokio::time::sleep(interval + Duration::from_millis(50)).await;
+    assert_eq!(
+        status_of(&app, &sign(&new, &claims(&ks.issuer))).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(ks.fetches.load(Ordering::SeqCst), 2);
+
+    // Made-up key ids right after: refused, and the issuer is not asked again.
+    for i in 0..50 {
+        let bogus = new_keys(&format!("bogus-{i}"));
+        let (status, _) = status_of(&app, &sign(&bogus, &claims(&ks.issuer))).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(
+        ks.fetches.load(Ordering::SeqCst),
+        2,
+        "a flood of unknown kids refetches nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_repeated_token_is_validated_once() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    struct Counting(JwtValidator, Arc<AtomicUsize>);
+    impl TokenValidator for Counting {
+        fn validate<'a>(&'a self, token: &'a str) -> mcp_server::auth::ValidateFuture<'a> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            self.0.validate(token)
+        }
+    }
+    let calls = Arc::new(AtomicUsize::new(0));
+    let validator = Counting(JwtValidator::new(&ks.issuer).unwrap(), calls.clone());
+    let app = app(AuthConfig::new(RESOURCE, &ks.issuer).unwrap(), validator);
+    let token = sign(&keys, &claims(&ks.issuer));
+    for _ in 0..5 {
+        assert_eq!(status_of(&app, &token).await.0, StatusCode::OK);
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn handlers_see_the_caller() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let app = app(
+        AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
+        JwtValidator::new(&ks.issuer).unwrap(),
+    );
+    let token = sign(&keys, &claims(&ks.issuer));
+    let id = open_session(&app, &token).await;
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#;
+    let (status, _, body) = send(&app, post("/mcp", Some(&token), Some(&id), call)).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = format!("mallory via {} with mcp", ks.issuer);
+    assert!(body.contains(&text), "{body}");
+
+    // Without an authentication layer there is no caller, and the extractor says so.
+    let plain = server().http_router(HttpOptions::default(), CancellationToken::new());
+    let (_, headers, _) = send(&plain, post("/mcp", None, None, INIT)).await;
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let (_, _, body) = send(&plain, post("/mcp", None, Some(&id), call)).await;
+    assert!(body.contains("no authenticated caller"), "{body}");
+}
+
+/// A modern `tools/call` from `who` (put on the request as an authentication layer would),
+/// with `requestState` when continuing.
+fn modern_call(who: &str, state: Option<&str>) -> Request<Body> {
+    let mut params = json!({
+        "name": "needs_sampling",
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
+        }
+    });
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let mut req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "needs_sampling")
+        .body(Body::from(body))
+        .unwrap();
+    req.extensions_mut()
+        .insert(Principal::new(who).with_issuer("https://as.example.com"));
+    req
+}
+
+#[tokio::test]
+async fn request_state_is_bound_to_the_caller() {
+    let plain = server().http_router(HttpOptions::default(), CancellationToken::new());
+    let (status, _, body) = send(&plain, modern_call("alice", None)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let first: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(first["result"]["resultType"], "input_required", "{body}");
+    let state = first["result"]["requestState"].as_str().unwrap();
+
+    // Alice continues (and is asked again, having sent no answer).
+    let (_, _, body) = send(&plain, modern_call("alice", Some(state))).await;
+    let again: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(again["result"]["resultType"], "input_required", "{body}");
+
+    // Bob, holding Alice's state, gets what a forged state gets.
+    let (_, _, body) = send(&plain, modern_call("bob", Some(state))).await;
+    let refused: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        refused["error"]["message"], "Invalid or expired requestState",
+        "{body}"
+    );
+}
+
+struct Incidents;
+
+#[mcp_server::server(name = "incidents")]
+impl Incidents {
+    /// Lists open incidents.
+    #[tool(read_only)]
+    fn list(&self) -> String {
+        "none open".into()
+    }
+
+    /// Resolves an incident.
+    #[tool(scopes = ["incidents:write"])]
+    fn resolve(&self, id: u32) -> String {
+        format!("resolved {id}")
+    }
+}
+
+fn incidents_app(issuer: &str) -> axum::Router {
+    let server = Server::new(Incidents).unwrap();
+    server
+        .http_router(HttpOptions::default(), CancellationToken::new())
+        .layer(AuthLayer::new(
+            AuthConfig::new(RESOURCE, issuer).unwrap(),
+            JwtValidator::new(issuer).unwrap(),
+        ))
+}
+
+fn with_scope(issuer: &str, scope: &str) -> Value {
+    let mut c = claims(issuer);
+    c["scope"] = json!(scope);
+    c
+}
+
+fn listed(body: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(body).unwrap();
+    v["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn scoped_tools_are_hidden_and_refused_with_a_step_up_challenge() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let app = incidents_app(&ks.issuer);
+    let reader = sign(&keys, &with_scope(&ks.issuer, "mcp"));
+    let writer = sign(&keys, &with_scope(&ks.issuer, "mcp incidents:write"));
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"resolve","arguments":{"id":7}}}"#;
+
+    let id = open_session(&app, &reader).await;
+    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), LIST)).await;
+    assert_eq!(listed(&body), ["list"], "the reader does not see `resolve`");
+    let (status, headers, body) = send(&app, post("/mcp", Some(&reader), Some(&id), call)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        challenge(&headers),
+        "Bearer error=\"insufficient_scope\", scope=\"incidents:write\", resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
+    );
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("incidents:write"),
+        "{body}"
+    );
+    assert_eq!(
+        error["error"]["data"]["missingScopes"],
+        json!(["incidents:write"])
+    );
+
+    // Step-up: a token with the scope, same caller, same session.
+    let (_, _, body) = send(&app, post("/mcp", Some(&writer), Some(&id), LIST)).await;
+    assert_eq!(
+        listed(&body),
+        ["list", "resolve"],
+        "the page cache is per scope set"
+    );
+    let (status, _, body) = send(&app, post("/mcp", Some(&writer), Some(&id), call)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("resolved 7"), "{body}");
+    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), LIST)).await;
+    assert_eq!(listed(&body), ["list"]);
+
+    // The modern era gets the same challenge.
+    let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "resolve", "arguments": {"id": 7},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("authorization", format!("Bearer {reader}"))
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "resolve")
+        .body(Body::from(modern))
+        .unwrap();
+    let (status, headers, _) = send(&app, req).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(challenge(&headers).contains("scope=\"incidents:write\""));
+}
+
+#[tokio::test]
+async fn without_authentication_scopes_bind_nothing() {
+    let server = Server::new(Incidents).unwrap();
+    let app = server.http_router(HttpOptions::default(), CancellationToken::new());
+    let (_, headers, _) = send(&app, post("/mcp", None, None, INIT)).await;
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let (_, _, body) = send(&app, post("/mcp", None, Some(&id), LIST)).await;
+    assert_eq!(listed(&body), ["list", "resolve"]);
+}
+
+#[tokio::test]
+async fn resources_and_prompts_take_scopes_from_the_registry() {
+    use mcp_server::registry::{ScopedItem, prompt_fn, resource_fn};
+    use mcp_server::types::{Prompt, Resource};
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let server = Server::new(Incidents).unwrap();
+    let r = server.registry();
+    r.add_resource(
+        Resource::new("memo://secret", "secret"),
+        resource_fn(None, |_, _, _| async { "s3cret" }),
+    )
+    .unwrap();
+    r.add_prompt(
+        Prompt::new("triage"),
+        prompt_fn(|_, _| async { "Triage it." }),
+    )
+    .unwrap();
+    r.require_scopes(ScopedItem::Resource("memo://secret"), ["secret:read"]);
+    r.set_default_scopes(["mcp"]);
+    let app = server
+        .http_router(HttpOptions::default(), CancellationToken::new())
+        .layer(AuthLayer::new(
+            AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
+            JwtValidator::new(&ks.issuer).unwrap(),
+        ));
+    let nobody = sign(&keys, &with_scope(&ks.issuer, "incidents:write"));
+    let reader = sign(&keys, &with_scope(&ks.issuer, "mcp"));
+    let id = open_session(&app, &nobody).await;
+    let (_, _, body) = send(&app, post("/mcp", Some(&nobody), Some(&id), LIST)).await;
+    assert_eq!(
+        listed(&body),
+        ["resolve"],
+        "the default needs `mcp`; `resolve` has its own"
+    );
+    let get = r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"triage"}}"#;
+    let (status, headers, _) = send(&app, post("/mcp", Some(&nobody), Some(&id), get)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(challenge(&headers).contains("scope=\"mcp\""));
+    let (status, _, _) = send(&app, post("/mcp", Some(&reader), Some(&id), get)).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let read =
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"memo://secret"}}"#;
+    let (status, headers, _) = send(&app, post("/mcp", Some(&reader), Some(&id), read)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(challenge(&headers).contains("scope=\"secret:read\""));
+    let list = r#"{"jsonrpc":"2.0","id":6,"method":"resources/list"}"#;
+    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), list)).await;
+    assert!(!body.contains("memo://secret"), "{body}");
+    let both = sign(&keys, &with_scope(&ks.issuer, "mcp secret:read"));
+    let (_, _, body) = send(&app, post("/mcp", Some(&both), Some(&id), list)).await;
+    assert!(body.contains("memo://secret"), "{body}");
+    let (status, _, body) = send(&app, post("/mcp", Some(&both), Some(&id), read)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("s3cret"), "{body}");
+}

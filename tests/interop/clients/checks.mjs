@@ -156,11 +156,18 @@ export async function quickstartChecks(client, { check }) {
  * elicitation: the answerer registered on the client.
  */
 export async function showcaseChecks(client, { check }, { notFoundCode, elicitation }) {
-    await check('tools/list offers greet with a description', async () => {
+    await check('tools/list offers greet and report, described', async () => {
         const { tools } = await client.listTools();
-        deepStrictEqual(tools.map(t => t.name), ['greet']);
-        ok(tools[0].description, 'greet has no description');
-        strictEqual(tools[0].inputSchema.type, 'object');
+        deepStrictEqual(tools.map(t => t.name), ['greet', 'report']);
+        for (const tool of tools) {
+            ok(tool.description, `${tool.name} has no description`);
+            strictEqual(tool.inputSchema.type, 'object');
+        }
+    });
+
+    await check('tools/call report without a task runs to the end and answers in the call', async () => {
+        const result = await client.callTool({ name: 'report', arguments: { sections: 1 } });
+        strictEqual(onlyText(result), 'The report: 1 sections, all good.');
     });
 
     await check('resources/read through the template showcase://notes/{id}', async () => {

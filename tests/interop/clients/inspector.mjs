@@ -101,10 +101,10 @@ async function quickstart() {
 }
 
 async function showcase() {
-    await report.check('tools/list --strict offers greet, described, with a portable schema', async () => {
+    await report.check('tools/list --strict offers greet and report, described, with portable schemas', async () => {
         const { tools } = await result('--method', 'tools/list', '--strict');
-        deepStrictEqual(tools.map(t => t.name), ['greet']);
-        ok(tools[0].description, 'greet has no description');
+        deepStrictEqual(tools.map(t => t.name), ['greet', 'report']);
+        for (const tool of tools) ok(tool.description, `${tool.name} has no description`);
     });
 
     await report.check('resources/templates/list shows showcase://notes/{id}', async () => {

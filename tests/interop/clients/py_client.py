@@ -156,11 +156,18 @@ async def showcase_checks(client: Any, report: Reporter, elicitation: Elicitatio
 
     async def tools_list() -> None:
         tools = (await client.list_tools()).tools
-        expect([t.name for t in tools] == ["greet"], repr(tools))
-        expect(tools[0].description, "greet has no description")
-        expect(tools[0].input_schema.get("type") == "object", tools[0].input_schema)
+        expect([t.name for t in tools] == ["greet", "report"], repr(tools))
+        for tool in tools:
+            expect(tool.description, f"{tool.name} has no description")
+            expect(tool.input_schema.get("type") == "object", tool.input_schema)
 
-    await report.check("tools/list offers greet with a description", tools_list)
+    await report.check("tools/list offers greet and report, described", tools_list)
+
+    async def report_call() -> None:
+        text = only_text(await client.call_tool("report", {"sections": 1}))
+        expect(text == "The report: 1 sections, all good.", repr(text))
+
+    await report.check("tools/call report without a task runs to the end and answers in the call", report_call)
 
     async def note() -> None:
         templates = (await client.list_resource_templates()).resource_templates

@@ -170,5 +170,5 @@ impl Principal {
 /// scopes (all that the operation needs). The `auth` feature's layer turns it into a
 /// `WWW-Authenticate: Bearer error="insufficient_scope"` challenge.
 #[derive(Debug, Clone)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[cfg_attr(not(feature = "auth"), allow(dead_code))]
 pub(crate) struct InsufficientScope(pub(crate) Arc<[String]>);

@@ -55,7 +55,9 @@ pub(crate) struct Param {
 }
 
 pub(crate) enum ParamKind {
-    /// Taken from the request context (`Context`, `State<T>`, `#[extract]`).
+    /// Taken from the request context (`FromContext`): marked `#[extract]`, beside an
+    /// `#[args]` struct, or, outside tools, a parameter that cannot be a value (see
+    /// `parse::params`).
     Extractor,
     /// The whole input (`#[args]`).
     Args,
@@ -72,6 +74,8 @@ pub(crate) struct ValueParam {
     pub(crate) default: Option<Expr>,
     /// `T` when the type is `Option<T>`.
     pub(crate) optional: Option<Type>,
+    /// Marked `#[arg]`: a value for certain, whatever its type's traits say.
+    pub(crate) explicit: bool,
 }
 
 impl Method {

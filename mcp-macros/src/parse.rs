@@ -263,7 +263,15 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                     // argument (beside an `#[args]` struct, or destructured) is an
                     // extractor here.
                     Kind::Tool => tool_has_args || destructured,
-                    _ => types::is_extractor_by_name(&ty),
+                    // A completion takes one value, the partial `String`; any other
+                    // parameter is an extractor (checked by `FromContext`).
+                    Kind::Completion => {
+                        destructured || (arg.is_none() && !types::is_never_extractor(&ty))
+                    }
+                    // Otherwise a resource's parameters are sorted once its template's
+                    // variables are known (`resource`); a prompt's by their types' traits in
+                    // the generated code (`mcp_server::__private::PromptParam`).
+                    Kind::Resource | Kind::Prompt => destructured,
                 });
         if extractor {
             ok &= validate::extractor_param(arg_attr, extract_attr, args_attr, errors);
@@ -334,6 +342,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                 description,
                 default: arg.default,
                 optional: types::option_inner(&ty).cloned(),
+                explicit: arg_attr.is_some(),
             })),
             ty,
         });
@@ -449,6 +458,18 @@ fn resource(
     };
     let name = name_or_default(a.name.as_ref(), f);
     let mut method = method?;
+    // A parameter named after no variable of the template is an extractor (checked by
+    // `FromContext`), unless it is marked #[arg] or of a type no extractor can have: then it
+    // is a misnamed variable, reported as such.
+    for p in &mut method.params {
+        if let ParamKind::Value(v) = &p.kind
+            && !v.explicit
+            && !types::is_never_extractor(&p.ty)
+            && !variables.iter().any(|var| var.name == v.name.value)
+        {
+            p.kind = ParamKind::Extractor;
+        }
+    }
     let ok = validate::template_params(&uri, &variables, &method, &f.sig.ident, errors);
     let is_template = !variables.is_empty() || uri.value().contains('{');
     method.blocking = a.blocking.is_some_and(|f| f.value);

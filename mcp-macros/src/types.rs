@@ -44,9 +44,18 @@ pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     unwrap_named(ty, "Option")
 }
 
-/// Whether a parameter of this type is an extractor by its name (`Context`, `State<T>`).
-pub(crate) fn is_extractor_by_name(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| s.ident == "Context" || s.ident == "State")
+/// Whether the type is `String`, a primitive or an `Option`: types that cannot be
+/// extractors, since the orphan rule forbids implementing `FromContext` (a foreign trait) for
+/// them. The name decides only what is certain either way: an alias of one of them is left to
+/// the traits, which then give the same answer.
+pub(crate) fn is_never_extractor(ty: &Type) -> bool {
+    const PRIMITIVES: [&str; 17] = [
+        "String", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+        "i64", "i128", "isize", "f32", "f64",
+    ];
+    option_inner(ty).is_some()
+        || last_segment(ty)
+            .is_some_and(|s| s.arguments.is_empty() && PRIMITIVES.iter().any(|p| s.ident == p))
 }
 
 /// Whether the type is syntactically `String`.
@@ -133,8 +142,12 @@ mod tests {
         assert!(option_inner(&ty("Option<String>")).is_some());
         assert!(option_inner(&ty("std::option::Option<u8>")).is_some());
         assert!(option_inner(&ty("Vec<u8>")).is_none());
-        assert!(is_extractor_by_name(&ty("mcp_server::Context")));
-        assert!(is_extractor_by_name(&ty("State<Db>")));
+        assert!(is_never_extractor(&ty("String")));
+        assert!(is_never_extractor(&ty("Option<State<Db>>")));
+        assert!(is_never_extractor(&ty("u64")));
+        assert!(!is_never_extractor(&ty("mcp_server::Context")));
+        assert!(!is_never_extractor(&ty("State<Db>")));
+        assert!(!is_never_extractor(&ty("Ctx")));
     }
 
     #[test]

@@ -56,12 +56,15 @@ use crate::principal::Principal;
 
 /// A value a handler can take from the request being served.
 ///
-/// Implement it for your own types (authenticated user, request-scoped services, …) and
-/// mark the parameter `#[extract]`. An `Err` ends the request with that JSON-RPC error.
+/// Implement it for your own types (authenticated user, request-scoped services, …): a
+/// parameter of such a type is filled from the request (in a `#[tool]` or a `#[prompt]`, by
+/// its type alone; in a `#[resource]`, when it is named after no template variable; in a
+/// `#[completion]`, when it is not the partial `String`). `#[extract]` says so explicitly.
+/// An `Err` ends the request with that JSON-RPC error.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the request context",
     label = "this parameter is an extractor, but `{Self}` does not implement `FromContext`",
-    note = "extractors are `Context`, `State<T>` and types implementing `mcp_server::extract::FromContext`; a parameter is taken from the request when it is marked #[extract], sits beside an #[args] struct, or (outside tools) is named `Context` or `State`"
+    note = "extractors are `Context`, `State<T>` and types implementing `mcp_server::extract::FromContext`; a parameter is one when it is marked #[extract] or sits beside an #[args] struct, in a #[resource] when it is named after no variable of the URI template, in a #[completion] when it is not the partial `String`"
 )]
 pub trait FromContext: Sized {
     /// The value for the request `ctx` serves.

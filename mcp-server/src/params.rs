@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::str::FromStr;
 
 use mcp_core::types::JSONObject;
 use schemars::JsonSchema;
@@ -131,6 +132,135 @@ impl<T> UnusableParam<T> for Param<T> {
 )]
 pub trait ToolParameter: Sized {
     fn ops() -> ParamOps<Self>;
+}
+
+/// The fallback of a parameter marked `#[arg]` (its probe skips the extractor impl): the
+/// bound below has no impl, so a type that is no argument gets this message.
+pub trait MarkedParam<T> {
+    fn ops(&self) -> ParamOps<T>
+    where
+        T: MarkedArgument;
+}
+
+impl<T> MarkedParam<T> for Param<T> {
+    fn ops(&self) -> ParamOps<T>
+    where
+        T: MarkedArgument,
+    {
+        T::ops()
+    }
+}
+
+/// Implemented for no type; see [`MarkedParam`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is marked #[arg] but is not a tool argument",
+    label = "an argument's type implements `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "#[arg] describes an argument the client sends; an extractor (`mcp_server::extract::FromContext`) takes no #[arg]: remove it"
+)]
+pub trait MarkedArgument: Sized {
+    fn ops() -> ParamOps<Self>;
+}
+
+/// How a prompt parameter gets its value: from the prompt's string arguments (parsed with
+/// `FromStr`) or, for an extractor, from the request.
+pub struct PromptOps<T> {
+    /// Whether the parameter is a prompt argument (else an extractor).
+    pub argument: bool,
+    /// The value from the arguments (by the parameter's name) or from the request.
+    pub take: TakePrompt<T>,
+}
+
+/// Takes a prompt parameter's value: the arguments, the request, the parameter's name.
+pub type TakePrompt<T> = fn(&BTreeMap<String, String>, &Context, &str) -> Result<T, HandlerError>;
+
+/// The probe a `#[prompt]` parameter's type is asked through, as [`Param`] is for tools:
+/// `(&&&PromptParam::<T>::new()).ops()`.
+pub struct PromptParam<T>(PhantomData<T>);
+
+impl<T> PromptParam<T> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        PromptParam(PhantomData)
+    }
+}
+
+/// First choice: an extractor.
+pub trait PromptExtractParam<T> {
+    fn ops(&self) -> PromptOps<T>;
+}
+
+impl<T: FromContext> PromptExtractParam<T> for &&PromptParam<T> {
+    fn ops(&self) -> PromptOps<T> {
+        PromptOps {
+            argument: false,
+            take: |_, ctx, _| T::from_context(ctx).map_err(HandlerError::Rpc),
+        }
+    }
+}
+
+/// Second choice: a required argument, parsed with `FromStr`.
+pub trait PromptArgParam<T> {
+    fn ops(&self) -> PromptOps<T>;
+}
+
+impl<T> PromptArgParam<T> for &PromptParam<T>
+where
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    fn ops(&self) -> PromptOps<T> {
+        PromptOps {
+            argument: true,
+            take: |arguments, _, name| prompt_arg(arguments, name),
+        }
+    }
+}
+
+/// A required prompt argument, parsed with `FromStr`.
+///
+/// # Errors
+///
+/// -32602 naming the argument: missing, or not a valid value.
+pub fn prompt_arg<T>(arguments: &BTreeMap<String, String>, name: &str) -> Result<T, HandlerError>
+where
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    match arguments.get(name) {
+        Some(v) => v.parse().map_err(|e| {
+            HandlerError::Rpc(mcp_core::error::ErrorObject::invalid_params(format!(
+                "invalid value for argument `{name}`: {e}"
+            )))
+        }),
+        None => Err(crate::registry::missing_prompt_argument(name)),
+    }
+}
+
+/// Neither: the bound has no impl, so rustc reports its message at the parameter.
+pub trait UnusablePromptParam<T> {
+    fn ops(&self) -> PromptOps<T>
+    where
+        T: PromptParameter;
+}
+
+impl<T> UnusablePromptParam<T> for PromptParam<T> {
+    fn ops(&self) -> PromptOps<T>
+    where
+        T: PromptParameter,
+    {
+        T::ops()
+    }
+}
+
+/// Implemented for no type: a prompt parameter type that is neither an argument nor an
+/// extractor lands here.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a prompt argument nor an extractor",
+    label = "implement `std::str::FromStr` for `{Self}` to make it an argument (prompt arguments are strings)",
+    note = "a prompt argument's type implements `FromStr` (`String`, numbers, your own); an extractor's implements `mcp_server::extract::FromContext` (`Context`, `State<T>`, your own)"
+)]
+pub trait PromptParameter: Sized {
+    fn ops() -> PromptOps<Self>;
 }
 
 /// The input schema of a tool, one argument at a time.

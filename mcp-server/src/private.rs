@@ -35,8 +35,9 @@ pub use std::vec::Vec;
 
 pub use crate::context::Context;
 pub use crate::params::{
-    ArgSpec, ArgumentParam, ArgumentsSchema, ExtractorParam, Param, ParamError, ParamOps,
-    ToolArguments, UnusableParam,
+    ArgSpec, ArgumentParam, ArgumentsSchema, ExtractorParam, MarkedParam, Param, ParamError,
+    ParamOps, PromptArgParam, PromptExtractParam, PromptOps, PromptParam, ToolArguments,
+    UnusableParam, UnusablePromptParam, prompt_arg,
 };
 pub use crate::registry::{
     BoxFuture, CompletionHandler, CompletionTarget, PromptHandler, Registry, RegistryError,
@@ -354,22 +355,6 @@ where
         .transpose()
 }
 
-/// A required prompt argument, parsed with `FromStr`.
-///
-/// # Errors
-///
-/// -32602 naming the argument: missing, or not a valid value.
-pub fn prompt_arg<T>(arguments: &BTreeMap<String, String>, name: &str) -> Result<T, HandlerError>
-where
-    T: FromStr,
-    T::Err: Display,
-{
-    match arguments.get(name) {
-        Some(v) => parse(v, "argument", name),
-        None => Err(crate::registry::missing_prompt_argument(name)),
-    }
-}
-
 /// An optional prompt argument (`Option<T>` parameter, or one with a default).
 ///
 /// # Errors
@@ -416,11 +401,14 @@ pub fn resource_template(spec: &ResourceSpec) -> ResourceTemplate {
     r
 }
 
-/// One prompt argument as `#[prompt]` knows it.
+/// One prompt parameter as `#[prompt]` knows it.
 pub struct ArgumentSpec {
     pub name: &'static str,
     pub description: Option<&'static str>,
     pub required: bool,
+    /// Whether the parameter is an argument: asked of its type's traits when its form did
+    /// not say (see `PromptParam`); an extractor is left out of the prompt's arguments.
+    pub argument: fn() -> bool,
 }
 
 /// What `#[prompt]` knows at compile time.
@@ -436,17 +424,18 @@ pub fn prompt(spec: &PromptSpec) -> Prompt {
     let mut p = Prompt::new(spec.name);
     p.title = spec.title.map(str::to_owned);
     p.description = Some(spec.description.to_owned());
-    if !spec.arguments.is_empty() {
-        p.arguments = Some(
-            spec.arguments
-                .iter()
-                .map(|a| {
-                    let mut arg = PromptArgument::new(a.name, a.required);
-                    arg.description = a.description.map(str::to_owned);
-                    arg
-                })
-                .collect(),
-        );
+    let arguments: Vec<PromptArgument> = spec
+        .arguments
+        .iter()
+        .filter(|a| (a.argument)())
+        .map(|a| {
+            let mut arg = PromptArgument::new(a.name, a.required);
+            arg.description = a.description.map(str::to_owned);
+            arg
+        })
+        .collect();
+    if !arguments.is_empty() {
+        p.arguments = Some(arguments);
     }
     p
 }

@@ -1,5 +1,5 @@
-//! A `#[prompt]`: its arguments (`FromStr` values, required unless `Option` or defaulted)
-//! and the `PromptHandler` impl.
+//! A `#[prompt]`: its arguments (`FromStr` values, required unless `Option` or defaulted),
+//! its extractors (told apart by their types' traits) and the `PromptHandler` impl.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -15,6 +15,7 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
 
     let mut reads = TokenStream::new();
     let mut specs = Vec::new();
+    let mut probes = TokenStream::new();
     let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
     let (lets, call_args) = arguments(m, &on_error, |i, param| {
         let ParamKind::Value(v) = &param.kind else {
@@ -22,7 +23,32 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
         };
         let var = format_ident!("__a{}", i);
         let name = &v.name.value;
+        // Neither `Option`, defaulted nor marked #[arg]: an extractor or an argument as its
+        // type's traits say, asked once in `__pops{i}` (spanned at the type, so a type that
+        // is neither is one error there).
+        let probed = v.optional.is_none() && v.default.is_none() && !v.explicit;
+        let (pops, parg) = (format_ident!("__pops{}", i), format_ident!("__parg{}", i));
+        if probed {
+            let ty = &param.ty;
+            let probe = quote_spanned! {ty.span()=>
+                {
+                    use ::mcp_server::__private::{
+                        PromptArgParam as _, PromptExtractParam as _, UnusablePromptParam as _,
+                    };
+                    (&&&::mcp_server::__private::PromptParam::<#ty>::new()).ops()
+                }
+            };
+            probes.extend(quote! {
+                fn #pops() -> ::mcp_server::__private::PromptOps<#ty> {
+                    #probe
+                }
+                fn #parg() -> bool {
+                    #handler::#pops().argument
+                }
+            });
+        }
         let read = match (&v.optional, &v.default) {
+            _ if probed => quote!((#handler::#pops().take)(arguments, &ctx, #name)),
             (Some(inner), None) => quote_spanned!(inner.span()=>
                 ::mcp_server::__private::prompt_arg_opt::<#inner>(arguments, #name)),
             (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
@@ -43,11 +69,17 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
         reads.extend(quote!(let #var = #read;));
         let description = opt_string(v.description.as_ref());
         let required = v.optional.is_none() && v.default.is_none();
+        let argument = if probed {
+            quote!(#handler::#parg)
+        } else {
+            quote!(|| true)
+        };
         specs.push(quote! {
             ::mcp_server::__private::ArgumentSpec {
                 name: #name,
                 description: #description,
                 required: #required,
+                argument: #argument,
             }
         });
         quote!(#var?)
@@ -60,6 +92,7 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
     let description = &p.description;
     items.extend(quote! {
         impl #handler {
+            #probes
             const SPEC: ::mcp_server::__private::PromptSpec = ::mcp_server::__private::PromptSpec {
                 name: #name,
                 title: #title,

@@ -251,8 +251,25 @@ impl Params {
                 format_ident!("__SPEC{}", i),
                 format_ident!("__v{}", i),
             );
-            let probe = quote_spanned! {ty.span()=>
-                (&&&::mcp_server::__private::Param::<#ty>::new()).ops()
+            // Marked #[arg]: an argument for certain, so the probe starts one reference
+            // lower, past the extractor impl, and a type that is no argument is an error
+            // saying #[arg] marks arguments.
+            let probe = if v.explicit {
+                quote_spanned! {ty.span()=>
+                    {
+                        use ::mcp_server::__private::{ArgumentParam as _, MarkedParam as _};
+                        (&&::mcp_server::__private::Param::<#ty>::new()).ops()
+                    }
+                }
+            } else {
+                quote_spanned! {ty.span()=>
+                    {
+                        use ::mcp_server::__private::{
+                            ArgumentParam as _, ExtractorParam as _, UnusableParam as _,
+                        };
+                        (&&&::mcp_server::__private::Param::<#ty>::new()).ops()
+                    }
+                }
             };
             let (default_fn, default_json) = match &v.default {
                 Some(expr) => {
@@ -278,9 +295,6 @@ impl Params {
             let description = opt_string(v.description.as_ref());
             fns.extend(quote! {
                 fn #ops() -> ::mcp_server::__private::ParamOps<#ty> {
-                    use ::mcp_server::__private::{
-                        ArgumentParam as _, ExtractorParam as _, UnusableParam as _,
-                    };
                     #probe
                 }
                 const #spec: ::mcp_server::__private::ArgSpec = ::mcp_server::__private::ArgSpec {

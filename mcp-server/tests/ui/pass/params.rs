@@ -1,6 +1,7 @@
-//! Tool parameters are sorted by their types' traits, not their names: an alias or a
+//! Parameters are sorted by their types' traits, not their types' names: an alias or a
 //! re-export of an extractor is an extractor, a type of your own named `Context` is an
-//! argument.
+//! argument. So it goes for tools and prompts; in a resource, a parameter named after no
+//! variable of the template is an extractor; in a completion, any but the partial `String`.
 #![deny(warnings, unused_qualifications, unreachable_pub)]
 
 mod mine {
@@ -8,6 +9,16 @@ mod mine {
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     pub(crate) struct Context {
         pub(crate) topic: String,
+    }
+
+    impl std::str::FromStr for Context {
+        type Err = std::convert::Infallible;
+
+        fn from_str(topic: &str) -> Result<Self, Self::Err> {
+            Ok(Context {
+                topic: topic.to_owned(),
+            })
+        }
     }
 }
 
@@ -31,6 +42,26 @@ impl Params {
     #[tool]
     fn count(&self, State(items): State<Vec<String>>) -> usize {
         items.len()
+    }
+
+    /// An item by index; extractors behind aliases beside the variable.
+    #[resource(uri = "items://{index}")]
+    fn item(&self, db: Db, index: usize, ctx: Ctx) -> String {
+        let _ = ctx.request_id();
+        db.get(index).cloned().unwrap_or_default()
+    }
+
+    /// A prompt whose argument is a type of your own named `Context`.
+    #[prompt]
+    fn brief(&self, context: mine::Context, db: Db, ctx: Ctx) -> String {
+        let _ = ctx.request_id();
+        format!("{} of {}", context.topic, db.len())
+    }
+
+    #[completion(prompt = "brief", argument = "context")]
+    fn topics(&self, db: Db, value: String, ctx: Ctx) -> Vec<String> {
+        let _ = ctx.request_id();
+        db.iter().filter(|t| t.starts_with(&value)).cloned().collect()
     }
 }
 
@@ -59,5 +90,29 @@ fn main() {
         assert_eq!(result.content[0].as_text(), Some("1 x 1"));
         let result = client.call_tool("count", serde_json::json!({})).await.unwrap();
         assert_eq!(result.structured_content, Some(serde_json::json!({"result": 1})));
+
+        let read = client.read_resource("items://0").await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&read.contents[0]).unwrap()["text"],
+            "a"
+        );
+
+        let prompts = client.list_prompts().await.unwrap();
+        let arguments = prompts[0].arguments.as_ref().unwrap();
+        let names: Vec<&str> = arguments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["context"]);
+        assert!(arguments[0].required.unwrap_or(false));
+        let prompt = client
+            .get_prompt("brief", serde_json::json!({"context": "x"}))
+            .await
+            .unwrap();
+        let message = serde_json::to_value(&prompt.messages[0]).unwrap();
+        assert_eq!(message["content"]["text"], "x of 1");
+
+        let done = client
+            .complete_prompt_argument("brief", "context", "")
+            .await
+            .unwrap();
+        assert_eq!(done.completion.values, ["a"]);
     });
 }

@@ -1,0 +1,14 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// `#[arg]` marks an argument; `Context` is an extractor.
+    #[tool]
+    fn ask(&self, #[arg(description = "the request")] ctx: Context) -> String {
+        ctx.request_id().to_string()
+    }
+}
+
+fn main() {}

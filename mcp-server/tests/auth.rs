@@ -676,6 +676,104 @@ async fn request_state_is_bound_to_the_caller() {
     );
 }
 
+/// A modern request from `who` (`None`: unauthenticated), put on the request as an
+/// authentication layer would, from a client that takes tasks.
+fn modern_task_request(who: Option<&str>, method: &str, params: Value) -> Request<Body> {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    });
+    // `Mcp-Name` carries the tool's name, or the task's id for `tasks/*`.
+    let name = params["name"]
+        .as_str()
+        .or(params["taskId"].as_str())
+        .map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut req = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        req = req.header("mcp-name", name);
+    }
+    let mut req = req.body(Body::from(body)).unwrap();
+    if let Some(who) = who {
+        req.extensions_mut()
+            .insert(Principal::new(who).with_issuer("https://as.example.com"));
+    }
+    req
+}
+
+#[tokio::test]
+async fn tasks_of_2026_belong_to_the_caller_who_started_them() {
+    let server = Server::builder("auth-tasks", "1.0.0").build();
+    let mut slow = Tool::new(
+        "slow",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    );
+    slow.execution = Some(mcp_server::types::ToolExecution {
+        task_support: Some(mcp_server::types::ToolTaskSupport::Optional),
+        ..Default::default()
+    });
+    server
+        .registry()
+        .add_tool(
+            slow,
+            tool_fn(|_: Value, ctx: Context| async move {
+                ctx.begin_task().await;
+                ctx.cancelled().await;
+                "cancelled"
+            }),
+            None,
+        )
+        .unwrap();
+    let app = server.http_router(HttpOptions::default(), CancellationToken::new());
+    let call = json!({"name": "slow", "arguments": {}});
+    let (status, _, body) =
+        send(&app, modern_task_request(Some("alice"), "tools/call", call)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(created["result"]["resultType"], "task", "{body}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    let get = |who: Option<&'static str>, method: &'static str| {
+        let app = app.clone();
+        let id = id.clone();
+        async move {
+            let (_, _, body) = send(
+                &app,
+                modern_task_request(who, method, json!({"taskId": id})),
+            )
+            .await;
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    // Bob and an unauthenticated client holding Alice's task id learn nothing and can
+    // cancel nothing: the task is unknown to them.
+    for who in [Some("bob"), None] {
+        for method in ["tasks/get", "tasks/cancel"] {
+            let refused = get(who, method).await;
+            assert_eq!(
+                refused["error"]["code"], -32602,
+                "{who:?} {method}: {refused}"
+            );
+            let message = refused["error"]["message"].as_str().unwrap();
+            assert!(message.contains("unknown task"), "{message}");
+        }
+    }
+    let seen = get(Some("alice"), "tasks/get").await;
+    assert_eq!(seen["result"]["status"], "working", "{seen}");
+    let cancelled = get(Some("alice"), "tasks/cancel").await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    let seen = get(Some("alice"), "tasks/get").await;
+    assert_eq!(seen["result"]["status"], "cancelled", "{seen}");
+}
+
 struct Incidents;
 
 #[mcp_server::server(name = "incidents")]

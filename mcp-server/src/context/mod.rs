@@ -124,6 +124,20 @@ pub(crate) struct Client {
     pub(crate) principal: Option<Arc<Principal>>,
 }
 
+impl Client {
+    /// Who the client's tasks belong to, so that no one else can see, steer or cancel
+    /// them: its legacy session, else the authenticated caller (issuer and subject), else
+    /// nobody in particular (an unauthenticated 2026 client: the task id, unguessable, is
+    /// the only key).
+    pub(crate) fn task_owner(&self) -> Option<String> {
+        match (&self.session, &self.principal) {
+            (Some(session), _) => Some(session.task_owner()),
+            (None, Some(p)) => Some(format!("principal {:?} {:?}", p.issuer(), p.subject())),
+            (None, None) => None,
+        }
+    }
+}
+
 struct RequestCtx {
     id: RequestId,
     client: Client,

@@ -142,7 +142,7 @@ impl Engine {
         let task_cancel = CancellationToken::new();
         match mode {
             Mode::Legacy(ttl) => {
-                let owner = scope.client.session.as_ref().map(|s| s.task_owner());
+                let owner = scope.client.task_owner();
                 // Its messages go where the connection's go: the request is answered at once.
                 let task_sink = scope.conn.map_or(Sink::Discard, |c| c.sink());
                 let ctx = self.context(
@@ -204,7 +204,8 @@ impl Engine {
                     Some(Poll::Pending) => {
                         let id = new_id()?;
                         link.start(&id);
-                        let mut record = TaskRecord::new(id, None, version);
+                        let owner = scope.client.task_owner();
+                        let mut record = TaskRecord::new(id, owner, version);
                         record.ttl = Some(self.tasks().limits.default_ttl);
                         record.poll_interval = Some(self.tasks().limits.poll_interval);
                         // Stored before it is announced: a `tasks/get` right after finds it.

@@ -30,7 +30,7 @@ impl Engine {
                 if version < ProtocolVersion::V2025_11_25 {
                     return Err(ErrorObject::method_not_found(&req.method));
                 }
-                let owner = scope.client.session.as_ref().map(|s| s.task_owner());
+                let owner = scope.client.task_owner();
                 let owner = owner.as_deref();
                 match req.method.as_str() {
                     "tasks/list" => {
@@ -65,6 +65,7 @@ impl Engine {
                 }
             }
             Era::Modern => {
+                let owner = scope.client.task_owner();
                 // `tasks/result` and `tasks/list` are not part of the extension.
                 if !matches!(
                     req.method.as_str(),
@@ -81,7 +82,7 @@ impl Engine {
                 }
                 if req.method == "tasks/update" {
                     let p: UpdateTaskRequestParams = parse_params(params)?;
-                    let record = self.find(&p.task_id, Era::Modern, None).await?;
+                    let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
                     if let Some(running) = self.tasks().running(&record.id) {
                         running.ctx.deliver_inputs(p.input_responses);
                     }
@@ -92,7 +93,7 @@ impl Engine {
                     )));
                 }
                 let p: TaskRequestParams = parse_params(params)?;
-                let record = self.find(&p.task_id, Era::Modern, None).await?;
+                let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
                 if req.method == "tasks/cancel" {
                     // Cancelling an ended task changes nothing and is acknowledged alike.
                     self.cancel_task(record).await?;

@@ -9,16 +9,17 @@
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod replica;
+}
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::Server;
-use mcp_server::http::{HttpOptions, Principal, RedisSessionStore, SharedSessionStore};
-use mcp_server::registry::tool_fn;
-use mcp_server::types::Tool;
+use mcp_server::http::{RedisSessionStore, SharedSessionStore};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 const CALL: &str =
@@ -69,34 +70,7 @@ async fn instance(url: &str, prefix: &str, recheck: Duration) -> (Server, String
 }
 
 async fn instance_with(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, String) {
-    let server = Server::builder("redis-test", "1.0.0").build();
-    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
-    server
-        .registry()
-        .add_tool(
-            Tool::new("hi", schema),
-            tool_fn(|_: Value, _| async { "hello" }),
-            None,
-        )
-        .unwrap();
-    let options = HttpOptions::default()
-        .shared_sessions(store)
-        .shared_session_recheck(recheck);
-    let app =
-        server
-            .http_router(options, CancellationToken::new())
-            .layer(axum::middleware::from_fn(
-                |mut req: axum::extract::Request, next: axum::middleware::Next| async move {
-                    let user = req
-                        .headers()
-                        .get("x-user")
-                        .map(|v| v.to_str().unwrap().to_owned());
-                    if let Some(user) = user {
-                        req.extensions_mut().insert(Principal::new(user));
-                    }
-                    next.run(req).await
-                },
-            ));
+    let (server, app) = support::replica::instance(store, recheck);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });

@@ -5,6 +5,10 @@
 #![cfg(feature = "http")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod replica;
+}
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -12,14 +16,9 @@ use std::time::Duration;
 use axum::body::Body;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::Server;
-use mcp_server::http::{
-    HttpOptions, InMemorySharedSessionStore, Principal, SharedSessionStore, StoreFuture,
-};
-use mcp_server::registry::tool_fn;
-use mcp_server::types::Tool;
-use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
+use mcp_server::http::{InMemorySharedSessionStore, SharedSessionStore, StoreFuture};
+use serde_json::Value;
+use support::replica::instance;
 use tower::ServiceExt;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -27,20 +26,6 @@ const CALL: &str =
     r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hi","arguments":{}}}"#;
 const SUBSCRIBE: &str =
     r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"note://a"}}"#;
-
-fn server() -> Server {
-    let server = Server::builder("shared-test", "1.0.0").build();
-    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
-    server
-        .registry()
-        .add_tool(
-            Tool::new("hi", schema),
-            tool_fn(|_: Value, _| async { "hello" }),
-            None,
-        )
-        .unwrap();
-    server
-}
 
 /// Counts the loads a store serves: the hot path must not need any.
 #[derive(Clone, Default)]
@@ -60,31 +45,6 @@ impl SharedSessionStore for Counting {
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
         self.inner.remove(id)
     }
-}
-
-/// An instance: its own server (registry) and endpoint, sharing `store`. A request's
-/// `x-user` header becomes its principal, as an authentication layer would.
-fn instance(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, axum::Router) {
-    let server = server();
-    let options = HttpOptions::default()
-        .shared_sessions(store)
-        .shared_session_recheck(recheck);
-    let router =
-        server
-            .http_router(options, CancellationToken::new())
-            .layer(axum::middleware::from_fn(
-                |mut req: axum::extract::Request, next: axum::middleware::Next| async move {
-                    let user = req
-                        .headers()
-                        .get("x-user")
-                        .map(|v| v.to_str().unwrap().to_owned());
-                    if let Some(user) = user {
-                        req.extensions_mut().insert(Principal::new(user));
-                    }
-                    next.run(req).await
-                },
-            ));
-    (server, router)
 }
 
 fn post(session: Option<&str>, user: Option<&str>, body: &str) -> Request<Body> {

@@ -24,6 +24,12 @@ stops+=("bash scripts/postgres.sh stop")
 pg_env=$(bash scripts/postgres.sh start) # (an assignment, so that set -e sees a failure)
 eval "$pg_env"
 
+step "Redis for the shared-session tests (a throwaway redis-server, no persistence; stopped on exit)"
+stops+=("bash scripts/redis.sh stop")
+redis_env=$(bash scripts/redis.sh start)
+eval "$redis_env"
+export MCP_REDIS_REQUIRED=1
+
 step "an OAuth authorization server for the auth tests (oidc-provider, pinned; stopped on exit)"
 stops+=("bash scripts/auth-server.sh stop")
 auth_env=$(bash scripts/auth-server.sh start)

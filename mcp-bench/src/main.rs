@@ -5,7 +5,7 @@
 //! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
 //! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL]
+//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL]
 //! ```
 //!
 //! Each run prints one JSON line on stdout and exits non-zero if any answer is wrong or
@@ -134,7 +134,7 @@ const USAGE: &str = "usage:
   mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL]";
+  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL]";
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -206,7 +206,10 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
             Ok(())
         }
         "serve" => {
-            args.check(&["http", "sse", "current-thread", "auth-issuer"], false)?;
+            args.check(
+                &["http", "sse", "current-thread", "auth-issuer", "redis"],
+                false,
+            )?;
             let runtime = if args.has("current-thread") {
                 tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -222,6 +225,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     addr,
                     args.has("sse"),
                     args.value("auth-issuer").map(str::to_owned),
+                    args.value("redis").map(str::to_owned),
                 ))
                 .map_err(|e| e.to_string().into())
         }

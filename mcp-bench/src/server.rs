@@ -24,11 +24,12 @@ impl Bench {
 
 /// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream;
 /// `auth_issuer`: bearer tokens from this issuer, for `http://ADDR/mcp`, checked by
-/// `AuthLayer` with a `JwtValidator`).
+/// `AuthLayer` with a `JwtValidator`; `redis`: legacy sessions shared through this Redis).
 pub async fn serve(
     addr: Option<String>,
     sse: bool,
     auth_issuer: Option<String>,
+    redis: Option<String>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::new(Bench)?;
     match addr {
@@ -39,6 +40,10 @@ pub async fn serve(
                 use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
                 let config = AuthConfig::new(format!("http://{addr}/mcp"), &issuer)?;
                 options = options.auth(AuthLayer::new(config, JwtValidator::new(&issuer)?));
+            }
+            if let Some(url) = redis {
+                let store = mcp_server::http::RedisSessionStore::connect(&url).await?;
+                options = options.shared_sessions(std::sync::Arc::new(store));
             }
             server
                 .serve_http_with(addr.as_str(), options, mcp_server::http::shutdown_signal())

@@ -94,10 +94,14 @@ pub mod __fuzz;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub use crate::transport::http::RedisSessionStore;
     pub use crate::transport::http::{
         BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
-        HttpSession, InMemorySessionStore, MediaTypeLayer, OriginPolicy, Principal, SESSION_HEADER,
-        SessionStore, shutdown_signal,
+        HttpSession, InMemorySessionStore, InMemorySharedSessionStore, MediaTypeLayer,
+        OriginPolicy, Principal, SESSION_HEADER, SessionStore, SharedSessionStore,
+        SharedStoreError, StoreFuture, shutdown_signal,
     };
     /// The web framework of [`Server::http_router`](crate::Server::http_router) and the
     /// layers (its `http` types are `axum::http`), re-exported so versions match.

@@ -8,6 +8,9 @@
 //! # behind an OAuth authorization server: every request needs a token it issued for
 //! # http://127.0.0.1:3001/mcp (or --auth-audience URL), any scope
 //! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --auth-issuer https://as.example.com
+//! # one replica of several behind a load balancer: legacy sessions shared through Redis,
+//! # requestState keys (hex, comma-separated, the first seals) shared through the environment
+//! MCP_REQUEST_STATE_KEYS=$KEY cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379
 //! ```
 //!
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
@@ -628,16 +631,53 @@ impl Everything {
     }
 }
 
+/// The `requestState` keys replicas share: `MCP_REQUEST_STATE_KEYS`, hex keys separated by
+/// commas, the first sealing and every one opening (rotation: put the new key first, drop
+/// the old one once its states have expired). Unset: a random key of this process.
+fn keys_from_env() -> Result<Option<Vec<Vec<u8>>>, String> {
+    let Ok(text) = std::env::var("MCP_REQUEST_STATE_KEYS") else {
+        return Ok(None);
+    };
+    let hex = |key: &str| -> Option<Vec<u8>> {
+        let key = key.trim();
+        if !key.len().is_multiple_of(2) {
+            return None;
+        }
+        (0..key.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(key.get(i..i + 2)?, 16).ok())
+            .collect()
+    };
+    text.split(',')
+        .map(|key| hex(key).ok_or_else(|| "MCP_REQUEST_STATE_KEYS: a key is not hex".to_owned()))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+fn build(keys: Result<Option<Vec<Vec<u8>>>, String>) -> Result<Server, String> {
+    let builder = Server::with_handler(Everything);
+    let builder = match keys? {
+        Some(keys) => builder
+            .request_state_keys(keys)
+            .map_err(|e| format!("MCP_REQUEST_STATE_KEYS: {e}"))?,
+        None => builder,
+    };
+    builder.build().map_err(|e| e.to_string())
+}
+
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: everything [--http 127.0.0.1:PORT [--auth-issuer URL [--auth-audience URL]]]"
+        "usage: everything [--http 127.0.0.1:PORT [--redis redis://HOST:PORT] [--auth-issuer URL [--auth-audience URL]]]\n\
+         MCP_REQUEST_STATE_KEYS: requestState keys, hex, comma-separated (the first seals)"
     );
     ExitCode::from(2)
 }
 
-/// `--http ADDR`, and the authorization server and audience when given.
+/// `--http ADDR`, the Redis that shares legacy sessions, and the authorization server and
+/// audience when given.
 struct HttpArgs {
     addr: String,
+    redis: Option<String>,
     issuer: Option<String>,
     audience: Option<String>,
 }
@@ -651,10 +691,12 @@ fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
             ("--http", None) => {
                 http = Some(HttpArgs {
                     addr: value,
+                    redis: None,
                     issuer: None,
                     audience: None,
                 })
             }
+            ("--redis", Some(h)) if h.redis.is_none() => h.redis = Some(value),
             ("--auth-issuer", Some(h)) => h.issuer = Some(value),
             ("--auth-audience", Some(h)) if h.issuer.is_some() => h.audience = Some(value),
             _ => return None,
@@ -666,6 +708,13 @@ fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
 /// Serves HTTP; with an issuer, behind an `AuthLayer` accepting any scope.
 async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Result<()> {
     let mut options = mcp_server::http::HttpOptions::default();
+    if let Some(url) = &http.redis {
+        // Several replicas behind a load balancer share legacy sessions through Redis.
+        let store = mcp_server::http::RedisSessionStore::connect(url)
+            .await
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::ConnectionRefused, e))?;
+        options = options.shared_sessions(std::sync::Arc::new(store));
+    }
     if let Some(issuer) = &http.issuer {
         use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
         let audience = http
@@ -694,7 +743,7 @@ async fn main() -> ExitCode {
     let Some(http) = parse_args(&args) else {
         return usage();
     };
-    let server = match Server::new(Everything) {
+    let server = match build(keys_from_env()) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("everything: {e}");

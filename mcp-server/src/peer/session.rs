@@ -41,6 +41,9 @@ pub(crate) struct LegacySession {
     request_timeout: Duration,
     /// Unique in the process: the owner of the session's tasks.
     key: u64,
+    /// Bumped by every change a shared session store must see (initialize, log level,
+    /// subscriptions): the HTTP layer writes the session through when it moved.
+    revision: AtomicU64,
 }
 
 impl LegacySession {
@@ -55,7 +58,49 @@ impl LegacySession {
             next_id: AtomicI64::new(0),
             closed: CancellationToken::new(),
             request_timeout,
+            revision: AtomicU64::new(0),
         }
+    }
+
+    // HTTP only (shared session stores).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// How many times the session's shareable state changed.
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    fn changed(&self) {
+        self.revision.fetch_add(1, Ordering::AcqRel);
+    }
+
+    // HTTP only (shared session stores).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// The log level as stored: 0 for never set, otherwise level index + 1.
+    pub(crate) fn log_level_raw(&self) -> u8 {
+        self.log_level.load(Ordering::Relaxed)
+    }
+
+    // HTTP only (shared session stores).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// The resource subscriptions, sorted.
+    pub(crate) fn subscriptions(&self) -> Vec<String> {
+        let mut uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        uris.sort_unstable();
+        uris
+    }
+
+    // HTTP only (shared session stores).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// Takes the log level and subscriptions another instance recorded (not a change to
+    /// write back).
+    pub(crate) fn adopt(&self, log_level_raw: u8, subscriptions: Vec<String>) {
+        let raw = if usize::from(log_level_raw) <= LoggingLevel::ALL.len() {
+            log_level_raw
+        } else {
+            0
+        };
+        self.log_level.store(raw, Ordering::Relaxed);
+        *lock(&self.subscriptions) = subscriptions.into_iter().collect();
     }
 
     /// Who the session's tasks belong to: no other session sees them.
@@ -74,6 +119,7 @@ impl LegacySession {
             return false;
         }
         *slot = Some(negotiated);
+        self.changed();
         true
     }
 
@@ -84,6 +130,7 @@ impl LegacySession {
             .unwrap_or(0);
         self.log_level
             .store(u8::try_from(index + 1).unwrap_or(1), Ordering::Relaxed);
+        self.changed();
     }
 
     pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
@@ -96,11 +143,15 @@ impl LegacySession {
     }
 
     pub(crate) fn subscribe(&self, uri: &str) {
-        lock(&self.subscriptions).insert(uri.to_owned());
+        if lock(&self.subscriptions).insert(uri.to_owned()) {
+            self.changed();
+        }
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        lock(&self.subscriptions).remove(uri);
+        if lock(&self.subscriptions).remove(uri) {
+            self.changed();
+        }
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

@@ -25,18 +25,24 @@ mod layers;
 mod options;
 mod origin;
 mod post;
+#[cfg(feature = "redis")]
+mod redis;
 mod reply;
 pub(crate) mod resume;
 mod serve;
 pub(crate) mod service;
 mod session;
+mod shared;
 mod sse;
 
 pub use layers::{BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, MediaTypeLayer};
 pub use options::HttpOptions;
 pub use origin::{HostPolicy, OriginPolicy};
+#[cfg(feature = "redis")]
+pub use redis::RedisSessionStore;
 pub use serve::shutdown_signal;
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
+pub use shared::{InMemorySharedSessionStore, SharedSessionStore, SharedStoreError, StoreFuture};
 
 pub(crate) use serve::serve;
 pub(crate) use service::Endpoint;

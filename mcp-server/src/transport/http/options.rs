@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::origin::{HostPolicy, OriginPolicy};
 use super::session::SessionStore;
+use super::shared::SharedSessionStore;
 
 /// Settings of the HTTP endpoint and of the server that [`Server::serve_http_with`]
 /// runs. Every default is safe for a server reachable by untrusted clients.
@@ -34,6 +35,8 @@ pub struct HttpOptions {
     pub(crate) json_only: bool,
     pub(crate) sse_responses: bool,
     pub(crate) store: Option<Arc<dyn SessionStore>>,
+    pub(crate) shared: Option<Arc<dyn SharedSessionStore>>,
+    pub(crate) shared_recheck: Duration,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) header_read_timeout: Duration,
@@ -54,6 +57,8 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body_size", &self.max_body_size)
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
+            .field("shared_sessions", &self.shared.is_some())
+            .field("shared_session_recheck", &self.shared_recheck)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
@@ -74,6 +79,8 @@ impl Default for HttpOptions {
             json_only: false,
             sse_responses: false,
             store: None,
+            shared: None,
+            shared_recheck: Duration::from_secs(1),
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             header_read_timeout: Duration::from_secs(10),
@@ -148,6 +155,30 @@ impl HttpOptions {
     /// Where legacy sessions are kept (default: in memory, with the timeout and cap above).
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.store = Some(store);
+        self
+    }
+
+    /// Shares legacy sessions with the other instances behind a load balancer (default:
+    /// none, each instance knows only the sessions it minted). A session is written to
+    /// `store` when it changes (initialize, log level, subscriptions) and removed on
+    /// DELETE; an instance that gets a request for a session it does not hold restores it
+    /// from there, bound to the same principal. When the store cannot be reached, the
+    /// requests that need it are answered 503 with `Retry-After`. The store's records
+    /// expire after [`session_idle_timeout`](Self::session_idle_timeout) unused.
+    ///
+    /// With the `redis` feature, `RedisSessionStore` keeps them in Redis.
+    pub fn shared_sessions(mut self, store: Arc<dyn SharedSessionStore>) -> Self {
+        self.shared = Some(store);
+        self
+    }
+
+    /// How stale an instance's copy of a shared session may be (default 1 s): a session
+    /// held here is served from memory, with no round trip to the shared store, until its
+    /// last read or write of the store is this old; the next request then re-reads it
+    /// (and so refreshes its expiry). What another instance changed or deleted is seen
+    /// here within this bound. `Duration::ZERO` re-reads on every request.
+    pub fn shared_session_recheck(mut self, window: Duration) -> Self {
+        self.shared_recheck = window;
         self
     }
 

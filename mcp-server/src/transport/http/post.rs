@@ -84,17 +84,27 @@ impl Endpoint {
                 self.engine.config().client_request_timeout,
             ));
             conn.decide(false);
+            let id = request.id.clone();
             let session = Arc::new(HttpSession::new(conn.clone(), Self::principal(&parts)));
             let mut response = self
                 .dispatch(&parts, conn.clone(), request, envelope, None, permit)
                 .await;
             if conn.session().is_some_and(|s| s.negotiated().is_some()) {
+                // With a shared store, a session it does not know is no session at all.
+                if let Err(e) = self.write_through(&session).await {
+                    tracing::warn!(error = %e, "initialize: the shared session store failed");
+                    session.end();
+                    return reply::busy(
+                        Some(&id),
+                        "the session store is unreachable; retry shortly",
+                    );
+                }
                 set_session_header(&mut response, &session);
                 self.store.insert(session);
             }
             return response;
         }
-        let session = match self.session(&parts, Some(&request.id)) {
+        let session = match self.session(&parts, Some(&request.id)).await {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -108,8 +118,24 @@ impl Endpoint {
             );
         }
         let conn = session.conn.clone();
-        self.dispatch(&parts, conn, request, envelope, Some(session), permit)
-            .await
+        if self.options.shared.is_none() {
+            return self
+                .dispatch(&parts, conn, request, envelope, Some(session), permit)
+                .await;
+        }
+        // A shared session is written through when the request changed it.
+        let id = request.id.clone();
+        let response = self
+            .dispatch(
+                &parts,
+                conn,
+                request,
+                envelope,
+                Some(session.clone()),
+                permit,
+            )
+            .await;
+        self.persist(&session, Some(&id), response).await
     }
 
     /// Runs a request and answers with JSON, or with SSE when messages come before its
@@ -321,7 +347,7 @@ impl Endpoint {
                 reply::session_required(None)
             };
         }
-        let session = match self.session(&parts, None) {
+        let session = match self.session(&parts, None).await {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -342,12 +368,12 @@ impl Endpoint {
         if session_id(&parts.headers).ok().flatten().is_none() {
             return reply::bad_request(None, "batches need a 2025-03-26 session (Mcp-Session-Id)");
         }
-        let session = match self.session(&parts, None) {
+        let session = match self.session(&parts, None).await {
             Ok(s) => s,
             Err(r) => return r,
         };
         let conn = session.conn.clone();
-        match self
+        let response = match self
             .engine
             .handle_batch(&conn, items, conn.sink(), Self::principal(&parts))
             .await
@@ -355,7 +381,8 @@ impl Endpoint {
             Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
             Ok(responses) if responses.is_empty() => reply::empty(StatusCode::ACCEPTED),
             Ok(responses) => reply::json(StatusCode::OK, format!("[{}]", responses.join(","))),
-        }
+        };
+        self.persist(&session, None, response).await
     }
 }
 

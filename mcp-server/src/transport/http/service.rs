@@ -129,11 +129,12 @@ impl Endpoint {
     }
 
     /// The legacy session a request names: missing id 400, unknown (or another
-    /// principal's) 404.
+    /// principal's) 404; with a shared session store, one held elsewhere is restored, and
+    /// a store that cannot be reached when it is needed gives 503.
     // The error is the finished HTTP response; this runs once per request, off the hot path.
     #[allow(clippy::result_large_err)]
-    pub(crate) fn session(
-        &self,
+    pub(crate) async fn session(
+        self: &Arc<Self>,
         parts: &http::request::Parts,
         request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, Response> {
@@ -142,10 +143,14 @@ impl Endpoint {
             Ok(None) => return Err(reply::session_required(request)),
             Err(()) => return Err(reply::bad_request(request, "invalid Mcp-Session-Id header")),
         };
+        let caller = parts.extensions.get::<Principal>();
         let Some(session) = self.store.get(id) else {
-            return Err(reply::session_not_found(request));
+            return match self.options.shared.as_deref() {
+                Some(shared) => self.restore(shared, id, caller, request).await,
+                None => Err(reply::session_not_found(request)),
+            };
         };
-        let same = match (session.principal(), parts.extensions.get::<Principal>()) {
+        let same = match (session.principal(), caller) {
             (None, None) => true,
             (Some(owner), Some(caller)) => owner.is_same_as(caller),
             _ => false,
@@ -153,23 +158,29 @@ impl Endpoint {
         if !same {
             return Err(reply::session_not_found(request));
         }
-        Ok(session)
+        match self.options.shared.as_deref() {
+            Some(shared) => self.recheck(shared, session, request).await,
+            None => Ok(session),
+        }
     }
 
     /// The session of a GET or DELETE: without a session id these methods are not allowed.
     #[allow(clippy::result_large_err)]
-    fn stream_session(&self, parts: &http::request::Parts) -> Result<Arc<HttpSession>, Response> {
+    async fn stream_session(
+        self: &Arc<Self>,
+        parts: &http::request::Parts,
+    ) -> Result<Arc<HttpSession>, Response> {
         if session_id(&parts.headers).ok().flatten().is_none() {
             return Err(reply::method_not_allowed());
         }
-        self.session(parts, None)
+        self.session(parts, None).await
     }
 
     /// GET: a legacy session's stream of server-initiated messages, or the rest of a stream
     /// named by `Last-Event-ID`.
     async fn get(self: Arc<Self>, request: Request<Body>) -> Response {
         let (parts, _) = request.into_parts();
-        let session = match self.stream_session(&parts) {
+        let session = match self.stream_session(&parts).await {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -227,10 +238,13 @@ impl Endpoint {
     /// DELETE: ends a legacy session.
     async fn delete(self: Arc<Self>, request: Request<Body>) -> Response {
         let (parts, _) = request.into_parts();
-        let session = match self.stream_session(&parts) {
+        let session = match self.stream_session(&parts).await {
             Ok(s) => s,
             Err(r) => return r,
         };
+        if let Err(r) = self.remove_shared(session.id()).await {
+            return r;
+        }
         if let Some(session) = self.store.remove(session.id()) {
             session.end();
         }

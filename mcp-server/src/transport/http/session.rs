@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use base64::Engine as _;
 
 use super::resume::EventLog;
+use super::shared::SharedMark;
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
@@ -25,6 +26,8 @@ pub struct HttpSession {
     pub(crate) events: EventLog,
     /// The session's span (`mcp.session.id`): the parent of its requests' spans.
     pub(crate) span: tracing::Span,
+    /// Its standing with the shared session store, when there is one.
+    pub(crate) shared: SharedMark,
 }
 
 impl std::fmt::Debug for HttpSession {
@@ -40,7 +43,15 @@ impl std::fmt::Debug for HttpSession {
 
 impl HttpSession {
     pub(crate) fn new(conn: Arc<Connection>, principal: Option<Arc<Principal>>) -> HttpSession {
-        let id = new_session_id();
+        HttpSession::restored(new_session_id(), conn, principal)
+    }
+
+    /// A session minted elsewhere (by another instance sharing the session store).
+    pub(crate) fn restored(
+        id: String,
+        conn: Arc<Connection>,
+        principal: Option<Arc<Principal>>,
+    ) -> HttpSession {
         HttpSession {
             span: tracing::info_span!("mcp.session", mcp.session.id = %id, network.transport = "tcp"),
             id,
@@ -48,6 +59,7 @@ impl HttpSession {
             principal,
             last_seen: Mutex::new(Instant::now()),
             events: EventLog::new(),
+            shared: SharedMark::default(),
         }
     }
 

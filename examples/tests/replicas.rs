@@ -1,0 +1,203 @@
+//! Two replicas of `everything --http … --redis URL` sharing one real Redis and one
+//! `MCP_REQUEST_STATE_KEYS`, as behind a load balancer with no stickiness: a legacy session
+//! minted on one continues on the other, and a 2026 multi round-trip request started on
+//! one completes on the other.
+//!
+//! Needs `MCP_TEST_REDIS_URL` (eval "$(scripts/redis.sh start)"); skipped with a note
+//! without it, unless `CI` or `MCP_REDIS_REQUIRED` is set: then it fails.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Bound on anything that should happen soon: a hang fails instead of blocking CI.
+const SOON: Duration = Duration::from_secs(30);
+/// Two keys: a new one that seals, and an old one still accepted (rotation).
+const KEYS: &str = "\
+    1111111111111111111111111111111111111111111111111111111111111111,\
+    2222222222222222222222222222222222222222222222222222222222222222";
+
+#[allow(clippy::print_stderr)]
+fn redis_url() -> Option<String> {
+    match std::env::var("MCP_TEST_REDIS_URL") {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => {
+            let required = ["CI", "MCP_REDIS_REQUIRED"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+            assert!(
+                !required,
+                "MCP_TEST_REDIS_URL is not set, and CI / MCP_REDIS_REQUIRED require the tests \
+                 against a real Redis: eval \"$(scripts/redis.sh start)\" first"
+            );
+            eprintln!("note: skipping the replica tests: MCP_TEST_REDIS_URL is not set");
+            None
+        }
+    }
+}
+
+/// A replica on a free loopback port: the process, and its `/mcp` URL.
+async fn replica(redis: &str, keys: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_everything"))
+        .args(["--http", "127.0.0.1:0", "--redis", redis])
+        .env("RUST_LOG", "info")
+        .env("MCP_REQUEST_STATE_KEYS", keys)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(SOON, async {
+        while let Some(line) = log.next_line().await.unwrap() {
+            if let Some(rest) = line.split("http://").nth(1) {
+                let addr = rest.split("/mcp").next().unwrap();
+                return format!("http://{addr}/mcp");
+            }
+        }
+        panic!("the replica exited without serving");
+    })
+    .await
+    .expect("the replica announces its URL");
+    // Keep draining its log so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = log.next_line().await {} });
+    (child, url)
+}
+
+async fn legacy(url: &str, session: Option<&str>, body: Value) -> reqwest::Response {
+    let mut b = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .timeout(SOON)
+        .body(body.to_string());
+    if let Some(id) = session {
+        b = b.header("mcp-session-id", id);
+    }
+    b.send().await.unwrap()
+}
+
+async fn modern(url: &str, name: &str, params: Value) -> Value {
+    let mut params = params;
+    params["name"] = json!(name);
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .timeout(SOON)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_legacy_session_moves_between_replicas_and_ends_on_both() {
+    let Some(redis) = redis_url() else { return };
+    let (_a, a) = replica(&redis, KEYS).await;
+    let (_b, b) = replica(&redis, KEYS).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "replicas-test", "version": "1"}}});
+    let response = legacy(&a, None, init).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let id = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        legacy(&b, Some(&id), initialized).await.status(),
+        StatusCode::ACCEPTED
+    );
+    // Every request alternates replicas, as a round-robin balancer sends them.
+    for (i, url) in [&b, &a, &b, &a].into_iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+            "params": {"name": "test_simple_text", "arguments": {}}});
+        let response = legacy(url, Some(&id), call).await;
+        assert_eq!(response.status(), StatusCode::OK, "request {i}");
+        let body: Value = response.json().await.unwrap();
+        assert!(body["result"]["content"][0]["text"].is_string(), "{body}");
+    }
+    let subscribe = json!({"jsonrpc": "2.0", "id": 20, "method": "resources/subscribe",
+        "params": {"uri": "test://watched-resource"}});
+    assert_eq!(
+        legacy(&b, Some(&id), subscribe).await.status(),
+        StatusCode::OK
+    );
+    let response = reqwest::Client::new()
+        .delete(&b)
+        .header("mcp-session-id", &id)
+        .timeout(SOON)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // A held its copy: it sees the DELETE within the recheck window (1 s by default).
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 30, "method": "ping"});
+    assert_eq!(
+        legacy(&a, Some(&id), ping.clone()).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        legacy(&b, Some(&id), ping).await.status(),
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn a_multi_round_trip_request_started_on_one_replica_completes_on_another() {
+    let Some(redis) = redis_url() else { return };
+    let (_a, a) = replica(&redis, KEYS).await;
+    // B was given the keys in another order: what A sealed with its first key, B opens
+    // with its second (a rotation in progress).
+    let reversed: String = KEYS.split(',').rev().collect::<Vec<_>>().join(",");
+    let (_b, b) = replica(&redis, &reversed).await;
+    let (_c, c) = replica(
+        &redis,
+        "3333333333333333333333333333333333333333333333333333333333333333",
+    )
+    .await;
+    let first = modern(&a, "test_input_required_result_elicitation", json!({})).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answers = json!({"user_name": {"action": "accept", "content": {"name": "Ana"}}});
+    let second = modern(
+        &b,
+        "test_input_required_result_elicitation",
+        json!({"requestState": state, "inputResponses": answers}),
+    )
+    .await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "Hello, Ana!",
+        "{second}"
+    );
+    // A replica with other keys refuses the state.
+    let refused = modern(
+        &c,
+        "test_input_required_result_elicitation",
+        json!({"requestState": state, "inputResponses": answers}),
+    )
+    .await;
+    assert!(refused["error"].is_object(), "{refused}");
+}

@@ -1,0 +1,149 @@
+//! [`RedisSessionStore`]: legacy sessions shared through Redis (feature `redis`).
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use super::shared::{SharedSessionStore, SharedStoreError, StoreFuture};
+
+/// A [`SharedSessionStore`] in Redis: one key per session (`mcp:session:<id>` by default)
+/// holding a small JSON record, with a time to live that each read resets (`GETEX … PX`).
+///
+/// One multiplexed connection serves every request and reconnects by itself after Redis
+/// restarts. Every operation is bounded by a timeout (1 s by default): a Redis that is
+/// down or stalled makes the requests that need it fail with 503 and `Retry-After`, never
+/// wait.
+///
+/// # Examples
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use mcp_server::http::{HttpOptions, RedisSessionStore};
+///
+/// # async fn run(server: mcp_server::Server) -> Result<(), Box<dyn std::error::Error>> {
+/// let sessions = RedisSessionStore::connect("redis://10.0.0.5:6379").await?;
+/// let options = HttpOptions::default().shared_sessions(Arc::new(sessions));
+/// server.serve_http_with("0.0.0.0:8080", options, mcp_server::http::shutdown_signal()).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisSessionStore {
+    conn: ConnectionManager,
+    prefix: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSessionStore")
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+fn store_error(e: &redis::RedisError) -> SharedStoreError {
+    SharedStoreError(format!("redis: {e}"))
+}
+
+impl RedisSessionStore {
+    /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`).
+    ///
+    /// # Errors
+    ///
+    /// The URL is malformed, or Redis could not be reached within the timeout.
+    pub async fn connect(url: &str) -> Result<RedisSessionStore, SharedStoreError> {
+        let timeout = Duration::from_secs(1);
+        let client = redis::Client::open(url).map_err(|e| store_error(&e))?;
+        // Reconnection is retried a few times quickly; past that the operation fails (503)
+        // and the next one tries again.
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(timeout))
+            .set_response_timeout(Some(timeout))
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(20))
+            .set_max_delay(Duration::from_millis(200));
+        let conn = tokio::time::timeout(
+            timeout * 2,
+            ConnectionManager::new_with_config(client, config),
+        )
+        .await
+        .map_err(|_| SharedStoreError("redis: timed out connecting".into()))?
+        .map_err(|e| store_error(&e))?;
+        Ok(RedisSessionStore {
+            conn,
+            prefix: "mcp:session:".into(),
+            timeout,
+        })
+    }
+
+    /// Prefixes every key with `prefix` instead of `mcp:session:` (several servers on one
+    /// Redis).
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Fails an operation that takes longer than `timeout` (default 1 s).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}{id}", self.prefix)
+    }
+
+    async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, SharedStoreError> {
+        let mut conn = self.conn.clone();
+        let attempt = async {
+            match cmd.query_async::<T>(&mut conn).await {
+                // A connection that failed earlier answers with its old error once, and the
+                // manager starts reconnecting: try once more, on the new connection.
+                Err(e) if e.is_io_error() || e.is_unrecoverable_error() => {
+                    cmd.query_async::<T>(&mut conn).await
+                }
+                done => done,
+            }
+        };
+        match tokio::time::timeout(self.timeout, attempt).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(store_error(&e)),
+            Err(_) => Err(SharedStoreError("redis: timed out".into())),
+        }
+    }
+}
+
+/// Milliseconds for `PX`, at least 1.
+fn millis(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+impl SharedSessionStore for RedisSessionStore {
+    fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let mut cmd = redis::cmd("GETEX");
+            cmd.arg(self.key(id)).arg("PX").arg(millis(ttl));
+            self.run(cmd).await
+        })
+    }
+
+    fn save<'a>(&'a self, id: &'a str, record: String, ttl: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut cmd = redis::cmd("SET");
+            cmd.arg(self.key(id)).arg(record).arg("PX").arg(millis(ttl));
+            self.run::<()>(cmd).await
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut cmd = redis::cmd("DEL");
+            cmd.arg(self.key(id));
+            self.run::<()>(cmd).await
+        })
+    }
+}

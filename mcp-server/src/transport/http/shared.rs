@@ -1,0 +1,368 @@
+//! Legacy sessions shared by several instances behind a load balancer: what a session needs
+//! to continue on another instance is written to a [`SharedSessionStore`] (Redis, with the
+//! `redis` feature), and an instance that gets a request for a session it does not hold
+//! restores it from there, without a new `initialize`.
+//!
+//! The hot path stays local: an instance that holds a session serves it from memory, and
+//! writes it through only when it changed (initialize, log level, subscriptions). It
+//! re-reads the shared record (which also refreshes its time to live) at most once per
+//! [`HttpOptions::shared_session_recheck`](super::HttpOptions::shared_session_recheck), so
+//! what another instance changed or deleted is seen here within that bound.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::response::Response;
+use mcp_core::ProtocolVersion;
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::types::{ClientCapabilities, Implementation};
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use super::Principal;
+use super::reply;
+use super::service::Endpoint;
+use super::session::HttpSession;
+use crate::engine::seal::caller_binding;
+use crate::peer::session::{Connection, LegacySession, Negotiated};
+use crate::peer::sink::Sink;
+use crate::sync::lock;
+
+/// The future a [`SharedSessionStore`] operation returns.
+pub type StoreFuture<'a, T> =
+    Pin<Box<dyn Future<Output = Result<T, SharedStoreError>> + Send + 'a>>;
+
+/// A shared session store could not be reached or answered wrongly. Requests that need it
+/// are answered `503 Service Unavailable` with `Retry-After`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("shared session store: {0}")]
+pub struct SharedStoreError(pub String);
+
+/// Where legacy sessions are shared between the instances of a server: a key-value store
+/// with expiry, keyed by session id. The values are opaque to the store (a small JSON
+/// record: the negotiated version, the client's capabilities and info, the log level, the
+/// resource subscriptions, and a digest of the principal the session is bound to).
+///
+/// Every operation must finish in bounded time: an implementation puts a timeout on its
+/// round trips and answers [`SharedStoreError`] rather than wait for a store that is down.
+pub trait SharedSessionStore: Send + Sync + 'static {
+    /// The record saved under `id`, its time to live reset to `ttl`; `None` if there is
+    /// none (never saved, expired or removed).
+    fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>>;
+    /// Saves `record` under `id`, to expire after `ttl` unless loaded again.
+    fn save<'a>(&'a self, id: &'a str, record: String, ttl: Duration) -> StoreFuture<'a, ()>;
+    /// Removes the record saved under `id`, if any.
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
+}
+
+/// A [`SharedSessionStore`] in this process's memory: for tests, and for several endpoints
+/// of one process (a real deployment shares a store between processes, such as
+/// `RedisSessionStore`). Clones share their records; [`set_available`] simulates an outage.
+///
+/// [`set_available`]: InMemorySharedSessionStore::set_available
+#[derive(Debug, Clone, Default)]
+pub struct InMemorySharedSessionStore {
+    inner: Arc<MemoryInner>,
+}
+
+#[derive(Debug, Default)]
+struct MemoryInner {
+    records: Mutex<HashMap<String, (String, Instant)>>,
+    unavailable: std::sync::atomic::AtomicBool,
+}
+
+impl InMemorySharedSessionStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// While `false`, every operation fails as if the store could not be reached.
+    pub fn set_available(&self, available: bool) {
+        self.inner.unavailable.store(!available, Ordering::Relaxed);
+    }
+
+    /// How many unexpired records the store holds.
+    pub fn len(&self) -> usize {
+        let now = Instant::now();
+        lock(&self.inner.records)
+            .values()
+            .filter(|(_, deadline)| *deadline > now)
+            .count()
+    }
+
+    /// Whether the store holds no unexpired record.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn check(&self) -> Result<(), SharedStoreError> {
+        if self.inner.unavailable.load(Ordering::Relaxed) {
+            Err(SharedStoreError("unavailable".into()))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl SharedSessionStore for InMemorySharedSessionStore {
+    fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            self.check()?;
+            let now = Instant::now();
+            let mut records = lock(&self.inner.records);
+            match records.get_mut(id) {
+                Some((record, deadline)) if *deadline > now => {
+                    *deadline = now + ttl;
+                    Ok(Some(record.clone()))
+                }
+                Some(_) => {
+                    records.remove(id);
+                    Ok(None)
+                }
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn save<'a>(&'a self, id: &'a str, record: String, ttl: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.check()?;
+            lock(&self.inner.records).insert(id.to_owned(), (record, Instant::now() + ttl));
+            Ok(())
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.check()?;
+            lock(&self.inner.records).remove(id);
+            Ok(())
+        })
+    }
+}
+
+/// What a shared store keeps of a legacy session.
+#[derive(Debug, Serialize, Deserialize)]
+struct SessionRecord {
+    /// The negotiated protocol version.
+    v: ProtocolVersion,
+    /// The client's capabilities.
+    caps: ClientCapabilities,
+    /// The client's `clientInfo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    info: Option<Implementation>,
+    /// The log level: 0 never set, otherwise level index + 1.
+    #[serde(default)]
+    log: u8,
+    /// The resource subscriptions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    subs: Vec<String>,
+    /// The principal it is bound to: SHA-256 of issuer and subject (never the names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
+}
+
+impl SessionRecord {
+    fn of(legacy: &LegacySession, owner: Option<&Principal>) -> Option<SessionRecord> {
+        let negotiated = legacy.negotiated()?;
+        Some(SessionRecord {
+            v: negotiated.version,
+            caps: (*negotiated.capabilities).clone(),
+            info: negotiated.client_info.as_deref().cloned(),
+            log: legacy.log_level_raw(),
+            subs: legacy.subscriptions(),
+            owner: caller_binding(owner),
+        })
+    }
+}
+
+/// A session's standing with the shared store.
+#[derive(Debug, Default)]
+pub(crate) struct SharedMark {
+    /// When the shared record was last read or written; `None`: read it before trusting
+    /// the local copy.
+    checked: Mutex<Option<Instant>>,
+    /// The session's revision the shared record holds.
+    saved: AtomicU64,
+}
+
+impl SharedMark {
+    fn fresh(&self, window: Duration) -> bool {
+        lock(&self.checked).is_some_and(|at| at.elapsed() < window)
+    }
+
+    fn checked_now(&self) {
+        *lock(&self.checked) = Some(Instant::now());
+    }
+
+    fn forget(&self) {
+        *lock(&self.checked) = None;
+    }
+}
+
+/// `503` with `Retry-After`: the shared store is down.
+fn unavailable(request: Option<&RequestId>, error: &SharedStoreError) -> Response {
+    tracing::warn!(%error, "a legacy request needs the shared session store, which failed");
+    reply::busy(request, "the session store is unreachable; retry shortly")
+}
+
+impl Endpoint {
+    fn shared_ttl(&self) -> Duration {
+        self.options.session_idle_timeout
+    }
+
+    /// The shared record of session `id` (its expiry reset); an unreadable one counts as
+    /// none.
+    #[allow(clippy::result_large_err)]
+    async fn load_record(
+        &self,
+        shared: &dyn SharedSessionStore,
+        id: &str,
+        request: Option<&RequestId>,
+    ) -> Result<Option<SessionRecord>, Response> {
+        match shared.load(id, self.shared_ttl()).await {
+            Ok(Some(text)) => Ok(serde_json::from_str::<SessionRecord>(&text).ok()),
+            Ok(None) => Ok(None),
+            Err(e) => Err(unavailable(request, &e)),
+        }
+    }
+
+    /// Checks a session this instance holds against the shared store, when its last check
+    /// is older than the recheck window: another instance may have changed or ended it.
+    #[allow(clippy::result_large_err)]
+    pub(crate) async fn recheck(
+        &self,
+        shared: &dyn SharedSessionStore,
+        session: Arc<HttpSession>,
+        request: Option<&RequestId>,
+    ) -> Result<Arc<HttpSession>, Response> {
+        if session.shared.fresh(self.options.shared_recheck) {
+            return Ok(session);
+        }
+        let Some(record) = self.load_record(shared, session.id(), request).await? else {
+            // Deleted or expired elsewhere.
+            if let Some(gone) = self.store.remove(session.id()) {
+                gone.end();
+            }
+            return Err(reply::session_not_found(request));
+        };
+        if let Some(legacy) = session.conn.session() {
+            legacy.adopt(record.log, record.subs);
+            session
+                .shared
+                .saved
+                .store(legacy.revision(), Ordering::Release);
+        }
+        session.shared.checked_now();
+        Ok(session)
+    }
+
+    /// The session `id` from the shared store, bound to the caller, now held here too.
+    #[allow(clippy::result_large_err)]
+    pub(crate) async fn restore(
+        self: &Arc<Self>,
+        shared: &dyn SharedSessionStore,
+        id: &str,
+        caller: Option<&Principal>,
+        request: Option<&RequestId>,
+    ) -> Result<Arc<HttpSession>, Response> {
+        let record = self.load_record(shared, id, request).await?;
+        // Another principal's session is answered as an unknown one.
+        let Some(record) = record.filter(|r| r.owner == caller_binding(caller)) else {
+            return Err(reply::session_not_found(request));
+        };
+        // A concurrent request may have restored it meanwhile.
+        if let Some(held) = self.store.get(id) {
+            return Ok(held);
+        }
+        self.ensure_background();
+        let conn = Arc::new(Connection::new(
+            Sink::Discard,
+            self.engine.config().client_request_timeout,
+        ));
+        conn.decide(false);
+        let Some(legacy) = conn.session() else {
+            return Err(reply::session_not_found(request));
+        };
+        legacy.initialize(Negotiated {
+            version: record.v,
+            capabilities: Arc::new(record.caps),
+            client_info: record.info.map(Arc::new),
+        });
+        legacy.adopt(record.log, record.subs);
+        let session = Arc::new(HttpSession::restored(
+            id.to_owned(),
+            conn,
+            caller.cloned().map(Arc::new),
+        ));
+        session
+            .shared
+            .saved
+            .store(legacy.revision(), Ordering::Release);
+        session.shared.checked_now();
+        self.store.insert(session.clone());
+        Ok(session)
+    }
+
+    /// Writes a session through to the shared store if it changed since it was last
+    /// written. On failure the session must be re-read before it is trusted again.
+    pub(crate) async fn write_through(
+        &self,
+        session: &HttpSession,
+    ) -> Result<(), SharedStoreError> {
+        let Some(shared) = self.options.shared.as_deref() else {
+            return Ok(());
+        };
+        let Some(legacy) = session.conn.session() else {
+            return Ok(());
+        };
+        let revision = legacy.revision();
+        if revision == session.shared.saved.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let Some(record) = SessionRecord::of(&legacy, session.principal()) else {
+            return Ok(());
+        };
+        let text = serde_json::to_string(&record)
+            .map_err(|e| SharedStoreError(format!("the session record: {e}")))?;
+        match shared.save(session.id(), text, self.shared_ttl()).await {
+            Ok(()) => {
+                session.shared.saved.store(revision, Ordering::Release);
+                session.shared.checked_now();
+                Ok(())
+            }
+            Err(e) => {
+                session.shared.forget();
+                Err(e)
+            }
+        }
+    }
+
+    /// [`write_through`](Self::write_through) for a request's answer: a failure replaces
+    /// the answer with 503 (the client retries; the change is re-applied then).
+    pub(crate) async fn persist(
+        &self,
+        session: &HttpSession,
+        request: Option<&RequestId>,
+        response: Response,
+    ) -> Response {
+        match self.write_through(session).await {
+            Ok(()) => response,
+            Err(e) => unavailable(request, &e),
+        }
+    }
+
+    /// DELETE with a shared store: the shared record goes first, so no instance restores
+    /// the session afterwards.
+    pub(crate) async fn remove_shared(&self, id: &str) -> Result<(), Response> {
+        match self.options.shared.as_deref() {
+            Some(shared) => shared.remove(id).await.map_err(|e| unavailable(None, &e)),
+            None => Ok(()),
+        }
+    }
+}

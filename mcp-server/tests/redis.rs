@@ -1,0 +1,325 @@
+//! Legacy sessions shared through a real Redis by two HTTP servers (two instances behind a
+//! load balancer) on 127.0.0.1, driven by an HTTP client over real sockets.
+//!
+//! Needs `MCP_TEST_REDIS_URL` (and, for the outage test, `MCP_TEST_REDIS_SERVER`, the
+//! `redis-server` binary it starts and stops a server of its own with): eval
+//! "$(scripts/redis.sh start)". Without them the tests are skipped with a note, unless `CI`
+//! or `MCP_REDIS_REQUIRED` is set: then they fail.
+
+#![cfg(feature = "redis")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support {
+    pub mod replica;
+}
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_server::Server;
+use mcp_server::http::{RedisSessionStore, SharedSessionStore};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const CALL: &str =
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hi","arguments":{}}}"#;
+const SUBSCRIBE: &str =
+    r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"note://a"}}"#;
+
+#[allow(clippy::print_stderr)]
+fn env(name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => {
+            let required = ["CI", "MCP_REDIS_REQUIRED"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+            assert!(
+                !required,
+                "{name} is not set, and CI / MCP_REDIS_REQUIRED require the tests against a \
+                 real Redis: eval \"$(scripts/redis.sh start)\" first"
+            );
+            eprintln!(
+                "note: skipping a test against Redis: {name} is not set \
+                 (eval \"$(scripts/redis.sh start)\")"
+            );
+            None
+        }
+    }
+}
+
+/// A key prefix of this test's own, so tests sharing one Redis do not meet.
+fn prefix() -> String {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    format!(
+        "mcp-test:{}:",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+/// One instance on 127.0.0.1 with its own connection to Redis; `x-user` becomes the
+/// request's principal, as an authentication layer would. Returns its `/mcp` URL.
+async fn instance(url: &str, prefix: &str, recheck: Duration) -> (Server, String) {
+    let store = RedisSessionStore::connect(url)
+        .await
+        .unwrap()
+        .with_prefix(prefix);
+    instance_with(Arc::new(store), recheck).await
+}
+
+async fn instance_with(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, String) {
+    let (server, app) = support::replica::instance(store, recheck);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (server, format!("http://{addr}/mcp"))
+}
+
+async fn post(
+    endpoint: &str,
+    session: Option<&str>,
+    user: Option<&str>,
+    body: &str,
+) -> reqwest::Response {
+    let mut b = reqwest::Client::new()
+        .post(endpoint)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .timeout(Duration::from_secs(10))
+        .body(body.to_owned());
+    if let Some(id) = session {
+        b = b.header("mcp-session-id", id);
+    }
+    if let Some(user) = user {
+        b = b.header("x-user", user);
+    }
+    b.send().await.unwrap()
+}
+
+async fn initialize(endpoint: &str, user: Option<&str>) -> String {
+    let response = post(endpoint, None, user, INIT).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn call(endpoint: &str, session: &str, user: Option<&str>) -> StatusCode {
+    let response = post(endpoint, Some(session), user, CALL).await;
+    let status = response.status();
+    if status == StatusCode::OK {
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["result"]["content"][0]["text"], "hello", "{body}");
+    }
+    status
+}
+
+#[tokio::test]
+async fn a_session_continues_on_another_instance_and_ends_everywhere() {
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let (_a_server, a) = instance(&url, &prefix, Duration::ZERO).await;
+    let (_b_server, b) = instance(&url, &prefix, Duration::ZERO).await;
+    let id = initialize(&a, None).await;
+
+    let response = post(
+        &b,
+        Some(&id),
+        None,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    assert_eq!(call(&b, &id, None).await, StatusCode::OK);
+    let response = post(&b, Some(&id), None, SUBSCRIBE).await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    // What B wrote is in Redis: a third instance restores the subscription with it.
+    let store = RedisSessionStore::connect(&url)
+        .await
+        .unwrap()
+        .with_prefix(&prefix);
+    let record = store
+        .load(&id, Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    let record: Value = serde_json::from_str(&record).unwrap();
+    assert_eq!(record["subs"], json!(["note://a"]), "{record}");
+    assert_eq!(record["v"], "2025-11-25");
+
+    assert_eq!(call(&a, &id, None).await, StatusCode::OK);
+    let response = reqwest::Client::new()
+        .delete(&b)
+        .header("mcp-session-id", &id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(call(&a, &id, None).await, StatusCode::NOT_FOUND);
+    assert_eq!(call(&b, &id, None).await, StatusCode::NOT_FOUND);
+    assert_eq!(
+        store.load(&id, Duration::from_secs(60)).await.unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn another_principals_session_id_is_not_found() {
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let (_a_server, a) = instance(&url, &prefix, Duration::ZERO).await;
+    let (_b_server, b) = instance(&url, &prefix, Duration::ZERO).await;
+    let id = initialize(&a, Some("alice")).await;
+    assert_eq!(call(&b, &id, Some("bob")).await, StatusCode::NOT_FOUND);
+    assert_eq!(call(&b, &id, None).await, StatusCode::NOT_FOUND);
+    assert_eq!(call(&b, &id, Some("alice")).await, StatusCode::OK);
+    assert_eq!(call(&a, &id, Some("bob")).await, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn sessions_expire_in_redis_after_the_idle_timeout() {
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let store = RedisSessionStore::connect(&url)
+        .await
+        .unwrap()
+        .with_prefix(prefix());
+    store
+        .save("s", "{}".into(), Duration::from_millis(300))
+        .await
+        .unwrap();
+    // Each load resets the time to live.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let loaded = store.load("s", Duration::from_millis(300)).await.unwrap();
+        assert_eq!(loaded.as_deref(), Some("{}"));
+    }
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        store.load("s", Duration::from_millis(300)).await.unwrap(),
+        None
+    );
+}
+
+/// A redis-server of this test's own, on a fixed port, that it can stop and start again.
+struct OwnRedis {
+    bin: String,
+    port: u16,
+    child: Option<std::process::Child>,
+}
+
+impl OwnRedis {
+    fn new(bin: String) -> OwnRedis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        OwnRedis {
+            bin,
+            port,
+            child: None,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    async fn start(&mut self) {
+        let child = std::process::Command::new(&self.bin)
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("redis-server did not listen on {} within 5 s", self.port);
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[tokio::test]
+async fn redis_down_gives_503_with_retry_after_and_recovers_when_it_is_back() {
+    let Some(bin) = env("MCP_TEST_REDIS_SERVER") else {
+        return;
+    };
+    let mut redis = OwnRedis::new(bin);
+    redis.start().await;
+    let prefix = prefix();
+    let (_a_server, a) = instance(&redis.url(), &prefix, Duration::ZERO).await;
+    let (_b_server, b) = instance(&redis.url(), &prefix, Duration::ZERO).await;
+    let id = initialize(&a, None).await;
+    assert_eq!(call(&b, &id, None).await, StatusCode::OK);
+
+    redis.stop();
+    let started = std::time::Instant::now();
+    for (endpoint, body, session) in [
+        (&a, CALL, Some(id.as_str())),
+        (&b, CALL, Some(id.as_str())),
+        (&a, INIT, None),
+    ] {
+        let response = post(endpoint, session, None, body).await;
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()["retry-after"], "1");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "refused promptly, not hung: {:?}",
+        started.elapsed()
+    );
+
+    // Back (empty: it keeps nothing on disk): the old session is gone, a new one works on
+    // both instances, over the connections each instance re-established by itself.
+    redis.start().await;
+    let mut recovered = None;
+    for _ in 0..50 {
+        let response = post(&a, None, None, INIT).await;
+        if response.status() == StatusCode::OK {
+            recovered = Some(
+                response.headers()["mcp-session-id"]
+                    .to_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+            break;
+        }
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let fresh = recovered.expect("initialize works again within 5 s of Redis's restart");
+    assert_eq!(call(&b, &fresh, None).await, StatusCode::OK);
+    assert_eq!(call(&a, &fresh, None).await, StatusCode::OK);
+    assert_eq!(call(&b, &id, None).await, StatusCode::NOT_FOUND);
+}

@@ -1,0 +1,50 @@
+//! One instance of a server for the shared-session tests: a `hi` tool, and an endpoint
+//! that shares legacy sessions through a `SharedSessionStore`.
+
+// Each test target uses the part it needs.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_server::Server;
+use mcp_server::http::{HttpOptions, Principal, SharedSessionStore};
+use mcp_server::registry::tool_fn;
+use mcp_server::types::Tool;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// The server (its own registry, as each replica has) and its router at `/mcp`, sharing
+/// `store`, re-reading a held session once its last contact is `recheck` old. A request's
+/// `x-user` header becomes its principal, as an authentication layer would.
+pub fn instance(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, axum::Router) {
+    let server = Server::builder("shared-test", "1.0.0").build();
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    server
+        .registry()
+        .add_tool(
+            Tool::new("hi", schema),
+            tool_fn(|_: Value, _| async { "hello" }),
+            None,
+        )
+        .unwrap();
+    let options = HttpOptions::default()
+        .shared_sessions(store)
+        .shared_session_recheck(recheck);
+    let router =
+        server
+            .http_router(options, CancellationToken::new())
+            .layer(axum::middleware::from_fn(
+                |mut req: axum::extract::Request, next: axum::middleware::Next| async move {
+                    let user = req
+                        .headers()
+                        .get("x-user")
+                        .map(|v| v.to_str().unwrap().to_owned());
+                    if let Some(user) = user {
+                        req.extensions_mut().insert(Principal::new(user));
+                    }
+                    next.run(req).await
+                },
+            ));
+    (server, router)
+}

@@ -127,14 +127,15 @@ impl Engine {
         }
     }
 
-    /// The refusal of an authenticated caller that lacks scopes `what` needs (`missing`
-    /// says which the item needs, given the caller's): a JSON-RPC error naming them, which
-    /// HTTP answers with 403 and an `insufficient_scope` challenge.
+    /// The refusal of an authenticated caller that lacks scopes the item `what` (its kind
+    /// and name) needs (`missing` says which, given the caller's): a JSON-RPC error naming
+    /// them, which HTTP answers with 403 and an `insufficient_scope` challenge. Nothing is
+    /// formatted unless the call is refused: this runs on every call.
     fn scope_refusal(
         &self,
         id: &RequestId,
         scope: &Scope<'_>,
-        what: &str,
+        what: (&str, &str),
         missing: impl FnOnce(&[String]) -> Option<Arc<[String]>>,
     ) -> Option<Reply> {
         let principal = scope.client.principal.as_deref()?;
@@ -145,7 +146,9 @@ impl Engine {
             .map(String::as_str)
             .collect();
         let error = ErrorObject::invalid_request(format!(
-            "insufficient scope: {what} needs {}",
+            "insufficient scope: the {} `{}` needs {}",
+            what.0,
+            what.1,
             lacking.join(" ")
         ))
         .with_data(serde_json::json!({ "requiredScopes": &*needed, "missingScopes": lacking }));
@@ -174,11 +177,9 @@ impl Engine {
                 p.name
             )));
         };
-        if let Some(refusal) =
-            self.scope_refusal(id, &scope, &format!("the tool `{}`", p.name), |g| {
-                self.registry().missing_scopes(ListKind::Tools, &p.name, g)
-            })
-        {
+        if let Some(refusal) = self.scope_refusal(id, &scope, ("tool", &p.name), |g| {
+            self.registry().missing_scopes(ListKind::Tools, &p.name, g)
+        }) {
             return Ok(refusal);
         }
         // The one branch an ordinary call pays for tasks. Boxed: inline, the task path's
@@ -249,11 +250,9 @@ impl Engine {
                 scope.client.version.era(),
             ));
         };
-        if let Some(refusal) =
-            self.scope_refusal(id, &scope, &format!("the resource `{}`", p.uri), |g| {
-                self.registry().missing_scopes_for_uri(&p.uri, g)
-            })
-        {
+        if let Some(refusal) = self.scope_refusal(id, &scope, ("resource", &p.uri), |g| {
+            self.registry().missing_scopes_for_uri(&p.uri, g)
+        }) {
             return Ok(refusal);
         }
         let ctx = self.context(
@@ -306,12 +305,10 @@ impl Engine {
                 p.name
             )));
         };
-        if let Some(refusal) =
-            self.scope_refusal(id, &scope, &format!("the prompt `{}`", p.name), |g| {
-                self.registry()
-                    .missing_scopes(ListKind::Prompts, &p.name, g)
-            })
-        {
+        if let Some(refusal) = self.scope_refusal(id, &scope, ("prompt", &p.name), |g| {
+            self.registry()
+                .missing_scopes(ListKind::Prompts, &p.name, g)
+        }) {
             return Ok(refusal);
         }
         let arguments = p.arguments.clone().unwrap_or_default();

@@ -98,6 +98,7 @@ pub(crate) use observed::{finish, start};
 /// The OpenTelemetry span and duration sample of a request.
 #[cfg(feature = "otel")]
 mod observed {
+    use mcp_core::ProtocolVersion;
     use mcp_core::jsonrpc::{Request, RequestId};
     use mcp_core::types::RequestMetaObject;
     use serde::Deserialize;
@@ -159,15 +160,16 @@ mod observed {
         conn: &Connection,
         meta: Option<&RequestMetaObject>,
     ) {
-        let negotiated;
         let version = match conn.era() {
-            ConnectionEra::Legacy(session) => {
-                negotiated = session.negotiated();
-                negotiated.as_ref().map(|n| n.version.as_str())
-            }
-            ConnectionEra::Modern | ConnectionEra::Undecided => {
-                meta.and_then(|m| m.protocol_version.as_deref())
-            }
+            ConnectionEra::Legacy(session) => session.negotiated().map(|n| n.version.as_str()),
+            ConnectionEra::Modern | ConnectionEra::Undecided => meta
+                .and_then(|m| {
+                    m.protocol_version
+                        .as_deref()?
+                        .parse::<ProtocolVersion>()
+                        .ok()
+                })
+                .map(ProtocolVersion::as_str),
         };
         let (error, tool_error) = match reply {
             Reply::Response(r) => (

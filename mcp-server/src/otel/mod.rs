@@ -47,12 +47,13 @@
 mod prometheus;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Instant;
 
-use opentelemetry::metrics::{Histogram, MeterProvider, UpDownCounter};
+use opentelemetry::metrics::{Histogram, MeterProvider};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
-use opentelemetry::{Context, InstrumentationScope, KeyValue};
+use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
@@ -89,8 +90,28 @@ struct Instruments {
     propagator: TraceContextPropagator,
     operation_duration: Histogram<f64>,
     session_duration: Histogram<f64>,
-    active_requests: UpDownCounter<i64>,
-    active_sessions: UpDownCounter<i64>,
+    // The gauges are counted in atomics and observed when metrics are collected: a request
+    // pays two atomic adds instead of two aggregations of an up-down counter.
+    active_requests: Arc<Live>,
+    active_sessions: Arc<Live>,
+}
+
+/// A live count per `network.transport`.
+#[derive(Default)]
+struct Live {
+    pipe: AtomicI64,
+    tcp: AtomicI64,
+}
+
+impl Live {
+    fn add(&self, transport: &str, n: i64) {
+        let slot = if transport == "pipe" {
+            &self.pipe
+        } else {
+            &self.tcp
+        };
+        slot.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for Telemetry {
@@ -115,6 +136,24 @@ impl Telemetry {
                 .with_boundaries(DURATION_BOUNDARIES.to_vec())
                 .build()
         };
+        let live = |name: &'static str, unit: &'static str, description: &'static str| {
+            let counts = Arc::new(Live::default());
+            let observed = counts.clone();
+            meter
+                .i64_observable_up_down_counter(name)
+                .with_unit(unit)
+                .with_description(description)
+                .with_callback(move |gauge| {
+                    for (transport, count) in [("pipe", &observed.pipe), ("tcp", &observed.tcp)] {
+                        gauge.observe(
+                            count.load(Ordering::Relaxed),
+                            &[KeyValue::new("network.transport", transport)],
+                        );
+                    }
+                })
+                .build();
+            counts
+        };
         Telemetry {
             inner: Arc::new(Instruments {
                 tracer: tracers.tracer_with_scope(scope),
@@ -127,16 +166,16 @@ impl Telemetry {
                     "mcp.server.session.duration",
                     "The duration of an MCP session as observed on the server.",
                 ),
-                active_requests: meter
-                    .i64_up_down_counter("mcp.server.active_requests")
-                    .with_unit("{request}")
-                    .with_description("MCP requests the server is handling.")
-                    .build(),
-                active_sessions: meter
-                    .i64_up_down_counter("mcp.server.active_sessions")
-                    .with_unit("{session}")
-                    .with_description("Live MCP sessions (2025 revisions).")
-                    .build(),
+                active_requests: live(
+                    "mcp.server.active_requests",
+                    "{request}",
+                    "MCP requests the server is handling.",
+                ),
+                active_sessions: live(
+                    "mcp.server.active_sessions",
+                    "{session}",
+                    "Live MCP sessions (2025 revisions).",
+                ),
             }),
         }
     }
@@ -152,17 +191,22 @@ impl Telemetry {
             Some(target) => format!("{} {target}", req.method),
             None => req.method.to_owned(),
         };
-        let transport = KeyValue::new("network.transport", req.transport);
+        let method = match known_method(req.method) {
+            Some(m) => Value::from(m),
+            None => Value::from(req.method.to_owned()),
+        };
         let mut metric = Vec::with_capacity(8);
-        metric.push(KeyValue::new("mcp.method.name", req.method.to_owned()));
-        metric.push(transport.clone());
-        if let Some(tool) = req.tool {
+        metric.push(KeyValue::new("mcp.method.name", method));
+        metric.push(KeyValue::new("network.transport", req.transport));
+        let target = req.tool.or(req.prompt).map(|t| Value::from(t.to_owned()));
+        if let Some(tool) = target.clone().filter(|_| req.tool.is_some()) {
             metric.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            metric.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            metric.push(KeyValue::new("gen_ai.tool.name", tool));
         }
-        if let Some(prompt) = req.prompt {
-            metric.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+        if let Some(prompt) = target.filter(|_| req.prompt.is_some()) {
+            metric.push(KeyValue::new("gen_ai.prompt.name", prompt));
         }
+        // Cheap clones: the values are static strings or one shared string.
         let mut span = Vec::with_capacity(metric.len() + 3);
         span.extend_from_slice(&metric);
         span.push(KeyValue::new("jsonrpc.request.id", req.id));
@@ -178,30 +222,63 @@ impl Telemetry {
             .with_kind(SpanKind::Server)
             .with_attributes(span)
             .start_with_context(&i.tracer, &parent);
-        i.active_requests.add(1, std::slice::from_ref(&transport));
+        i.active_requests.add(req.transport, 1);
         RequestTelemetry {
             telemetry: self.clone(),
             context: parent.with_span(span),
             metric,
-            transport,
+            transport: req.transport,
             started: Instant::now(),
         }
     }
 
     /// Counts a legacy session from its `initialize` on; the session's duration is recorded
     /// when the returned value is dropped.
-    pub(crate) fn session(&self, version: &str, transport: &'static str) -> SessionTelemetry {
-        let attributes = [
-            KeyValue::new("mcp.protocol.version", version.to_owned()),
-            KeyValue::new("network.transport", transport),
-        ];
-        self.inner.active_sessions.add(1, &attributes[1..]);
+    pub(crate) fn session(
+        &self,
+        version: &'static str,
+        transport: &'static str,
+    ) -> SessionTelemetry {
+        self.inner.active_sessions.add(transport, 1);
         SessionTelemetry {
             telemetry: self.clone(),
-            attributes,
+            attributes: [
+                KeyValue::new("mcp.protocol.version", version),
+                KeyValue::new("network.transport", transport),
+            ],
             started: Instant::now(),
         }
     }
+}
+
+/// The method names the conventions list (and the 2026 ones), as static strings: an
+/// attribute value that costs no allocation.
+fn known_method(method: &str) -> Option<&'static str> {
+    const KNOWN: [&str; 22] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "server/discover",
+        "subscriptions/listen",
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
+        "tasks/update",
+        "notifications/initialized",
+        "notifications/cancelled",
+    ];
+    KNOWN.into_iter().find(|m| *m == method)
 }
 
 /// What the engine knows of a request when it arrives.
@@ -238,8 +315,8 @@ impl Extractor for TraceCarrier<'_> {
 }
 
 /// How a request ended.
-pub(crate) struct Outcome<'a> {
-    pub(crate) version: Option<&'a str>,
+pub(crate) struct Outcome {
+    pub(crate) version: Option<&'static str>,
     /// The JSON-RPC error code and message of an error response.
     pub(crate) error: Option<(i64, Option<String>)>,
     /// A `tools/call` result with `isError: true`.
@@ -251,7 +328,7 @@ pub(crate) struct RequestTelemetry {
     telemetry: Telemetry,
     context: Context,
     metric: Vec<KeyValue>,
-    transport: KeyValue,
+    transport: &'static str,
     started: Instant,
 }
 
@@ -262,16 +339,14 @@ impl RequestTelemetry {
     }
 
     /// Ends the span and records the request's duration.
-    pub(crate) fn finish(mut self, outcome: Outcome<'_>) {
+    pub(crate) fn finish(mut self, outcome: Outcome) {
         let elapsed = self.started.elapsed().as_secs_f64();
         let span = self.context.span();
-        if let Some(version) = outcome.version {
-            self.metric
-                .push(KeyValue::new("mcp.protocol.version", version.to_owned()));
-        }
         let mut ending = Vec::with_capacity(3);
         if let Some(version) = outcome.version {
-            ending.push(KeyValue::new("mcp.protocol.version", version.to_owned()));
+            let kv = KeyValue::new("mcp.protocol.version", version);
+            self.metric.push(kv.clone());
+            ending.push(kv);
         }
         match outcome.error {
             Some((code, message)) => {
@@ -303,10 +378,7 @@ impl RequestTelemetry {
 impl Drop for RequestTelemetry {
     fn drop(&mut self) {
         // Also when the request's future is dropped unfinished (its connection went away).
-        self.telemetry
-            .inner
-            .active_requests
-            .add(-1, std::slice::from_ref(&self.transport));
+        self.telemetry.inner.active_requests.add(self.transport, -1);
     }
 }
 
@@ -326,7 +398,9 @@ impl std::fmt::Debug for SessionTelemetry {
 impl Drop for SessionTelemetry {
     fn drop(&mut self) {
         let i = &*self.telemetry.inner;
-        i.active_sessions.add(-1, &self.attributes[1..]);
+        if let Value::String(transport) = &self.attributes[1].value {
+            i.active_sessions.add(transport.as_str(), -1);
+        }
         i.session_duration
             .record(self.started.elapsed().as_secs_f64(), &self.attributes);
     }

@@ -198,7 +198,11 @@ impl Telemetry {
         let mut metric = Vec::with_capacity(8);
         metric.push(KeyValue::new("mcp.method.name", method));
         metric.push(KeyValue::new("network.transport", req.transport));
-        let target = req.tool.or(req.prompt).map(|t| Value::from(t.to_owned()));
+        // One shared string: the span's attributes clone it without copying.
+        let target = req
+            .tool
+            .or(req.prompt)
+            .map(|t| Value::String(Arc::<str>::from(t).into()));
         if let Some(tool) = target.clone().filter(|_| req.tool.is_some()) {
             metric.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
             metric.push(KeyValue::new("gen_ai.tool.name", tool));
@@ -206,7 +210,7 @@ impl Telemetry {
         if let Some(prompt) = target.filter(|_| req.prompt.is_some()) {
             metric.push(KeyValue::new("gen_ai.prompt.name", prompt));
         }
-        // Cheap clones: the values are static strings or one shared string.
+        // Cheap clones: the values are static strings or the shared target.
         let mut span = Vec::with_capacity(metric.len() + 3);
         span.extend_from_slice(&metric);
         span.push(KeyValue::new("jsonrpc.request.id", req.id));

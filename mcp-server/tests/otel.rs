@@ -262,7 +262,7 @@ async fn http_legacy_spans_carry_the_session_id_and_tcp() {
         mcp_server::CancellationToken::new(),
     );
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let (headers, _) = post(&router, None, init).await;
+    let (headers, _) = post(&router, &[], init).await;
     let session = headers
         .get("mcp-session-id")
         .unwrap()
@@ -270,7 +270,15 @@ async fn http_legacy_spans_carry_the_session_id_and_tcp() {
         .unwrap()
         .to_owned();
     let call = r#"{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
-    let (_, body) = post(&router, Some(&session), call).await;
+    let (_, body) = post(
+        &router,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call,
+    )
+    .await;
     assert!(body.contains("\"5\""), "{body}");
     let span = o.span("tools/call add");
     assert_eq!(attr(&span, "mcp.session.id"), Some(session));
@@ -287,9 +295,53 @@ async fn http_legacy_spans_carry_the_session_id_and_tcp() {
     );
 }
 
+#[tokio::test(flavor = "current_thread")]
+async fn http_modern_spans_are_stateless_tcp_and_take_their_parent_from_meta() {
+    let o = observed();
+    let router = o.server.http_router(
+        mcp_server::http::HttpOptions::default(),
+        mcp_server::CancellationToken::new(),
+    );
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {
+            "name": "add", "arguments": {"a": 2, "b": 2},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+            }
+        }
+    });
+    let (_, body) = post(
+        &router,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "add"),
+        ],
+        &call.to_string(),
+    )
+    .await;
+    assert!(body.contains("\"4\""), "{body}");
+    let span = o.span("tools/call add");
+    assert_eq!(span.span_kind, SpanKind::Server);
+    assert_eq!(attr(&span, "network.transport").as_deref(), Some("tcp"));
+    assert_eq!(
+        attr(&span, "mcp.protocol.version").as_deref(),
+        Some("2026-07-28")
+    );
+    assert_eq!(attr(&span, "mcp.session.id"), None);
+    assert_eq!(attr(&span, "jsonrpc.request.id").as_deref(), Some("7"));
+    assert_eq!(
+        span.parent_span_id,
+        SpanId::from_hex("b7ad6b7169203331").unwrap()
+    );
+}
+
 async fn post(
     router: &axum::Router,
-    session: Option<&str>,
+    headers: &[(&str, &str)],
     body: &str,
 ) -> (http::HeaderMap, String) {
     use http_body_util::BodyExt as _;
@@ -298,10 +350,8 @@ async fn post(
         .header("host", "127.0.0.1:3000")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");
-    if let Some(session) = session {
-        req = req
-            .header("mcp-session-id", session)
-            .header("mcp-protocol-version", "2025-11-25");
+    for (name, value) in headers {
+        req = req.header(*name, *value);
     }
     let response = router
         .clone()

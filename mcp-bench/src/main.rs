@@ -5,13 +5,14 @@
 //! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
 //! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL]
+//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel]
 //! ```
 //!
 //! Each run prints one JSON line on stdout and exits non-zero if any answer is wrong or
 //! missing. In `http` and `sessions`, `{addr}` in ARGS becomes `127.0.0.1:P`, and every
 //! request carries `Authorization: Bearer $MCP_BENCH_BEARER` when that variable is set.
 //! `serve --auth-issuer URL` requires tokens from that issuer for `http://ADDR/mcp`.
+//! `serve --otel` records OpenTelemetry spans and metrics (no exporter), to measure their cost.
 //! `--payload` adds that many bytes of text to each `echo` argument (and so to each answer).
 
 // A command-line tool: its report goes to stdout, its diagnostics to stderr.
@@ -134,7 +135,7 @@ const USAGE: &str = "usage:
   mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL]";
+  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel]";
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -207,7 +208,14 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
         }
         "serve" => {
             args.check(
-                &["http", "sse", "current-thread", "auth-issuer", "redis"],
+                &[
+                    "http",
+                    "sse",
+                    "current-thread",
+                    "auth-issuer",
+                    "redis",
+                    "otel",
+                ],
                 false,
             )?;
             let runtime = if args.has("current-thread") {
@@ -226,6 +234,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     args.has("sse"),
                     args.value("auth-issuer").map(str::to_owned),
                     args.value("redis").map(str::to_owned),
+                    args.has("otel"),
                 ))
                 .map_err(|e| e.to_string().into())
         }

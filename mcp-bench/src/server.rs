@@ -24,14 +24,26 @@ impl Bench {
 
 /// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream;
 /// `auth_issuer`: bearer tokens from this issuer, for `http://ADDR/mcp`, checked by
-/// `AuthLayer` with a `JwtValidator`; `redis`: legacy sessions shared through this Redis).
+/// `AuthLayer` with a `JwtValidator`; `redis`: legacy sessions shared through this Redis;
+/// `otel`: OpenTelemetry spans and metrics, recorded by the SDK with no exporter, metrics read
+/// by a Prometheus reader).
 pub async fn serve(
     addr: Option<String>,
     sse: bool,
     auth_issuer: Option<String>,
     redis: Option<String>,
+    otel: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::new(Bench)?;
+    let mut builder = Server::with_handler(Bench);
+    if otel {
+        use mcp_server::otel::{Prometheus, Telemetry};
+        let tracers = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+        let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+            .with_reader(Prometheus::new().reader())
+            .build();
+        builder = builder.telemetry(Telemetry::new(&tracers, &meters));
+    }
+    let server = builder.build()?;
     match addr {
         None => server.serve_stdio().await?,
         Some(addr) => {

@@ -49,6 +49,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | `http` | `Server::serve_http` and its variants, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
+//! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
 //!
@@ -63,6 +64,9 @@ mod engine;
 pub mod extract;
 mod macros;
 mod meta;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 /// Reached only through `__private`, by generated code.
 #[doc(hidden)]
 mod params;
@@ -152,6 +156,9 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/http.md")]
     mod http {}
+    #[cfg(all(feature = "otel", feature = "http"))]
+    #[doc = include_str!("../../docs/observability.md")]
+    mod observability {}
 }
 
 pub use context::{Context, ContextError, Elicitation};

@@ -12,6 +12,21 @@ use mcp_core::types::{
 /// A result with a `_meta` the server fills before sending it.
 pub(crate) trait WithMeta: WireResult + serde::Serialize {
     fn meta_mut(&mut self) -> &mut Option<ResultMetaObject>;
+
+    /// A tool result with `isError: true` (telemetry's `error.type = tool_error`).
+    fn is_tool_error(&self) -> bool {
+        false
+    }
+}
+
+impl WithMeta for CallToolResult {
+    fn meta_mut(&mut self) -> &mut Option<ResultMetaObject> {
+        &mut self.meta
+    }
+
+    fn is_tool_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
 }
 
 // Only implementations: the trait is declared above, outside the macro.
@@ -25,7 +40,6 @@ macro_rules! with_meta {
     )*};
 }
 with_meta!(
-    CallToolResult,
     ReadResourceResult,
     GetPromptResult,
     CompleteResult,

@@ -188,6 +188,8 @@ impl<H> ServerBuilder<H> {
                 max_in_flight: 64,
                 max_message_size: 4 * 1024 * 1024,
                 max_response_size: 10 * 1024 * 1024,
+                #[cfg(feature = "otel")]
+                telemetry: None,
             },
             keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
@@ -234,6 +236,15 @@ impl<H> ServerBuilder<H> {
     /// set its own.
     pub fn tool_timeout(mut self, timeout: Duration) -> Self {
         self.config.tool_timeout = timeout;
+        self
+    }
+
+    /// Emits OpenTelemetry spans and metrics for every request and legacy session, by the
+    /// semantic conventions for MCP ([`otel`](crate::otel)).
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn telemetry(mut self, telemetry: crate::otel::Telemetry) -> Self {
+        self.config.telemetry = Some(telemetry);
         self
     }
 

@@ -28,6 +28,8 @@ pub(crate) struct Config {
     pub(crate) max_in_flight: usize,
     pub(crate) max_message_size: usize,
     pub(crate) max_response_size: usize,
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<crate::otel::Telemetry>,
 }
 
 /// Application state by type, shared by every request.

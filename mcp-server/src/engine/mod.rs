@@ -219,6 +219,24 @@ impl Engine {
         let envelope = envelope.map_or_else(|| Envelope::read(&req), Ok);
         async move {
             let span = span::request(&req);
+            #[cfg(feature = "otel")]
+            if let Some(telemetry) = &self.config().telemetry {
+                use opentelemetry::context::FutureExt as _;
+                let meta = envelope.as_ref().ok().and_then(Envelope::meta);
+                let observed = span::start(telemetry, &req, meta, conn);
+                let routed = self
+                    .route(conn, &req, &envelope, sink, cancel, principal)
+                    .with_context(observed.context());
+                let reply = if span.is_disabled() {
+                    routed.await
+                } else {
+                    routed.instrument(span.clone()).await
+                };
+                conn.end(&req.id);
+                span::record_outcome(&span, &reply);
+                span::finish(observed, &reply, conn, meta);
+                return reply;
+            }
             // Wrapping the future moves it: only when someone listens.
             let reply = if span.is_disabled() {
                 self.route(conn, &req, &envelope, sink, cancel, principal)
@@ -291,7 +309,19 @@ impl Engine {
         let params = req.params.as_deref();
         let err = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
         match req.method.as_str() {
-            "initialize" => return self.initialize(session, id, params),
+            "initialize" => {
+                let reply = self.initialize(session, id, params);
+                #[cfg(feature = "otel")]
+                if let (Some(telemetry), Reply::Response(Response { error: None, .. })) =
+                    (&self.config().telemetry, &reply)
+                    && let Some(negotiated) = session.negotiated()
+                {
+                    session.set_telemetry(
+                        telemetry.session(negotiated.version.as_str(), conn.transport().as_str()),
+                    );
+                }
+                return reply;
+            }
             "ping" => {
                 let version = session
                     .negotiated()

@@ -27,6 +27,8 @@ pub(crate) struct Response {
     pub(crate) status: Status,
     /// The JSON-RPC error code, for an error response.
     pub(crate) error: Option<ErrorCode>,
+    /// A tool result with `isError: true`.
+    pub(crate) tool_error: bool,
 }
 
 /// The HTTP status class of a modern-era response: the one place that maps JSON-RPC errors
@@ -73,6 +75,7 @@ impl Response {
             json,
             status: Status::of(error.code),
             error: Some(error.code),
+            tool_error: false,
         }
     }
 
@@ -108,7 +111,9 @@ impl Engine {
             *result.meta_mut() = Some(self.result_meta());
         }
         result.prepare_for(version);
-        self.respond_raw(id, &result)
+        let mut response = self.respond_raw(id, &result);
+        response.tool_error = response.error.is_none() && result.is_tool_error();
+        response
     }
 
     pub(super) fn respond_raw<R: serde::Serialize + ?Sized>(
@@ -121,6 +126,7 @@ impl Engine {
                 json,
                 status: Status::Ok,
                 error: None,
+                tool_error: false,
             },
             Ok(json) => {
                 tracing::warn!(size = json.len(), "response too large");

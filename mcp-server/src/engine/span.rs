@@ -3,6 +3,9 @@
 //!
 //! Free when nothing listens: the fields are computed only for an enabled span, and the
 //! request's target (tool, prompt, URI) is read from its params only then.
+//!
+//! With feature `otel` and a `Telemetry`, the same facts make an OpenTelemetry span and a
+//! duration sample ([`crate::otel`]).
 
 use mcp_core::jsonrpc::Request;
 use serde::Deserialize;
@@ -52,9 +55,13 @@ pub(crate) fn request(req: &Request) -> Span {
         "prompts/get" => name.inspect(|n| {
             span.record("gen_ai.prompt.name", n);
         }),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => uri.inspect(|u| {
-            span.record("mcp.resource.uri", u);
-        }),
+        // The URI is an attribute, never the name: the conventions keep names low-cardinality.
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            if let Some(u) = uri {
+                span.record("mcp.resource.uri", u);
+            }
+            None
+        }
         _ => None,
     };
     match shown {
@@ -82,5 +89,104 @@ pub(crate) fn record_outcome(span: &Span, reply: &Reply) {
         && let Some(code) = r.error
     {
         span.record("error.type", code.0.to_string());
+    }
+}
+
+#[cfg(feature = "otel")]
+pub(crate) use observed::{finish, start};
+
+/// The OpenTelemetry span and duration sample of a request.
+#[cfg(feature = "otel")]
+mod observed {
+    use mcp_core::ProtocolVersion;
+    use mcp_core::jsonrpc::{Request, RequestId};
+    use mcp_core::types::RequestMetaObject;
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    use super::{Reply, Target};
+    use crate::otel::{Outcome, RequestFacts, RequestTelemetry, Telemetry, TraceCarrier};
+    use crate::peer::session::{Connection, ConnectionEra};
+
+    /// Starts the span of `req`, a child of the trace context in its `_meta` if any.
+    pub(crate) fn start(
+        telemetry: &Telemetry,
+        req: &Request,
+        meta: Option<&RequestMetaObject>,
+        conn: &Connection,
+    ) -> RequestTelemetry {
+        let target = req
+            .params
+            .as_deref()
+            .and_then(|p| serde_json::from_str::<Target<'_>>(p.get()).ok());
+        let (name, uri) = target.map_or((None, None), |t| (t.name, t.uri));
+        let method = req.method.as_str();
+        let text = |key: &str| match meta?.extra.get(key)? {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        };
+        telemetry.request(RequestFacts {
+            method,
+            id: match &req.id {
+                RequestId::Number(n) => n.to_string(),
+                RequestId::String(s) => s.clone(),
+            },
+            tool: name.filter(|_| method == "tools/call"),
+            prompt: name.filter(|_| method == "prompts/get"),
+            uri: uri.filter(|_| method.starts_with("resources/")),
+            session_id: conn.session_id(),
+            transport: conn.transport().as_str(),
+            trace_parent: text("traceparent").map(|traceparent| TraceCarrier {
+                traceparent,
+                tracestate: text("tracestate"),
+            }),
+        })
+    }
+
+    #[derive(Deserialize)]
+    struct ErrorReply {
+        error: ErrorMessage,
+    }
+
+    #[derive(Deserialize)]
+    struct ErrorMessage {
+        message: String,
+    }
+
+    /// Ends the span of a request answered with `reply`.
+    pub(crate) fn finish(
+        telemetry: RequestTelemetry,
+        reply: &Reply,
+        conn: &Connection,
+        meta: Option<&RequestMetaObject>,
+    ) {
+        let version = match conn.era() {
+            ConnectionEra::Legacy(session) => session.negotiated().map(|n| n.version.as_str()),
+            ConnectionEra::Modern | ConnectionEra::Undecided => meta
+                .and_then(|m| {
+                    m.protocol_version
+                        .as_deref()?
+                        .parse::<ProtocolVersion>()
+                        .ok()
+                })
+                .map(ProtocolVersion::as_str),
+        };
+        let (error, tool_error) = match reply {
+            Reply::Response(r) => (
+                r.error.map(|code| {
+                    let message = serde_json::from_str::<ErrorReply>(&r.json)
+                        .ok()
+                        .map(|e| e.error.message);
+                    (code.0, message)
+                }),
+                r.tool_error,
+            ),
+            Reply::Silent | Reply::Listen(_) => (None, false),
+        };
+        telemetry.finish(Outcome {
+            version,
+            error,
+            tool_error,
+        });
     }
 }

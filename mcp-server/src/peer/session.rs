@@ -44,6 +44,9 @@ pub(crate) struct LegacySession {
     /// Bumped by every change a shared session store must see (initialize, log level,
     /// subscriptions): the HTTP layer writes the session through when it moved.
     revision: AtomicU64,
+    /// Counts the session as live, and records its duration when it ends.
+    #[cfg(feature = "otel")]
+    telemetry: std::sync::OnceLock<crate::otel::SessionTelemetry>,
 }
 
 impl LegacySession {
@@ -59,7 +62,15 @@ impl LegacySession {
             closed: CancellationToken::new(),
             request_timeout,
             revision: AtomicU64::new(0),
+            #[cfg(feature = "otel")]
+            telemetry: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Attaches the session's telemetry, once it is initialized.
+    #[cfg(feature = "otel")]
+    pub(crate) fn set_telemetry(&self, telemetry: crate::otel::SessionTelemetry) {
+        let _ = self.telemetry.set(telemetry);
     }
 
     // HTTP only (shared session stores).
@@ -261,16 +272,60 @@ pub(crate) struct Connection {
     /// Where messages not tied to a request go (list changes, resource updates).
     sink: Mutex<Sink>,
     request_timeout: Duration,
+    transport: Transport,
+    /// HTTP legacy sessions: the `Mcp-Session-Id`.
+    session_id: std::sync::OnceLock<String>,
+}
+
+/// How a connection reaches the server (the conventions' `network.transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// stdio.
+    Pipe,
+    /// Streamable HTTP.
+    Tcp,
+}
+
+impl Transport {
+    // Telemetry only.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::Tcp => "tcp",
+        }
+    }
 }
 
 impl Connection {
-    pub(crate) fn new(sink: Sink, request_timeout: Duration) -> Connection {
+    pub(crate) fn new(sink: Sink, request_timeout: Duration, transport: Transport) -> Connection {
         Connection {
             era: Mutex::new(ConnectionEra::Undecided),
             in_flight: Mutex::new(HashMap::new()),
             sink: Mutex::new(sink),
             request_timeout,
+            transport,
+            session_id: std::sync::OnceLock::new(),
         }
+    }
+
+    // Telemetry only.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn transport(&self) -> Transport {
+        self.transport
+    }
+
+    // Telemetry only.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn session_id(&self) -> Option<&str> {
+        self.session_id.get().map(String::as_str)
+    }
+
+    // HTTP only.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// Names the connection's HTTP session, once its id is minted.
+    pub(crate) fn set_session_id(&self, id: &str) {
+        let _ = self.session_id.set(id.to_owned());
     }
 
     // HTTP only.
@@ -278,7 +333,7 @@ impl Connection {
     /// The connection of one stateless (2026-07-28) HTTP request: modern from the start, with
     /// nowhere to send messages besides the response.
     pub(crate) fn stateless(request_timeout: Duration) -> Connection {
-        let conn = Connection::new(Sink::Discard, request_timeout);
+        let conn = Connection::new(Sink::Discard, request_timeout, Transport::Tcp);
         *lock(&conn.era) = ConnectionEra::Modern;
         conn
     }

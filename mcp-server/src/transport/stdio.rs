@@ -22,7 +22,7 @@ use tracing::Instrument as _;
 
 use crate::engine::Engine;
 use crate::engine::{self, Reply, Response};
-use crate::peer::session::{Connection, ConnectionEra};
+use crate::peer::session::{Connection, ConnectionEra, Transport};
 use crate::peer::sink::Sink;
 
 /// Messages waiting for the writer; beyond this, senders wait.
@@ -205,6 +205,7 @@ where
     let conn = Arc::new(Connection::new(
         sink.clone(),
         engine.config().client_request_timeout,
+        Transport::Pipe,
     ));
     let done = CancellationToken::new();
     let forwarder = tokio::spawn(forward_changes(engine.clone(), conn.clone(), done.clone()));

@@ -20,7 +20,7 @@ use super::service::{Endpoint, session_id, set_session_header};
 use super::session::HttpSession;
 use super::sse::SseBody;
 use crate::engine::{self, Envelope, Reply, Response as EngineResponse, Status};
-use crate::peer::session::Connection;
+use crate::peer::session::{Connection, Transport};
 use crate::peer::sink::Sink;
 
 impl Endpoint {
@@ -82,6 +82,7 @@ impl Endpoint {
             let conn = Arc::new(Connection::new(
                 Sink::Discard,
                 self.engine.config().client_request_timeout,
+                Transport::Tcp,
             ));
             conn.decide(false);
             let id = request.id.clone();
@@ -207,6 +208,7 @@ impl Endpoint {
                             json,
                             status: Status::Ok,
                             error: None,
+                            tool_error: false,
                         });
                     }
                 }

@@ -52,6 +52,7 @@ impl HttpSession {
         conn: Arc<Connection>,
         principal: Option<Arc<Principal>>,
     ) -> HttpSession {
+        conn.set_session_id(&id);
         HttpSession {
             span: tracing::info_span!("mcp.session", mcp.session.id = %id, network.transport = "tcp"),
             id,
@@ -215,10 +216,15 @@ impl SessionStore for InMemorySessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::peer::session::Transport;
 
     fn session() -> Arc<HttpSession> {
         Arc::new(HttpSession::new(
-            Arc::new(Connection::new(Sink::Discard, Duration::from_secs(1))),
+            Arc::new(Connection::new(
+                Sink::Discard,
+                Duration::from_secs(1),
+                Transport::Tcp,
+            )),
             None,
         ))
     }

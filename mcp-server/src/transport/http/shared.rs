@@ -28,7 +28,7 @@ use super::reply;
 use super::service::Endpoint;
 use super::session::HttpSession;
 use crate::engine::seal::caller_binding;
-use crate::peer::session::{Connection, LegacySession, Negotiated};
+use crate::peer::session::{Connection, LegacySession, Negotiated, Transport};
 use crate::peer::sink::Sink;
 use crate::sync::lock;
 
@@ -284,6 +284,7 @@ impl Endpoint {
         let conn = Arc::new(Connection::new(
             Sink::Discard,
             self.engine.config().client_request_timeout,
+            Transport::Tcp,
         ));
         conn.decide(false);
         let Some(legacy) = conn.session() else {

@@ -1,0 +1,538 @@
+//! OpenTelemetry spans and metrics (feature `otel`), read back through the SDK's in-memory
+//! exporters: names, kinds and attributes by the semantic conventions for MCP, in both eras,
+//! over stdio and HTTP; parents from `_meta`; the isError and protocol-error cases; the
+//! duration histograms, the gauges and their Prometheus text.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use mcp_server::otel::{Prometheus, Telemetry};
+use mcp_server::prelude::*;
+use mcp_server::testing::{ClientOptions, TestClient};
+use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
+use opentelemetry::{KeyValue, Value};
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
+use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::json;
+
+struct Calc;
+
+#[mcp_server::server(name = "calc")]
+impl Calc {
+    /// Adds two integers.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Always fails, as a tool failure the model reads.
+    #[tool]
+    fn fail(&self) -> Result<String, &'static str> {
+        Err("no luck")
+    }
+
+    /// A greeting.
+    #[prompt]
+    fn greet(&self, name: String) -> String {
+        format!("Say hello to {name}.")
+    }
+
+    /// The readme.
+    #[resource(uri = "calc://readme")]
+    fn readme(&self) -> &'static str {
+        "calc"
+    }
+}
+
+/// A server whose telemetry goes to in-memory exporters (and a Prometheus reader).
+struct Observed {
+    server: Server,
+    spans: InMemorySpanExporter,
+    metrics: InMemoryMetricExporter,
+    meters: SdkMeterProvider,
+    prometheus: Prometheus,
+}
+
+fn observed() -> Observed {
+    let spans = InMemorySpanExporter::default();
+    let tracers = SdkTracerProvider::builder()
+        .with_simple_exporter(spans.clone())
+        .build();
+    let metrics = InMemoryMetricExporter::default();
+    let prometheus = Prometheus::new();
+    let meters = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(metrics.clone()).build())
+        .with_reader(prometheus.reader())
+        .build();
+    let server = Server::with_handler(Calc)
+        .telemetry(Telemetry::new(&tracers, &meters))
+        .build()
+        .unwrap();
+    Observed {
+        server,
+        spans,
+        metrics,
+        meters,
+        prometheus,
+    }
+}
+
+impl Observed {
+    async fn client(&self, options: ClientOptions) -> TestClient {
+        TestClient::connect(&self.server, options).await.unwrap()
+    }
+
+    fn spans(&self) -> Vec<SpanData> {
+        self.spans.get_finished_spans().unwrap()
+    }
+
+    fn span(&self, name: &str) -> SpanData {
+        let spans = self.spans();
+        spans
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .cloned()
+            .unwrap_or_else(|| {
+                let names: Vec<_> = spans.iter().map(|s| s.name.to_string()).collect();
+                panic!("no span {name:?} among {names:?}")
+            })
+    }
+
+    fn metrics(&self) -> Vec<ResourceMetrics> {
+        self.metrics.reset();
+        self.meters.force_flush().unwrap();
+        self.metrics.get_finished_metrics().unwrap()
+    }
+}
+
+fn attr(span: &SpanData, key: &str) -> Option<String> {
+    find(&span.attributes, key)
+}
+
+fn find(attributes: &[KeyValue], key: &str) -> Option<String> {
+    attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| match &kv.value {
+            Value::String(s) => s.to_string(),
+            other => other.to_string(),
+        })
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn requests_are_server_spans_named_and_attributed_by_the_conventions() {
+    let o = observed();
+    for (options, version) in [
+        (ClientOptions::legacy(), "2025-11-25"),
+        (ClientOptions::modern(), "2026-07-28"),
+    ] {
+        let client = o.client(options).await;
+        client
+            .call_tool("add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap();
+        let call = o.span("tools/call add");
+        assert_eq!(call.span_kind, SpanKind::Server);
+        assert_eq!(call.status, Status::Unset);
+        for (key, value) in [
+            ("mcp.method.name", "tools/call"),
+            ("gen_ai.operation.name", "execute_tool"),
+            ("gen_ai.tool.name", "add"),
+            ("mcp.protocol.version", version),
+            ("network.transport", "pipe"),
+        ] {
+            assert_eq!(
+                attr(&call, key).as_deref(),
+                Some(value),
+                "{key} in {version}"
+            );
+        }
+        assert!(attr(&call, "jsonrpc.request.id").is_some());
+        assert_eq!(attr(&call, "error.type"), None);
+        // stdio has no session id.
+        assert_eq!(attr(&call, "mcp.session.id"), None);
+        // No trace context was sent: the span starts a trace.
+        assert_eq!(call.parent_span_id, SpanId::INVALID);
+
+        client
+            .get_prompt("greet", json!({"name": "Ada"}))
+            .await
+            .unwrap();
+        let prompt = o.span("prompts/get greet");
+        assert_eq!(
+            attr(&prompt, "gen_ai.prompt.name").as_deref(),
+            Some("greet")
+        );
+        assert_eq!(attr(&prompt, "gen_ai.operation.name"), None);
+
+        client.read_resource("calc://readme").await.unwrap();
+        // The URI is an attribute, never part of the name (high cardinality).
+        let read = o.span("resources/read");
+        assert_eq!(
+            attr(&read, "mcp.resource.uri").as_deref(),
+            Some("calc://readme")
+        );
+
+        client.list_tools().await.unwrap();
+        let list = o.span("tools/list");
+        assert_eq!(
+            attr(&list, "mcp.protocol.version").as_deref(),
+            Some(version)
+        );
+        assert_eq!(attr(&list, "gen_ai.tool.name"), None);
+        o.spans.reset();
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_traceparent_in_meta_is_the_parent_of_the_server_span() {
+    let o = observed();
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let parent = "00f067aa0ba902b7";
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = o.client(options).await;
+        client
+            .request(
+                "tools/call",
+                Some(json!({
+                    "name": "add",
+                    "arguments": {"a": 1, "b": 1},
+                    "_meta": {
+                        "traceparent": format!("00-{trace}-{parent}-01"),
+                        "tracestate": "rojo=00f067aa0ba902b7"
+                    }
+                })),
+            )
+            .await
+            .unwrap();
+        let call = o.span("tools/call add");
+        assert_eq!(
+            call.span_context.trace_id(),
+            TraceId::from_hex(trace).unwrap()
+        );
+        assert_eq!(call.parent_span_id, SpanId::from_hex(parent).unwrap());
+        assert!(call.parent_span_is_remote);
+        assert_eq!(
+            call.span_context.trace_state().get("rojo"),
+            Some("00f067aa0ba902b7")
+        );
+        o.spans.reset();
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn tool_errors_and_protocol_errors_mark_the_span_as_failed() {
+    let o = observed();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = o.client(options).await;
+        let r = client.call_tool("fail", json!({})).await.unwrap();
+        assert_eq!(r.is_error, Some(true));
+        let failed = o.span("tools/call fail");
+        assert_eq!(attr(&failed, "error.type").as_deref(), Some("tool_error"));
+        assert_eq!(attr(&failed, "rpc.response.status_code"), None);
+        assert!(matches!(failed.status, Status::Error { .. }));
+
+        client.call_tool("nope", json!({})).await.unwrap_err();
+        let unknown = o.span("tools/call nope");
+        assert_eq!(attr(&unknown, "error.type").as_deref(), Some("-32602"));
+        assert_eq!(
+            attr(&unknown, "rpc.response.status_code").as_deref(),
+            Some("-32602")
+        );
+        match &unknown.status {
+            Status::Error { description } => {
+                assert!(description.contains("unknown tool"), "{description}")
+            }
+            other => panic!("status {other:?}"),
+        }
+
+        client.request("no/such/method", None).await.unwrap_err();
+        let missing = o.span("no/such/method");
+        assert_eq!(attr(&missing, "error.type").as_deref(), Some("-32601"));
+        o.spans.reset();
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn http_legacy_spans_carry_the_session_id_and_tcp() {
+    let o = observed();
+    let router = o.server.http_router(
+        mcp_server::http::HttpOptions::default(),
+        mcp_server::CancellationToken::new(),
+    );
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let (headers, _) = post(&router, &[], init).await;
+    let session = headers
+        .get("mcp-session-id")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = r#"{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
+    let (_, body) = post(
+        &router,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call,
+    )
+    .await;
+    assert!(body.contains("\"5\""), "{body}");
+    let span = o.span("tools/call add");
+    assert_eq!(attr(&span, "mcp.session.id"), Some(session));
+    assert_eq!(attr(&span, "network.transport").as_deref(), Some("tcp"));
+    assert_eq!(attr(&span, "jsonrpc.request.id").as_deref(), Some("call-1"));
+    assert_eq!(
+        attr(&span, "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
+    let init = o.span("initialize");
+    assert_eq!(
+        attr(&init, "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn http_modern_spans_are_stateless_tcp_and_take_their_parent_from_meta() {
+    let o = observed();
+    let router = o.server.http_router(
+        mcp_server::http::HttpOptions::default(),
+        mcp_server::CancellationToken::new(),
+    );
+    let call = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {
+            "name": "add", "arguments": {"a": 2, "b": 2},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+            }
+        }
+    });
+    let (_, body) = post(
+        &router,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "add"),
+        ],
+        &call.to_string(),
+    )
+    .await;
+    assert!(body.contains("\"4\""), "{body}");
+    let span = o.span("tools/call add");
+    assert_eq!(span.span_kind, SpanKind::Server);
+    assert_eq!(attr(&span, "network.transport").as_deref(), Some("tcp"));
+    assert_eq!(
+        attr(&span, "mcp.protocol.version").as_deref(),
+        Some("2026-07-28")
+    );
+    assert_eq!(attr(&span, "mcp.session.id"), None);
+    assert_eq!(attr(&span, "jsonrpc.request.id").as_deref(), Some("7"));
+    assert_eq!(
+        span.parent_span_id,
+        SpanId::from_hex("b7ad6b7169203331").unwrap()
+    );
+}
+
+async fn post(
+    router: &axum::Router,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (http::HeaderMap, String) {
+    use http_body_util::BodyExt as _;
+    use tower::ServiceExt as _;
+    let mut req = http::Request::post("/mcp")
+        .header("host", "127.0.0.1:3000")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let response = router
+        .clone()
+        .oneshot(req.body(axum::body::Body::from(body.to_owned())).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), http::StatusCode::OK);
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (headers, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+/// The data points of the histogram `name`: each one's attributes, count and bounds.
+fn histogram(metrics: &[ResourceMetrics], name: &str) -> Vec<(Vec<KeyValue>, u64, Vec<f64>)> {
+    let mut out = Vec::new();
+    for rm in metrics {
+        for scope in rm.scope_metrics() {
+            for metric in scope.metrics().filter(|m| m.name() == name) {
+                assert_eq!(metric.unit(), "s");
+                if let AggregatedMetrics::F64(MetricData::Histogram(h)) = metric.data() {
+                    for p in h.data_points() {
+                        out.push((
+                            p.attributes().cloned().collect(),
+                            p.count(),
+                            p.bounds().collect(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The sum of the up-down counter `name` over its data points.
+fn gauge(metrics: &[ResourceMetrics], name: &str) -> Option<i64> {
+    let mut total = None;
+    for rm in metrics {
+        for scope in rm.scope_metrics() {
+            for metric in scope.metrics().filter(|m| m.name() == name) {
+                if let AggregatedMetrics::I64(MetricData::Sum(s)) = metric.data() {
+                    total = Some(s.data_points().map(|p| p.value()).sum());
+                }
+            }
+        }
+    }
+    total
+}
+
+const BOUNDARIES: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+#[tokio::test(flavor = "current_thread")]
+async fn durations_sessions_and_requests_are_measured() {
+    let o = observed();
+    let client = o.client(ClientOptions::legacy()).await;
+    client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    client
+        .call_tool("add", json!({"a": 3, "b": 4}))
+        .await
+        .unwrap();
+    client.call_tool("fail", json!({})).await.unwrap();
+    client.call_tool("nope", json!({})).await.unwrap_err();
+
+    let metrics = o.metrics();
+    let ops = histogram(&metrics, "mcp.server.operation.duration");
+    let point = |tool: &str| {
+        ops.iter()
+            .find(|(a, _, _)| find(a, "gen_ai.tool.name").as_deref() == Some(tool))
+            .unwrap_or_else(|| panic!("no sample for {tool}: {ops:?}"))
+    };
+    let (add, count, bounds) = point("add");
+    assert_eq!(*count, 2);
+    assert_eq!(bounds, &BOUNDARIES);
+    for (key, value) in [
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("mcp.protocol.version", "2025-11-25"),
+        ("network.transport", "pipe"),
+    ] {
+        assert_eq!(find(add, key).as_deref(), Some(value), "{key}");
+    }
+    assert_eq!(find(add, "error.type"), None);
+    // High-cardinality attributes stay on spans.
+    assert_eq!(find(add, "jsonrpc.request.id"), None);
+    assert_eq!(
+        find(&point("fail").0, "error.type").as_deref(),
+        Some("tool_error")
+    );
+    let unknown = &point("nope").0;
+    assert_eq!(find(unknown, "error.type").as_deref(), Some("-32602"));
+    assert_eq!(
+        find(unknown, "rpc.response.status_code").as_deref(),
+        Some("-32602")
+    );
+    assert!(
+        ops.iter().any(
+            |(a, n, _)| find(a, "mcp.method.name").as_deref() == Some("initialize") && *n == 1
+        )
+    );
+    assert_eq!(gauge(&metrics, "mcp.server.active_sessions"), Some(1));
+    assert_eq!(gauge(&metrics, "mcp.server.active_requests"), Some(0));
+    assert!(histogram(&metrics, "mcp.server.session.duration").is_empty());
+
+    drop(client);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_session_ending_with_its_connection_records_its_duration() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let o = observed();
+    let (client, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let server = o.server.clone();
+    let served = tokio::spawn(async move { server.serve_io(read, write).await });
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    client_write
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(client_read).lines();
+    let answer = lines.next_line().await.unwrap().unwrap();
+    assert!(answer.contains("protocolVersion"), "{answer}");
+    assert_eq!(gauge(&o.metrics(), "mcp.server.active_sessions"), Some(1));
+
+    // End of input ends the connection, and with it the session.
+    client_write.shutdown().await.unwrap();
+    drop(client_write);
+    served.await.unwrap().unwrap();
+    let metrics = o.metrics();
+    assert_eq!(gauge(&metrics, "mcp.server.active_sessions"), Some(0));
+    let sessions = histogram(&metrics, "mcp.server.session.duration");
+    let (attributes, count, bounds) = sessions.first().expect("a session duration");
+    assert_eq!(*count, 1);
+    assert_eq!(bounds, &BOUNDARIES);
+    assert_eq!(
+        find(attributes, "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
+    assert_eq!(
+        find(attributes, "network.transport").as_deref(),
+        Some("pipe")
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn prometheus_text_has_the_histograms_buckets_and_labels() {
+    let o = observed();
+    let client = o.client(ClientOptions::modern()).await;
+    client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    let text = o.prometheus.render().unwrap();
+    assert!(
+        text.contains("# TYPE mcp_server_operation_duration_seconds histogram\n"),
+        "{text}"
+    );
+    let labels = "gen_ai_operation_name=\"execute_tool\",gen_ai_tool_name=\"add\",mcp_method_name=\"tools/call\",mcp_protocol_version=\"2026-07-28\",network_transport=\"pipe\"";
+    for line in [
+        format!("mcp_server_operation_duration_seconds_bucket{{{labels},le=\"300\"}} 1\n"),
+        format!("mcp_server_operation_duration_seconds_bucket{{{labels},le=\"+Inf\"}} 1\n"),
+        format!("mcp_server_operation_duration_seconds_count{{{labels}}} 1\n"),
+        "# TYPE mcp_server_active_requests gauge\n".to_owned(),
+        "mcp_server_active_requests{network_transport=\"pipe\"} 0\n".to_owned(),
+    ] {
+        assert!(text.contains(&line), "{line} missing from:\n{text}");
+    }
+    // Every bucket line is cumulative, so counts never decrease along `le`.
+    let counts: Vec<u64> = text
+        .lines()
+        .filter(|l| {
+            l.starts_with("mcp_server_operation_duration_seconds_bucket") && l.contains("\"add\"")
+        })
+        .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), BOUNDARIES.len() + 1);
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+}

@@ -52,7 +52,7 @@ impl MetaObject {
 /// In the legacy era all fields are optional; in the modern era `protocolVersion` and
 /// `clientCapabilities` are required, which [`modern_envelope`](Self::modern_envelope)
 /// checks.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RequestMetaObject {
     /// Asks for `notifications/progress` about this request, tagged with this token.
     #[serde(
@@ -94,6 +94,114 @@ pub struct RequestMetaObject {
     #[serde(flatten)]
     pub extra: JSONObject,
 }
+
+// By hand rather than derived: the derive's `#[serde(flatten)]` for `extra` buffers every
+// member of the object into serde's intermediate tree before sorting them out, which costs
+// a 2026 request (whose `_meta` carries the client's capabilities and info) several thousand
+// instructions. This visits each member once; unknown ones go to `extra` as they come.
+impl<'de> Deserialize<'de> for RequestMetaObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MetaVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for MetaVisitor {
+            type Value = RequestMetaObject;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a `_meta` object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RequestMetaObject, A::Error> {
+                fn once<T, E: serde::de::Error>(
+                    slot: &mut Option<Option<T>>,
+                    key: &'static str,
+                    value: Option<T>,
+                ) -> Result<(), E> {
+                    if slot.is_some() {
+                        return Err(E::duplicate_field(key));
+                    }
+                    *slot = Some(value);
+                    Ok(())
+                }
+                let (mut progress, mut version, mut caps, mut info, mut level) =
+                    (None, None, None, None, None);
+                let mut extra = JSONObject::default();
+                while let Some(key) = map.next_key::<MetaKey>()? {
+                    match key {
+                        MetaKey::ProgressToken => {
+                            once(&mut progress, "progressToken", map.next_value()?)?
+                        }
+                        MetaKey::ProtocolVersion => {
+                            once(&mut version, PROTOCOL_VERSION_KEY, map.next_value()?)?
+                        }
+                        MetaKey::ClientCapabilities => {
+                            once(&mut caps, CLIENT_CAPABILITIES_KEY, map.next_value()?)?
+                        }
+                        MetaKey::ClientInfo => once(&mut info, CLIENT_INFO_KEY, map.next_value()?)?,
+                        MetaKey::LogLevel => once(&mut level, LOG_LEVEL_KEY, map.next_value()?)?,
+                        MetaKey::Other(key) => {
+                            extra.insert(key, map.next_value::<Value>()?);
+                        }
+                    }
+                }
+                Ok(RequestMetaObject {
+                    progress_token: progress.flatten(),
+                    protocol_version: version.flatten(),
+                    client_capabilities: caps.flatten(),
+                    client_info: info.flatten(),
+                    log_level: level.flatten(),
+                    extra,
+                })
+            }
+        }
+
+        deserializer.deserialize_map(MetaVisitor)
+    }
+}
+
+/// A member name of a request's `_meta`: a known one without an allocation.
+enum MetaKey {
+    ProgressToken,
+    ProtocolVersion,
+    ClientCapabilities,
+    ClientInfo,
+    LogLevel,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for MetaKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = MetaKey;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<MetaKey, E> {
+                Ok(match key {
+                    "progressToken" => MetaKey::ProgressToken,
+                    PROTOCOL_VERSION_KEY => MetaKey::ProtocolVersion,
+                    CLIENT_CAPABILITIES_KEY => MetaKey::ClientCapabilities,
+                    CLIENT_INFO_KEY => MetaKey::ClientInfo,
+                    LOG_LEVEL_KEY => MetaKey::LogLevel,
+                    other => MetaKey::Other(other.to_owned()),
+                })
+            }
+        }
+
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 /// The validated 2026 envelope of one request.
 #[derive(Debug, Clone, Copy)]
@@ -217,4 +325,60 @@ pub struct NotificationMetaObject {
     /// Every other key.
     #[serde(flatten)]
     pub extra: JSONObject,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::RequestMetaObject;
+
+    #[test]
+    fn request_meta_reads_known_members_and_keeps_the_others() {
+        let text = r#"{
+            "progressToken": 7,
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "io.modelcontextprotocol/logLevel": "info",
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "vendor/x": {"deep": [1, 2]}
+        }"#;
+        let meta: RequestMetaObject = serde_json::from_str(text).unwrap();
+        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(meta.client_capabilities.unwrap().sampling.is_some());
+        assert_eq!(meta.client_info.unwrap().name, "c");
+        assert!(meta.log_level.is_some() && meta.progress_token.is_some());
+        assert_eq!(meta.extra.len(), 2);
+        assert_eq!(meta.extra["vendor/x"], json!({"deep": [1, 2]}));
+        // The same through a `Value`, as when `_meta` sits in a flattened struct.
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let again: RequestMetaObject = serde_json::from_value(value).unwrap();
+        assert_eq!(again.extra.len(), 2);
+    }
+
+    #[test]
+    fn request_meta_names_may_be_escaped_and_members_may_be_null() {
+        let meta: RequestMetaObject = serde_json::from_str(
+            r#"{"io.modelcontextprotocol\/protocolVersion": "2026-07-28", "progressToken": null}"#,
+        )
+        .unwrap();
+        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(meta.progress_token.is_none() && meta.extra.is_empty());
+    }
+
+    #[test]
+    fn request_meta_refuses_duplicates_and_wrong_types() {
+        for bad in [
+            r#"{"progressToken": 1, "progressToken": 2}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion": 5}"#,
+            r#"{"io.modelcontextprotocol/clientCapabilities": []}"#,
+            r#"[]"#,
+        ] {
+            assert!(
+                serde_json::from_str::<RequestMetaObject>(bad).is_err(),
+                "{bad}"
+            );
+        }
+    }
 }

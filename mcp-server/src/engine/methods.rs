@@ -33,15 +33,22 @@ pub(super) struct CallParams<'a> {
     /// 2025-11-25: run as a task, with these settings.
     #[serde(borrow, default)]
     task: Option<&'a RawValue>,
-    #[serde(flatten)]
-    mrtr: MrtrParams,
+    // MRTR members, listed rather than `#[serde(flatten)]`ed: flattening makes serde buffer
+    // every other member (the whole `_meta` of a 2026 request) into an intermediate tree,
+    // several thousand instructions per call; listed, the others are skipped in place.
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<BTreeMap<String, Value>>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
 }
 
 #[derive(Deserialize)]
 pub(super) struct ReadParams {
     uri: String,
-    #[serde(flatten)]
-    mrtr: MrtrParams,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<BTreeMap<String, Value>>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -49,8 +56,10 @@ pub(super) struct GetPromptParams {
     name: String,
     #[serde(default)]
     arguments: Option<BTreeMap<String, String>>,
-    #[serde(flatten)]
-    mrtr: MrtrParams,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<BTreeMap<String, Value>>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -165,7 +174,11 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: CallParams<'_> = parse_params_borrowed(req.params.as_deref())?;
+        let mut p: CallParams<'_> = parse_params_borrowed(req.params.as_deref())?;
+        let mrtr = MrtrParams {
+            input_responses: p.input_responses.take(),
+            request_state: p.request_state.take(),
+        };
         if let Some(args) = p.arguments
             && !args.get().starts_with('{')
         {
@@ -192,7 +205,7 @@ impl Engine {
                 &cancel,
                 &tool,
                 p.arguments,
-                &p.mrtr,
+                &mrtr,
                 p.task,
             ))
             .await?
@@ -204,7 +217,7 @@ impl Engine {
             &scope,
             sink,
             cancel,
-            Some((&p.mrtr, "tools/call", &p.name)),
+            Some((&mrtr, "tools/call", &p.name)),
             None,
         )?;
         let timeout = tool.timeout.unwrap_or(self.config().tool_timeout);
@@ -240,7 +253,11 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: ReadParams = parse_params(req.params.as_deref())?;
+        let mut p: ReadParams = parse_params(req.params.as_deref())?;
+        let mrtr = MrtrParams {
+            input_responses: p.input_responses.take(),
+            request_state: p.request_state.take(),
+        };
         if p.uri.len() > mcp_core::uri_template::MAX_URI_LEN {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
@@ -260,7 +277,7 @@ impl Engine {
             &scope,
             sink,
             cancel,
-            Some((&p.mrtr, "resources/read", &p.uri)),
+            Some((&mrtr, "resources/read", &p.uri)),
             None,
         )?;
         let uri = p.uri.clone();
@@ -298,7 +315,11 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: GetPromptParams = parse_params(req.params.as_deref())?;
+        let mut p: GetPromptParams = parse_params(req.params.as_deref())?;
+        let mrtr = MrtrParams {
+            input_responses: p.input_responses.take(),
+            request_state: p.request_state.take(),
+        };
         let Some(prompt) = self.registry().prompt(&p.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "unknown prompt: {}",
@@ -325,7 +346,7 @@ impl Engine {
             &scope,
             sink,
             cancel,
-            Some((&p.mrtr, "prompts/get", &p.name)),
+            Some((&mrtr, "prompts/get", &p.name)),
             None,
         )?;
         let handler = prompt.handler.clone();

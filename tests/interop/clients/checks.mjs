@@ -202,3 +202,68 @@ export async function showcaseChecks(client, { check }, { notFoundCode, elicitat
         deepStrictEqual(asked.requestedSchema.required, ['name']);
     });
 }
+
+/**
+ * The 2025-11-25 tasks of the showcase's `report` tool, through the TypeScript SDK v1's
+ * experimental tasks API (`client.experimental.tasks`): a task-augmented call streamed to
+ * its result, `tasks/get`, `tasks/list` and `tasks/result` of the finished task, and
+ * `tasks/cancel` of a running one. `schemas` are the SDK's result schemas.
+ */
+export async function legacyTaskChecks(client, { check }, { CallToolResultSchema, CreateTaskResultSchema }) {
+    const reportText = n => `The report: ${n} sections, all good.`;
+    let finished;
+
+    await check('tools/list: report takes tasks (execution.taskSupport "optional")', async () => {
+        const { tools } = await client.listTools();
+        strictEqual(tools.find(t => t.name === 'report')?.execution?.taskSupport, 'optional');
+        strictEqual(client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined, true);
+    });
+
+    await check('tasks: report called as a task streams taskCreated, then its result', async () => {
+        const kinds = [];
+        let result;
+        const stream = client.experimental.tasks.callToolStream(
+            { name: 'report', arguments: { sections: 2 } },
+            CallToolResultSchema,
+            { task: { ttl: 60000 } },
+        );
+        for await (const message of stream) {
+            kinds.push(message.type);
+            if (message.type === 'taskCreated') finished = message.task.taskId;
+            if (message.type === 'result') result = message.result;
+            if (message.type === 'error') throw message.error;
+        }
+        strictEqual(kinds[0], 'taskCreated', kinds.join(' '));
+        strictEqual(kinds.at(-1), 'result', kinds.join(' '));
+        ok(finished, 'no task id');
+        strictEqual(onlyText(result), reportText(2));
+    });
+
+    await check('tasks/get, tasks/list and tasks/result of the finished task', async () => {
+        const task = await client.experimental.tasks.getTask(finished);
+        strictEqual(task.status, 'completed');
+        const { tasks } = await client.experimental.tasks.listTasks();
+        ok(tasks.some(t => t.taskId === finished), JSON.stringify(tasks));
+        const result = await client.experimental.tasks.getTaskResult(finished, CallToolResultSchema);
+        strictEqual(onlyText(result), reportText(2));
+    });
+
+    await check('tasks/cancel of a running task: cancelled, and a second cancel is refused', async () => {
+        const created = await client.request(
+            { method: 'tools/call', params: { name: 'report', arguments: { sections: 100 }, task: { ttl: 60000 } } },
+            CreateTaskResultSchema,
+        );
+        const id = created.task.taskId;
+        strictEqual(created.task.status, 'working');
+        const cancelled = await client.experimental.tasks.cancelTask(id);
+        strictEqual(cancelled.status, 'cancelled');
+        strictEqual((await client.experimental.tasks.getTask(id)).status, 'cancelled');
+        let refused;
+        try {
+            await client.experimental.tasks.cancelTask(id);
+        } catch (e) {
+            refused = e;
+        }
+        strictEqual(refused?.code, -32602, `second cancel: ${refused?.message ?? 'accepted'}`);
+    });
+}

@@ -12,8 +12,15 @@ import { ok, strictEqual } from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { elicitationAnswerer, parseTarget, quickstartChecks, reporter, showcaseChecks } from './checks.mjs';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+    elicitationAnswerer,
+    legacyTaskChecks,
+    parseTarget,
+    quickstartChecks,
+    reporter,
+    showcaseChecks,
+} from './checks.mjs';
 import { filesystemChecks, scratchTree } from './fs_checks.mjs';
 import { sqlExplorerChecks } from './sql_checks.mjs';
 
@@ -72,6 +79,7 @@ if (connected && tree) {
         await sqlExplorerChecks(client, report);
     } else if (scenario === 'showcase') {
         await showcaseChecks(client, report, { notFoundCode: -32002, elicitation });
+        await legacyTaskChecks(client, report, { CallToolResultSchema, CreateTaskResultSchema });
     } else {
         await quickstartChecks(client, report);
     }

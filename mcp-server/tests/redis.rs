@@ -195,18 +195,19 @@ async fn sessions_expire_in_redis_after_the_idle_timeout() {
         .unwrap()
         .with_prefix(prefix());
     store
-        .save("s", "{}".into(), Duration::from_millis(300))
+        .save("s", "{}".into(), Duration::from_millis(1000))
         .await
         .unwrap();
-    // Each load resets the time to live.
+    // Each load resets the time to live: three loads 400 ms apart outlive the first 1 s,
+    // with 600 ms to spare for each round trip on a busy machine.
     for _ in 0..3 {
-        tokio::time::sleep(Duration::from_millis(150)).await;
-        let loaded = store.load("s", Duration::from_millis(300)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let loaded = store.load("s", Duration::from_millis(1000)).await.unwrap();
         assert_eq!(loaded.as_deref(), Some("{}"));
     }
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
-        store.load("s", Duration::from_millis(300)).await.unwrap(),
+        store.load("s", Duration::from_millis(1000)).await.unwrap(),
         None
     );
 }

@@ -450,6 +450,20 @@ async fn modern_task_is_flat_and_its_result_inline() {
     }
 }
 
+/// Answers the `confirm` tool's question with yes.
+async fn answer_yes(client: &TestClient, id: &str) {
+    client
+        .request(
+            "tasks/update",
+            Some(json!({
+                "taskId": id,
+                "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}
+            })),
+        )
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn modern_input_required_is_answered_with_tasks_update() {
     let (server, _) = serve(builder());
@@ -474,16 +488,7 @@ async fn modern_input_required_is_answered_with_tasks_update() {
         wait_for(&client, &id, "input_required").await["taskId"],
         id.as_str()
     );
-    client
-        .request(
-            "tasks/update",
-            Some(json!({
-                "taskId": id,
-                "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}
-            })),
-        )
-        .await
-        .unwrap();
+    answer_yes(&client, &id).await;
     let done = wait_for(&client, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "answer: Accept");
 }
@@ -517,6 +522,18 @@ async fn modern_cancel_during_input_required_reaches_the_handler() {
     handler_saw_cancellation(&probe).await;
 }
 
+/// The error is -32021 naming the tasks extension.
+fn assert_needs_the_extension(err: TestClientError) {
+    let TestClientError::Rpc(e) = err else {
+        panic!("expected a JSON-RPC error, got {err:?}")
+    };
+    assert_eq!(e.code.0, -32021);
+    assert_eq!(
+        e.data.unwrap()["requiredCapabilities"]["extensions"][TASKS_EXTENSION],
+        json!({})
+    );
+}
+
 #[tokio::test]
 async fn modern_clients_without_the_extension_get_no_tasks() {
     let (server, _) = serve(builder());
@@ -525,14 +542,7 @@ async fn modern_clients_without_the_extension_get_no_tasks() {
         .request("tasks/get", Some(json!({"taskId": "x"})))
         .await
         .unwrap_err();
-    let TestClientError::Rpc(e) = err else {
-        panic!("expected an error")
-    };
-    assert_eq!(e.code.0, -32021);
-    assert_eq!(
-        e.data.unwrap()["requiredCapabilities"]["extensions"][TASKS_EXTENSION],
-        json!({})
-    );
+    assert_needs_the_extension(err);
     let err = client
         .request(
             "tools/call",
@@ -591,4 +601,151 @@ async fn a_thousand_tasks_run_at_once_and_the_next_is_refused() {
     let next = legacy_call(&client, "gated", 60_000).await;
     assert_eq!(next["status"], "working");
     probe.gate.add_permits(1);
+}
+
+/// Waits (a bounded number of times) for the `n`th `notifications/tasks` of `id`.
+async fn task_notification(client: &TestClient, id: &str, n: usize) -> Value {
+    for _ in 0..500 {
+        let mine: Vec<Value> = client
+            .notifications()
+            .into_iter()
+            .filter(|m| m["method"] == "notifications/tasks" && m["params"]["taskId"] == id)
+            .map(|m| m["params"].clone())
+            .collect();
+        if let Some(note) = mine.get(n) {
+            return note.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no notifications/tasks #{n} for task {id}");
+}
+
+/// Opens a `subscriptions/listen` stream (request id `id`) following `task_ids`.
+fn listen(
+    client: &Arc<TestClient>,
+    id: &str,
+    task_ids: Value,
+) -> tokio::task::JoinHandle<Result<Value, TestClientError>> {
+    let client = client.clone();
+    let id = mcp_server::jsonrpc::RequestId::String(id.into());
+    tokio::spawn(async move {
+        let params = json!({"notifications": {"taskIds": task_ids}});
+        client
+            .request_with_id(id, "subscriptions/listen", Some(params))
+            .await
+    })
+}
+
+#[tokio::test]
+async fn listen_streams_carry_the_changes_of_the_tasks_they_name() {
+    let (server, probe) = serve(builder());
+    let client = Arc::new(connect(&server, modern()).await);
+    let gated = task_id(&modern_call(&client, "gated").await);
+    let confirm = task_id(&modern_call(&client, "confirm").await);
+    wait_for(&client, &confirm, "input_required").await;
+
+    let stream = listen(&client, "sub", json!([gated, "not-a-task", confirm]));
+    // Acknowledged with the tasks the server will follow, then their state now.
+    let ack = loop {
+        let found = client
+            .notifications()
+            .into_iter()
+            .find(|m| m["method"] == "notifications/subscriptions/acknowledged");
+        if let Some(ack) = found {
+            break ack;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([gated, confirm])
+    );
+    let now = task_notification(&client, &gated, 0).await;
+    assert_eq!(now["status"], "working");
+    assert_eq!(
+        now["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+    assert!(now.get("resultType").is_none());
+    let waiting = task_notification(&client, &confirm, 0).await;
+    assert_eq!(waiting["status"], "input_required");
+    assert_eq!(
+        waiting["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
+
+    // Each change follows, in full, as `tasks/get` would answer it.
+    probe.gate.add_permits(1);
+    let done = task_notification(&client, &gated, 1).await;
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "done");
+    answer_yes(&client, &confirm).await;
+    let mut last = Value::Null;
+    for n in 1..4 {
+        last = task_notification(&client, &confirm, n).await;
+        if last["status"] == "completed" {
+            break;
+        }
+        assert_eq!(last["status"], "working");
+    }
+    assert_eq!(last["result"]["content"][0]["text"], "answer: Accept");
+    assert_eq!(last, {
+        let mut polled = client
+            .request("tasks/get", Some(json!({"taskId": confirm})))
+            .await
+            .unwrap();
+        let map = polled.as_object_mut().unwrap();
+        map.remove("resultType");
+        map.insert(
+            "_meta".into(),
+            json!({"io.modelcontextprotocol/subscriptionId": "sub"}),
+        );
+        polled
+    });
+
+    // A task cancelled while followed says so.
+    let until = task_id(&modern_call(&client, "until_cancelled").await);
+    let second = listen(&client, "sub-2", json!([until]));
+    assert_eq!(
+        task_notification(&client, &until, 0).await["status"],
+        "working"
+    );
+    client
+        .request("tasks/cancel", Some(json!({"taskId": until})))
+        .await
+        .unwrap();
+    let cancelled = task_notification(&client, &until, 1).await;
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(
+        cancelled["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-2"
+    );
+    handler_saw_cancellation(&probe).await;
+    stream.abort();
+    second.abort();
+}
+
+#[tokio::test]
+async fn listening_for_tasks_needs_the_extension_and_well_formed_ids() {
+    let (server, _) = serve(builder());
+    let without = connect(&server, ClientOptions::modern()).await;
+    let err = without
+        .request(
+            "subscriptions/listen",
+            Some(json!({"notifications": {"taskIds": ["a"]}})),
+        )
+        .await
+        .unwrap_err();
+    assert_needs_the_extension(err);
+    let with = connect(&server, modern()).await;
+    for bad in [json!("a"), json!([1, 2]), json!(vec!["x"; 1_001])] {
+        let err = with
+            .request(
+                "subscriptions/listen",
+                Some(json!({"notifications": {"taskIds": bad}})),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(rpc_code(err), -32602, "{bad}");
+    }
 }

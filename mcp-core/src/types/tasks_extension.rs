@@ -18,6 +18,14 @@ use crate::types::{
 /// The extension's id, under `capabilities.extensions` of both sides.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// The notification that carries a task's new state (the same members as the answer to
+/// `tasks/get`), sent on a `subscriptions/listen` stream that asked for the task.
+pub const TASK_NOTIFICATION: &str = "notifications/tasks";
+
+/// The member of a `subscriptions/listen` filter (and of its acknowledgement) that lists
+/// the ids of the tasks whose changes the client wants as [`TASK_NOTIFICATION`]s.
+pub const TASK_IDS_FILTER: &str = "taskIds";
+
 /// The `_meta` key that ties a message to a task (2025-11-25; [`RelatedTaskMetadata`]
 /// is its value).
 ///

@@ -450,8 +450,20 @@ impl Engine {
                 Reply::Response(self.respond(id, version, result))
             }
             "subscriptions/listen" => {
-                match parse_params::<SubscriptionsListenRequestParams>(req.params.as_deref()) {
-                    Ok(p) => Reply::Listen(Listen::new(self, id.clone(), p.notifications)),
+                let client = Client {
+                    version,
+                    capabilities: Arc::new(capabilities),
+                    info: client_info.map(Arc::new),
+                    session: None,
+                    principal,
+                };
+                let listen =
+                    match parse_params::<SubscriptionsListenRequestParams>(req.params.as_deref()) {
+                        Ok(p) => Listen::new(self, id.clone(), p.notifications, &client).await,
+                        Err(e) => Err(e),
+                    };
+                match listen {
+                    Ok(listen) => Reply::Listen(listen),
                     Err(e) => Reply::Response(Response::error(Some(id), &e)),
                 }
             }

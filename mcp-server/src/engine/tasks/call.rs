@@ -94,7 +94,7 @@ fn mode(
 }
 
 /// -32021 naming the tasks extension.
-pub(super) fn missing_extension() -> ErrorObject {
+pub(crate) fn missing_extension() -> ErrorObject {
     ErrorObject::missing_required_client_capability(ClientCapabilities {
         extensions: Some(
             [(TASKS_EXTENSION.to_owned(), Default::default())]
@@ -352,7 +352,8 @@ impl Engine {
         running.ended.cancel();
     }
 
-    /// Stores a task's new state and, for a 2025 task, tells the client.
+    /// Stores a task's new state and tells the client: a 2025 task's on its session, a
+    /// 2026 task's on the listen streams that asked for it.
     async fn publish(&self, record: TaskRecord, running: &Running) {
         match self.tasks().store.update(record.clone()).await {
             Ok(true) => {}
@@ -363,6 +364,7 @@ impl Engine {
                 return;
             }
         }
+        self.tasks().announce(&record, Some(running));
         if record.version.era() == Era::Legacy {
             let params = TaskStatusNotificationParams {
                 meta: None,

@@ -6,15 +6,15 @@ use std::time::SystemTime;
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::Request;
 use mcp_core::types::{
-    DetailedTaskResult, EmptyResult, GetTaskResult, ListTasksResult, PaginatedRequestParams,
-    RELATED_TASK_META_KEY, TASKS_EXTENSION, TaskRequestParams, TaskStatus, UpdateTaskRequestParams,
+    EmptyResult, GetTaskResult, ListTasksResult, PaginatedRequestParams, RELATED_TASK_META_KEY,
+    TASKS_EXTENSION, TaskRequestParams, TaskStatus, UpdateTaskRequestParams,
 };
 use mcp_core::{Era, ProtocolVersion};
 use serde_json::Value;
 
 use super::super::{Engine, Reply, Response, Scope, parse_params};
 use super::call::missing_extension;
-use super::{TaskOutcome, TaskRecord, legacy_task, task_state};
+use super::{TaskOutcome, TaskRecord, detailed, legacy_task};
 
 impl Engine {
     /// A `tasks/*` request, in the form of the request's era.
@@ -104,26 +104,7 @@ impl Engine {
                     )));
                 }
                 let running = self.tasks().running(&record.id);
-                let state = task_state(&record, running.as_deref());
-                let input_requests = match (&running, state.status) {
-                    (Some(r), TaskStatus::InputRequired) => Some(r.ctx.pending_inputs()),
-                    _ => None,
-                };
-                let (result, error) = match (&record.outcome, state.status) {
-                    (Some(TaskOutcome::Result(v)), TaskStatus::Completed) => {
-                        (Some(v.clone()), None)
-                    }
-                    (Some(TaskOutcome::Error(e)), TaskStatus::Failed) => (None, Some(e.clone())),
-                    _ => (None, None),
-                };
-                let detailed = DetailedTaskResult {
-                    meta: None,
-                    result_type: None,
-                    task: state,
-                    result,
-                    error,
-                    input_requests,
-                };
+                let detailed = detailed(&record, running.as_deref());
                 Ok(Reply::Response(self.respond(&req.id, version, detailed)))
             }
         }
@@ -148,6 +129,30 @@ impl Engine {
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task: {id}")))
     }
 
+    /// The 2026 tasks among `ids` that `owner` may see, each as `tasks/get` would answer
+    /// it now (without `resultType`); ids of unknown tasks, of other owners' and of 2025
+    /// tasks are left out.
+    pub(in crate::engine) async fn watchable_tasks(
+        &self,
+        ids: &[String],
+        owner: Option<&str>,
+    ) -> Result<Vec<(String, Value)>, ErrorObject> {
+        let mut found = Vec::new();
+        for id in ids {
+            match self.find(id, Era::Modern, owner).await {
+                Ok(record) => {
+                    let running = self.tasks().running(&record.id);
+                    let task = serde_json::to_value(detailed(&record, running.as_deref()))
+                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                    found.push((record.id, task));
+                }
+                Err(e) if e.code == mcp_core::error::ErrorCode::INVALID_PARAMS => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(found)
+    }
+
     /// Cancels a task that has not ended: its record says `cancelled` first, then its
     /// handler is stopped. `None` when it had ended already.
     async fn cancel_task(&self, mut record: TaskRecord) -> Result<Option<TaskRecord>, ErrorObject> {
@@ -165,6 +170,9 @@ impl Engine {
             .map_err(|e| ErrorObject::internal_error(format!("task store: {e}")))?;
         if let Some(running) = self.tasks().running(&record.id) {
             running.cancel.cancel();
+        }
+        if stored {
+            self.tasks().announce(&record, None);
         }
         Ok(stored.then_some(record))
     }

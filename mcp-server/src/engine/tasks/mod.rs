@@ -14,13 +14,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_core::types::{Task, TaskState, TaskStatus};
+use mcp_core::types::{DetailedTaskResult, Task, TaskState, TaskStatus};
+use serde_json::Value;
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::context::Context;
 use crate::peer::sink::Sink;
 use crate::sync::lock;
+pub(crate) use call::missing_extension;
 pub use store::{
     MemoryTaskStore, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
 };
@@ -64,6 +67,19 @@ pub(crate) struct Running {
     sink: Sink,
 }
 
+/// A 2026 task's new state, for the `subscriptions/listen` streams that asked for it.
+#[derive(Debug)]
+pub(crate) struct TaskChange {
+    pub(crate) id: String,
+    /// Whether the task has ended (no change follows).
+    pub(crate) ended: bool,
+    /// The task as `tasks/get` would answer it, without `resultType`.
+    pub(crate) task: Value,
+}
+
+/// How many changes a listen stream may fall behind before it re-reads its tasks.
+const CHANGES_BUFFERED: usize = 256;
+
 /// The tasks of one server: the store, what runs here, and the limits.
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
@@ -71,6 +87,8 @@ pub(crate) struct Tasks {
     tracker: TaskTracker,
     shutdown: CancellationToken,
     limits: TaskLimits,
+    /// 2026 tasks' changes; built only while a listen stream asks for tasks.
+    changes: broadcast::Sender<Arc<TaskChange>>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -90,7 +108,28 @@ impl Tasks {
             tracker: TaskTracker::new(),
             shutdown: CancellationToken::new(),
             limits,
+            changes: broadcast::channel(CHANGES_BUFFERED).0,
         }
+    }
+
+    /// The changes of 2026 tasks from now on.
+    pub(crate) fn changes(&self) -> broadcast::Receiver<Arc<TaskChange>> {
+        self.changes.subscribe()
+    }
+
+    /// Tells the listen streams that a 2026 task changed; costs nothing when none listens.
+    fn announce(&self, record: &TaskRecord, running: Option<&Running>) {
+        if record.version.era() != mcp_core::Era::Modern || self.changes.receiver_count() == 0 {
+            return;
+        }
+        let Ok(task) = serde_json::to_value(detailed(record, running)) else {
+            return;
+        };
+        let _ = self.changes.send(Arc::new(TaskChange {
+            id: record.id.clone(),
+            ended: record.status.is_terminal(),
+            task,
+        }));
     }
 
     fn running(&self, id: &str) -> Option<Arc<Running>> {
@@ -233,6 +272,29 @@ fn task_state(record: &TaskRecord, running: Option<&Running>) -> TaskState {
         ttl_ms: record.ttl.map(millis),
         poll_interval_ms: record.poll_interval.map(millis),
         extra: Default::default(),
+    }
+}
+
+/// A 2026 task in full, as `tasks/get` answers it and `notifications/tasks` carries it:
+/// its state and, by status, its result, error or pending input requests.
+fn detailed(record: &TaskRecord, running: Option<&Running>) -> DetailedTaskResult {
+    let state = task_state(record, running);
+    let input_requests = match (running, state.status) {
+        (Some(r), TaskStatus::InputRequired) => Some(r.ctx.pending_inputs()),
+        _ => None,
+    };
+    let (result, error) = match (&record.outcome, state.status) {
+        (Some(TaskOutcome::Result(v)), TaskStatus::Completed) => (Some(v.clone()), None),
+        (Some(TaskOutcome::Error(e)), TaskStatus::Failed) => (None, Some(e.clone())),
+        _ => (None, None),
+    };
+    DetailedTaskResult {
+        meta: None,
+        result_type: None,
+        task: state,
+        result,
+        error,
+        input_requests,
     }
 }
 

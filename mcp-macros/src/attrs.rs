@@ -21,6 +21,7 @@ pub(crate) struct ServerArgs {
     pub(crate) version: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     pub(crate) instructions: Option<LitStr>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 #[derive(Default)]
@@ -50,6 +51,7 @@ pub(crate) struct ResourceArgs {
     pub(crate) description: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) blocking: Option<Flag>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 #[derive(Default)]
@@ -58,6 +60,7 @@ pub(crate) struct PromptArgs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) blocking: Option<Flag>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 #[derive(Default)]
@@ -74,7 +77,7 @@ pub(crate) struct ArgArgs {
     pub(crate) default: Option<Expr>,
 }
 
-const SERVER_KEYS: &[&str] = &["name", "version", "title", "instructions"];
+const SERVER_KEYS: &[&str] = &["name", "version", "title", "instructions", "scopes"];
 const TOOL_KEYS: &[&str] = &[
     "name",
     "title",
@@ -99,8 +102,9 @@ const RESOURCE_KEYS: &[&str] = &[
     "description",
     "mime_type",
     "blocking",
+    "scopes",
 ];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking", "scopes"];
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
 const ARG_KEYS: &[&str] = &["rename", "description", "default"];
 
@@ -216,6 +220,7 @@ pub(crate) fn server(tokens: TokenStream, errors: &mut Errors) -> ServerArgs {
             "name" => a.name = Some(string(meta)?),
             "version" => a.version = Some(string(meta)?),
             "title" => a.title = Some(string(meta)?),
+            "scopes" => a.scopes = strings(meta)?,
             _ => a.instructions = Some(string(meta)?),
         }
         Ok(())
@@ -252,6 +257,22 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
     a
 }
 
+/// The keys of `#[resource]` and `#[prompt]` whose values are not strings: `blocking` and
+/// `scopes`. `true` when `key` was one of them.
+fn not_a_string(
+    key: &str,
+    meta: &ParseNestedMeta,
+    blocking: &mut Option<Flag>,
+    scopes: &mut Vec<LitStr>,
+) -> syn::Result<bool> {
+    match key {
+        "blocking" => *blocking = Some(flag(meta)?),
+        "scopes" => *scopes = strings(meta)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 pub(crate) fn resource(attr: &Attribute, errors: &mut Errors) -> ResourceArgs {
     let mut a = ResourceArgs::default();
     let tokens = list_tokens(attr, errors);
@@ -262,8 +283,7 @@ pub(crate) fn resource(attr: &Attribute, errors: &mut Errors) -> ResourceArgs {
         &mut errs,
         tokens,
         |key, meta| {
-            if key == "blocking" {
-                a.blocking = Some(flag(meta)?);
+            if not_a_string(key, meta, &mut a.blocking, &mut a.scopes)? {
                 return Ok(());
             }
             let value = string(meta)?;
@@ -286,8 +306,7 @@ pub(crate) fn prompt(attr: &Attribute, errors: &mut Errors) -> PromptArgs {
     let tokens = list_tokens(attr, errors);
     let mut errs = Errors::default();
     each_key("#[prompt]", PROMPT_KEYS, &mut errs, tokens, |key, meta| {
-        if key == "blocking" {
-            a.blocking = Some(flag(meta)?);
+        if not_a_string(key, meta, &mut a.blocking, &mut a.scopes)? {
             return Ok(());
         }
         let value = string(meta)?;

@@ -127,6 +127,8 @@ pub(crate) struct ResourceDef {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<LitStr>,
+    /// OAuth scopes a caller needs (`scopes = [...]`).
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 pub(crate) struct PromptDef {
@@ -134,6 +136,8 @@ pub(crate) struct PromptDef {
     pub(crate) name: Named,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: String,
+    /// OAuth scopes a caller needs (`scopes = [...]`).
+    pub(crate) scopes: Vec<LitStr>,
 }
 
 pub(crate) enum CompletionTarget {

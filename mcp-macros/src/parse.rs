@@ -482,6 +482,7 @@ fn resource(
         title: a.title,
         description,
         mime_type: a.mime_type,
+        scopes: a.scopes,
     })
 }
 
@@ -502,6 +503,7 @@ fn prompt(
         name,
         title: a.title,
         description,
+        scopes: a.scopes,
     })
 }
 

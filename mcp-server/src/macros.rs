@@ -3,9 +3,11 @@
 /// Turns an `impl` block into an MCP server: its `#[tool]`, `#[resource]`, `#[prompt]` and
 /// `#[completion]` methods become the server's primitives, checked at compile time.
 ///
-/// `#[server(name = "...", version = "...", title = "...", instructions = "...")]`: every
-/// argument is optional; `name` and `version` default to your crate's `CARGO_PKG_NAME` and
-/// `CARGO_PKG_VERSION`. The macro implements [`McpServer`](crate::McpServer), so
+/// `#[server(name = "...", version = "...", title = "...", instructions = "...", scopes = [...])]`:
+/// every argument is optional; `name` and `version` default to your crate's `CARGO_PKG_NAME`
+/// and `CARGO_PKG_VERSION`; `scopes` are the OAuth scopes an authenticated caller needs for
+/// every item without scopes of its own
+/// ([`Registry::set_default_scopes`](crate::registry::Registry::set_default_scopes)). The macro implements [`McpServer`](crate::McpServer), so
 /// [`Server::new`](crate::Server::new) or [`Server::with_handler`](crate::Server::with_handler)
 /// serve the type. Server capabilities follow from what is registered.
 ///
@@ -196,7 +198,7 @@ pub use mcp_macros::server;
 /// ```
 pub use mcp_macros::tool;
 
-/// Declares a resource: `#[resource(uri = "...", name, title, description, mime_type)]`.
+/// Declares a resource: `#[resource(uri = "...", name, title, description, mime_type, scopes)]`.
 ///
 /// A URI without `{variables}` is a static resource (`resources/list`); one with variables
 /// is a template (`resources/templates/list`), parsed at compile time (RFC 6570). Every
@@ -204,7 +206,9 @@ pub use mcp_macros::tool;
 /// with `FromStr` (`String` as is, `Option<T>` when the variable may be absent), and a
 /// value that does not parse is answered with -32602 naming the variable. `name` defaults
 /// to the method's name and `description` to the doc comment's first paragraph. The return
-/// type implements [`IntoReadResult`](crate::IntoReadResult).
+/// type implements [`IntoReadResult`](crate::IntoReadResult). `scopes = ["notes:read"]`:
+/// OAuth scopes an authenticated caller needs to see and read the resource (or the
+/// template's resources).
 ///
 /// # Examples
 ///
@@ -245,11 +249,13 @@ pub use mcp_macros::tool;
 /// ```
 pub use mcp_macros::resource;
 
-/// Declares a prompt: `#[prompt(name, title, description)]`.
+/// Declares a prompt: `#[prompt(name, title, description, scopes)]`.
 ///
 /// Parameters are the prompt's arguments (values are strings, parsed with `FromStr`):
 /// required unless `Option<T>` or given `#[arg(default = ...)]`, described like tool
 /// arguments. The return type implements [`IntoPromptResult`](crate::IntoPromptResult).
+/// `scopes = ["notes:write"]`: OAuth scopes an authenticated caller needs to see and get
+/// the prompt.
 ///
 /// # Examples
 ///

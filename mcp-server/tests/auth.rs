@@ -949,3 +949,102 @@ async fn resources_and_prompts_take_scopes_from_the_registry() {
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains("s3cret"), "{body}");
 }
+
+struct Vault;
+
+#[mcp_server::server(name = "vault", scopes = ["vault"])]
+impl Vault {
+    /// The vault's rules.
+    #[resource(uri = "vault://rules")]
+    fn rules(&self) -> String {
+        "be careful".into()
+    }
+
+    /// The master key.
+    #[resource(uri = "vault://master", scopes = ["vault:admin"])]
+    fn master(&self) -> String {
+        "m4ster".into()
+    }
+
+    /// One secret.
+    #[resource(uri = "vault://secrets/{name}", scopes = ["vault:secrets"])]
+    fn secret(&self, name: String) -> String {
+        format!("secret {name}")
+    }
+
+    /// How to rotate keys.
+    #[prompt(scopes = ["vault:admin"])]
+    fn rotate(&self) -> String {
+        "Rotate every key.".into()
+    }
+}
+
+#[tokio::test]
+async fn the_macros_put_scopes_on_resources_templates_prompts_and_the_server() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    let app = Server::new(Vault)
+        .unwrap()
+        .http_router(HttpOptions::default(), CancellationToken::new())
+        .layer(AuthLayer::new(
+            AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
+            JwtValidator::new(&ks.issuer).unwrap(),
+        ));
+    let outsider = sign(&keys, &with_scope(&ks.issuer, "other"));
+    let member = sign(&keys, &with_scope(&ks.issuer, "vault"));
+    let admin = sign(
+        &keys,
+        &with_scope(&ks.issuer, "vault vault:admin vault:secrets"),
+    );
+    let id = open_session(&app, &member).await;
+    let rpc = |method: &str, params: Value| {
+        json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).to_string()
+    };
+    let forbidden = async |token: &str, body: &str, scope: &str| {
+        let (status, headers, body) = send(&app, post("/mcp", Some(token), Some(&id), body)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+        assert!(
+            challenge(&headers).contains(&format!("scope=\"{scope}\"")),
+            "{headers:?}"
+        );
+    };
+    let allowed = async |token: &str, body: &str| {
+        let (status, _, body) = send(&app, post("/mcp", Some(token), Some(&id), body)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    };
+
+    // The server-wide default covers the items without scopes of their own.
+    let rules = rpc("resources/read", json!({"uri": "vault://rules"}));
+    forbidden(&outsider, &rules, "vault").await;
+    assert!(allowed(&member, &rules).await.contains("be careful"));
+
+    let list = rpc("resources/list", json!({}));
+    let body = allowed(&member, &list).await;
+    assert!(
+        body.contains("vault://rules") && !body.contains("vault://master"),
+        "{body}"
+    );
+    assert!(allowed(&admin, &list).await.contains("vault://master"));
+    let master = rpc("resources/read", json!({"uri": "vault://master"}));
+    forbidden(&member, &master, "vault:admin").await;
+    assert!(allowed(&admin, &master).await.contains("m4ster"));
+
+    let templates = rpc("resources/templates/list", json!({}));
+    assert!(!allowed(&member, &templates).await.contains("secrets"));
+    assert!(
+        allowed(&admin, &templates)
+            .await
+            .contains("vault://secrets/{name}")
+    );
+    let secret = rpc("resources/read", json!({"uri": "vault://secrets/db"}));
+    forbidden(&member, &secret, "vault:secrets").await;
+    assert!(allowed(&admin, &secret).await.contains("secret db"));
+
+    let prompts = rpc("prompts/list", json!({}));
+    assert!(!allowed(&member, &prompts).await.contains("rotate"));
+    assert!(allowed(&admin, &prompts).await.contains("rotate"));
+    let rotate = rpc("prompts/get", json!({"name": "rotate"}));
+    forbidden(&member, &rotate, "vault:admin").await;
+    assert!(allowed(&admin, &rotate).await.contains("Rotate every key."));
+}

@@ -63,6 +63,10 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
         },
         None => TokenStream::new(),
     };
+    let default_scopes = (!def.args.scopes.is_empty()).then(|| {
+        let scopes = &def.args.scopes;
+        quote!(registry.set_default_scopes([#(#scopes),*]);)
+    });
     let lints = allow_lints();
     quote! {
         #item
@@ -81,12 +85,28 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
                     this: ::mcp_server::__private::Arc<Self>,
                     registry: &::mcp_server::__private::Registry,
                 ) -> ::mcp_server::__private::Result<(), ::mcp_server::__private::RegistryError> {
+                    #default_scopes
                     #register
                     ::mcp_server::__private::Result::Ok(())
                 }
             }
         };
     }
+}
+
+/// Registers the scopes an item needs (`kind` names a `ScopedItem` variant); nothing when
+/// there are none.
+pub(crate) fn require_scopes(kind: &str, key: &str, scopes: &[LitStr]) -> Option<TokenStream> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let kind = Ident::new(kind, Span::call_site());
+    Some(quote! {
+        registry.require_scopes(
+            ::mcp_server::__private::ScopedItem::#kind(#key),
+            [#(#scopes),*],
+        );
+    })
 }
 
 fn server_info(def: &ServerDef) -> TokenStream {

@@ -127,11 +127,13 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
         }
     });
 
+    let scopes = super::require_scopes("Prompt", &p.name.value, &p.scopes);
     let register = quote! {
         registry.add_prompt(
             ::mcp_server::__private::prompt(&#handler::SPEC),
             #handler(::mcp_server::__private::Arc::clone(&this)),
         )?;
+        #scopes
     };
     (items, register)
 }

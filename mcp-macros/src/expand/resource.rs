@@ -88,12 +88,19 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
         }
     });
 
+    let kind = if r.is_template {
+        "ResourceTemplate"
+    } else {
+        "Resource"
+    };
+    let scopes = super::require_scopes(kind, &r.uri.value(), &r.scopes);
     let add = if r.is_template {
         quote! {
             registry.add_resource_template(
                 ::mcp_server::__private::resource_template(&#handler::SPEC),
                 #handler(::mcp_server::__private::Arc::clone(&this)),
             )?;
+            #scopes
         }
     } else {
         quote! {
@@ -101,6 +108,7 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
                 ::mcp_server::__private::resource(&#handler::SPEC),
                 #handler(::mcp_server::__private::Arc::clone(&this)),
             )?;
+            #scopes
         }
     };
     (items, add)

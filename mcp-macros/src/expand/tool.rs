@@ -179,16 +179,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         Some(ms) => quote!(::mcp_server::__private::timeout(#ms)),
         None => quote!(::mcp_server::__private::Option::None),
     };
-    let scopes = (!t.scopes.is_empty()).then(|| {
-        let name = &t.name.value;
-        let scopes = &t.scopes;
-        quote! {
-            registry.require_scopes(
-                ::mcp_server::__private::ScopedItem::Tool(#name),
-                [#(#scopes),*],
-            );
-        }
-    });
+    let scopes = super::require_scopes("Tool", &t.name.value, &t.scopes);
     let register = quote! {
         registry.add_tool(
             #handler::descriptor()?,

@@ -721,6 +721,17 @@ fn events(body: &str) -> Vec<(Option<String>, Option<Value>)> {
         .collect()
 }
 
+/// The JSON-RPC messages of a response body, JSON or SSE.
+fn messages(body: &str) -> Vec<Value> {
+    if body.starts_with('{') {
+        return vec![json(body)];
+    }
+    events(body)
+        .into_iter()
+        .filter_map(|(_, data)| data)
+        .collect()
+}
+
 async fn get_stream(
     router: &axum::Router,
     session: &str,
@@ -858,11 +869,12 @@ async fn tasks_outlive_the_http_request_that_started_them() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/result", "params": {"taskId": id}})
             .to_string();
     let (_, _, body) = send(&router, legacy(&session, &result)).await;
-    assert_eq!(
-        json(&body)["result"]["content"][0]["text"],
-        "late",
-        "{body}"
-    );
+    // The task's status notifications come on the same stream, before the result.
+    let answer = messages(&body)
+        .into_iter()
+        .find(|m| m["id"] == 3)
+        .unwrap_or_else(|| panic!("no answer: {body}"));
+    assert_eq!(answer["result"]["content"][0]["text"], "late", "{body}");
     let other = initialize(&router).await;
     let get = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": id}})
         .to_string();
@@ -906,5 +918,124 @@ async fn tasks_outlive_the_http_request_that_started_them() {
     assert_eq!(
         finished["result"]["content"][0]["text"], "late",
         "{finished}"
+    );
+}
+
+#[tokio::test]
+async fn a_legacy_task_asks_for_input_on_the_tasks_result_stream() {
+    // 2025-11-25, no GET stream: the task's elicitation waits until the client calls
+    // `tasks/result`, arrives on that stream tied to the task, and the answer posted to the
+    // session lets the task finish on the same stream.
+    let server = Server::builder("http-task-input", "1.0.0").build();
+    let mut tool = Tool::new(
+        "confirm",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    );
+    tool.execution = Some(mcp_server::types::ToolExecution {
+        task_support: Some(mcp_server::types::ToolTaskSupport::Required),
+        ..Default::default()
+    });
+    server
+        .registry()
+        .add_tool(
+            tool,
+            tool_fn(|_: Value, ctx: Context| async move {
+                let schema = serde_json::from_value(json!({
+                    "type": "object",
+                    "properties": {"ok": {"type": "boolean"}},
+                    "required": ["ok"]
+                }))
+                .unwrap();
+                let params = mcp_server::types::ElicitRequestFormParams::new("Sure?", schema);
+                match ctx.elicit_form(params).await {
+                    Ok(answer) => format!("answer: {:?}", answer.action),
+                    Err(e) => format!("no answer: {e}"),
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    let router = router(&server, HttpOptions::default());
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let (_, headers, _) = send(&router, post(init).body(Body::from(init)).unwrap()).await;
+    let session = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{},"task":{"ttl":60000}}}"#;
+    let (_, _, body) = send(&router, legacy(&session, call)).await;
+    let id = json(&body)["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{body}"))
+        .to_owned();
+    let get = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": id}})
+        .to_string();
+    let mut status = Value::Null;
+    for _ in 0..500 {
+        let (_, _, body) = send(&router, legacy(&session, &get)).await;
+        status = json(&body)["result"]["status"].clone();
+        if status == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(status, "input_required");
+
+    let result =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/result", "params": {"taskId": id}})
+            .to_string();
+    let response = router
+        .clone()
+        .oneshot(legacy(&session, &result))
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut stream = response.into_body();
+    let mut seen = String::new();
+    let mut next_message = async || -> Value {
+        loop {
+            // One whole event at a time; the priming event has no data.
+            if let Some(end) = seen.find("\n\n") {
+                let event: String = seen.drain(..end + 2).collect();
+                if let Some((_, Some(message))) = events(&event).into_iter().next() {
+                    return message;
+                }
+                continue;
+            }
+            let frame = tokio::time::timeout(Duration::from_secs(10), stream.frame())
+                .await
+                .expect("the tasks/result stream stalled")
+                .expect("the tasks/result stream ended")
+                .unwrap();
+            if let Ok(data) = frame.into_data() {
+                seen.push_str(std::str::from_utf8(&data).unwrap());
+            }
+        }
+    };
+    let ask = next_message().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    assert_eq!(
+        ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str()
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "action": "accept", "content": {"ok": true}
+    }})
+    .to_string();
+    let (status, _, body) = send(&router, legacy(&session, &answer)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let done = loop {
+        let message = next_message().await;
+        if message.get("id").is_some() {
+            break message;
+        }
+        // Status notifications may come first.
+        assert_eq!(message["method"], "notifications/tasks/status", "{message}");
+    };
+    assert_eq!(done["id"], 4);
+    assert_eq!(
+        done["result"]["content"][0]["text"], "answer: Accept",
+        "{done}"
+    );
+    assert_eq!(
+        done["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str()
     );
 }

@@ -125,7 +125,7 @@ impl Engine {
             // Boxed, as the task path of `tools/call`: its state must not enlarge the future
             // of every request.
             "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" | "tasks/update" => {
-                Box::pin(self.task_request(req, &scope))
+                Box::pin(self.task_request(req, &scope, &sink))
                     .await
                     .unwrap_or_else(fail)
             }

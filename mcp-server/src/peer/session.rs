@@ -269,8 +269,9 @@ pub(crate) enum ConnectionEra {
 pub(crate) struct Connection {
     era: Mutex<ConnectionEra>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
-    /// Where messages not tied to a request go (list changes, resource updates).
-    sink: Mutex<Sink>,
+    /// Where messages not tied to a request go (list changes, resource updates); shared with
+    /// the routes of the connection's tasks.
+    sink: Arc<Mutex<Sink>>,
     request_timeout: Duration,
     transport: Transport,
     /// HTTP legacy sessions: the `Mcp-Session-Id`.
@@ -302,7 +303,7 @@ impl Connection {
         Connection {
             era: Mutex::new(ConnectionEra::Undecided),
             in_flight: Mutex::new(HashMap::new()),
-            sink: Mutex::new(sink),
+            sink: Arc::new(Mutex::new(sink)),
             request_timeout,
             transport,
             session_id: std::sync::OnceLock::new(),
@@ -364,6 +365,12 @@ impl Connection {
 
     pub(crate) fn sink(&self) -> Sink {
         lock(&self.sink).clone()
+    }
+
+    /// Where a 2025-11-25 task started on this connection sends its messages (see
+    /// [`Route`](super::sink::Route)).
+    pub(crate) fn task_route(&self) -> Sink {
+        Sink::Routed(Arc::new(super::sink::Route::new(self.sink.clone())))
     }
 
     /// Where messages not tied to a request go from now on (a new GET stream replaces the

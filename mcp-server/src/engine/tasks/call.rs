@@ -143,8 +143,9 @@ impl Engine {
         match mode {
             Mode::Legacy(ttl) => {
                 let owner = scope.client.task_owner();
-                // Its messages go where the connection's go: the request is answered at once.
-                let task_sink = scope.conn.map_or(Sink::Discard, |c| c.sink());
+                // The request is answered at once: its messages go to a `tasks/result`
+                // stream, or where the connection's go.
+                let task_sink = scope.conn.map_or(Sink::Discard, |c| c.task_route());
                 let ctx = self.context(
                     request_id,
                     scope,

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::super::{Engine, Reply, Response, Scope, parse_params};
 use super::call::missing_extension;
 use super::{TaskOutcome, TaskRecord, detailed, legacy_task};
+use crate::peer::sink::Sink;
 
 impl Engine {
     /// A `tasks/*` request, in the form of the request's era.
@@ -22,6 +23,7 @@ impl Engine {
         &self,
         req: &Request,
         scope: &Scope<'_>,
+        sink: &Sink,
     ) -> Result<Reply, ErrorObject> {
         let version = scope.client.version;
         let params = req.params.as_deref();
@@ -48,7 +50,7 @@ impl Engine {
                                     GetTaskResult::from(legacy_task(&record, running.as_deref()));
                                 Ok(Reply::Response(self.respond(&req.id, version, result)))
                             }
-                            "tasks/result" => self.task_result(req, record).await,
+                            "tasks/result" => self.task_result(req, record, sink).await,
                             "tasks/cancel" => {
                                 let cancelled =
                                     self.cancel_task(record).await?.ok_or_else(|| {
@@ -179,11 +181,20 @@ impl Engine {
 
     /// 2025-11-25 `tasks/result`: waits for the task to end, then answers exactly what the
     /// request would have, tied to the task.
+    ///
+    /// Meanwhile the task's messages — the requests it makes of the client, its status
+    /// notifications — go on this request's stream, those held for want of one first.
     async fn task_result(
         &self,
         req: &Request,
         mut record: TaskRecord,
+        sink: &Sink,
     ) -> Result<Reply, ErrorObject> {
+        if let Some(running) = self.tasks().running(&record.id)
+            && let Sink::Routed(route) = &running.sink
+        {
+            route.attach(sink.clone()).await;
+        }
         while !record.status.is_terminal() {
             match self.tasks().running(&record.id) {
                 Some(running) => running.ended.cancelled().await,

@@ -5,7 +5,10 @@
 # drives `quickstart` and `showcase` on both transports; then some of them drive the
 # `filesystem` example over stdio, on a scratch tree each creates and removes, and the
 # `sql-explorer` example over HTTP, started in an empty directory where it creates its sample
-# SQLite database.
+# SQLite database; last, the TypeScript and Python SDKs' OAuth clients drive
+# `sql-explorer --auth-issuer` against the test authorization server (tests/auth/as.mjs): the
+# one named by MCP_AUTH_ISSUER (scripts/test.sh starts it), or else one this script starts
+# with scripts/auth-server.sh and stops.
 #
 #   tests/interop/run.sh               install (if needed), build the examples, run every client
 #   tests/interop/run.sh --setup-only  install the clients only
@@ -109,6 +112,10 @@ passed=0
 failed=0
 client_pid=""
 server_pid=""
+# Extra arguments for the servers that `run` starts (set around the runs that need them).
+server_args=()
+# Set when this script started the authorization server itself (then it stops it).
+auth_state=""
 # The filesystem runs' clients create their trees under this TMPDIR (one directory per run).
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcp-interop.XXXXXX")
 
@@ -136,23 +143,25 @@ stop() {
 cleanup() {
   if [[ -n $client_pid ]]; then stop "$client_pid"; fi
   if [[ -n $server_pid ]]; then stop "$server_pid"; fi
-  client_pid="" server_pid=""
+  if [[ -n $auth_state ]]; then MCP_AUTH_STATE=$auth_state bash "$root/scripts/auth-server.sh" stop || true; fi
+  client_pid="" server_pid="" auth_state=""
   rm -rf "$scratch"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# start_server LOG DIR SERVER: starts `SERVER --http 127.0.0.1:0` in DIR (loopback only; the
-# OS picks a free port), its stderr in LOG, and waits up to 30 s for the line that names its
-# URL. Sets server_pid and url; returns non-zero if the server exited or never said where it
-# listens.
+# start_server LOG DIR SERVER [ARGS...]: starts `SERVER --http 127.0.0.1:0 ARGS...` in DIR
+# (loopback only; the OS picks a free port), its stderr in LOG, and waits up to 30 s for the
+# line that names its URL. Sets server_pid and url; returns non-zero if the server exited or
+# never said where it listens.
 start_server() {
   local log=$1 dir=$2 server=$3 i
+  shift 3
   url=""
   # The URL comes from the server's `info` log line, so RUST_LOG must let it through.
   : >"$log"
-  (cd "$dir" && RUST_LOG=${RUST_LOG:-info} exec "$server" --http 127.0.0.1:0 </dev/null >/dev/null 2>>"$log") &
+  (cd "$dir" && RUST_LOG=${RUST_LOG:-info} exec "$server" --http 127.0.0.1:0 "$@" </dev/null >/dev/null 2>>"$log") &
   server_pid=$!
   for ((i = 0; i < 300; i++)); do
     url=$(sed -n 's|.*serving MCP over Streamable HTTP url=\(http://127\.0\.0\.1:[1-9][0-9]*/mcp\).*|\1|p' "$log" | head -n 1)
@@ -180,8 +189,8 @@ run() {
   if [[ $transport == http ]]; then
     server_log="$logs/$slug.server.err"
     mkdir -p "$tmp/server"
-    if ! start_server "$server_log" "$tmp/server" "$server_bin"; then
-      printf 'not ok - %s: %s --http 127.0.0.1:0 did not start; its stderr:\n' "$name" "$server"
+    if ! start_server "$server_log" "$tmp/server" "$server_bin" "${server_args[@]}"; then
+      printf 'not ok - %s: %s --http 127.0.0.1:0 %s did not start; its stderr:\n' "$name" "$server" "${server_args[*]}"
       tail -n 40 "$server_log" | sed 's/^/    | /'
       stop "$server_pid"
       server_pid=""
@@ -281,6 +290,27 @@ run "ts-sdk-v1 sql-explorer http" http sql-explorer "$node" "$clients/ts_v1.mjs"
 run "ts-sdk-v2 2026-07-28 sql-explorer http" http sql-explorer "$node" "$clients/ts_v2.mjs" 2026-07-28 --scenario=sql-explorer
 run "python-mcp session sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" session --scenario=sql-explorer
 run "python-mcp auto sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" auto --scenario=sql-explorer
+
+# sql-explorer as an OAuth resource server (`--auth-issuer`): the SDKs' own OAuth clients get
+# the 401, discover the protected-resource metadata and the authorization server from it, get
+# tokens for the server's URL (client credentials, and authorization code + PKCE with dynamic
+# registration and a scripted user), call `query`, and, with a token without sql:query, get
+# the 403 insufficient_scope challenge and step up (ts_v1_auth.mjs, py_auth.py say how).
+if [[ -z ${MCP_AUTH_ISSUER-} ]]; then
+  auth_state="$tools/auth-server.state"
+  if auth_env=$(MCP_AUTH_STATE=$auth_state bash "$root/scripts/auth-server.sh" start); then
+    eval "$auth_env"
+  else
+    printf 'not ok - the authorization server (scripts/auth-server.sh start) did not start\n'
+    failed=$((failed + 1))
+  fi
+fi
+if [[ -n ${MCP_AUTH_ISSUER-} ]]; then
+  server_args=(--auth-issuer "$MCP_AUTH_ISSUER")
+  run "ts-sdk-v1 oauth sql-explorer http" http sql-explorer "$node" "$clients/ts_v1_auth.mjs" --issuer="$MCP_AUTH_ISSUER"
+  run "python-mcp oauth sql-explorer http" http sql-explorer "$python" "$clients/py_auth.py" --issuer="$MCP_AUTH_ISSUER"
+  server_args=()
+fi
 
 # Every example's tools/list through the Inspector's schema-portability check: no error and
 # no warning (`--strict`).

@@ -50,7 +50,7 @@
 //! |---|---|
 //! | `http` | `Server::serve_http` and its variants, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
-//! | `redis` | `http::RedisSessionStore`: legacy sessions shared by several instances behind a load balancer (implies `http`) |
+//! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`: legacy sessions and change notifications shared by several instances behind a load balancer (implies `http`) |
 //! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
@@ -100,15 +100,15 @@ pub mod __fuzz;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
-    #[cfg(feature = "redis")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-    pub use crate::transport::http::RedisSessionStore;
     pub use crate::transport::http::{
         BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
         HttpSession, InMemorySessionStore, InMemorySharedSessionStore, MediaTypeLayer,
-        OriginPolicy, Principal, SESSION_HEADER, SessionStore, SharedSessionStore,
+        NotificationBus, OriginPolicy, Principal, SESSION_HEADER, SessionStore, SharedSessionStore,
         SharedStoreError, StoreFuture, shutdown_signal,
     };
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub use crate::transport::http::{RedisNotificationBus, RedisSessionStore};
     /// The web framework of [`Server::http_router`](crate::Server::http_router) and the
     /// layers (its `http` types are `axum::http`), re-exported so versions match.
     pub use ::axum;

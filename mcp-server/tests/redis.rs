@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::Server;
-use mcp_server::http::{RedisSessionStore, SharedSessionStore};
+use mcp_server::http::{HttpOptions, RedisNotificationBus, RedisSessionStore, SharedSessionStore};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -70,7 +70,11 @@ async fn instance(url: &str, prefix: &str, recheck: Duration) -> (Server, String
 }
 
 async fn instance_with(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, String) {
-    let (server, app) = support::replica::instance(store, recheck);
+    serve(support::replica::instance(store, recheck)).await
+}
+
+/// Serves `app` on 127.0.0.1; returns its `/mcp` URL.
+async fn serve((server, app): (Server, axum::Router)) -> (Server, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -323,4 +327,194 @@ async fn redis_down_gives_503_with_retry_after_and_recovers_when_it_is_back() {
     assert_eq!(call(&b, &fresh, None).await, StatusCode::OK);
     assert_eq!(call(&a, &fresh, None).await, StatusCode::OK);
     assert_eq!(call(&b, &id, None).await, StatusCode::NOT_FOUND);
+}
+
+/// An instance with the resource `note://a`, sharing sessions under `prefix` and
+/// notifications on the channel `prefix`.
+async fn bus_instance(url: &str, prefix: &str) -> (Server, String) {
+    let store = RedisSessionStore::connect(url)
+        .await
+        .unwrap()
+        .with_prefix(prefix);
+    let bus = RedisNotificationBus::connect(url)
+        .await
+        .unwrap()
+        .with_channel(prefix);
+    let options = HttpOptions::default().notification_bus(Arc::new(bus));
+    let (server, app) = support::replica::instance_with(Arc::new(store), Duration::ZERO, options);
+    server
+        .registry()
+        .add_resource(
+            mcp_server::types::Resource::new("note://a", "a"),
+            mcp_server::registry::resource_fn(None, |_, _, _| async { "a" }),
+        )
+        .unwrap();
+    serve((server, app)).await
+}
+
+/// The JSON-RPC messages that arrive on an SSE response within `wait`.
+async fn read_events(response: &mut reqwest::Response, wait: Duration) -> Vec<Value> {
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + wait;
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(deadline, response.chunk()).await {
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    // Whole events only (a chunk cut at the deadline is not one).
+    let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
+    whole
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let (a_server, _a) = bus_instance(&url, &prefix).await;
+    let (_b_server, b) = bus_instance(&url, &prefix).await;
+    // A server on another channel hears nothing.
+    let (_c_server, c) = bus_instance(&url, &format!("{prefix}other:")).await;
+
+    let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["note://a"], "toolsListChanged": true},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}
+    }})
+    .to_string();
+    let open = |endpoint: String| {
+        let listen = listen.clone();
+        async move {
+            reqwest::Client::new()
+                .post(endpoint)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "subscriptions/listen")
+                .body(listen)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let mut on_b = open(b.clone()).await;
+    let mut on_c = open(c.clone()).await;
+    let ack = read_events(&mut on_b, Duration::from_millis(300)).await;
+    assert_eq!(
+        ack[0]["method"], "notifications/subscriptions/acknowledged",
+        "{ack:?}"
+    );
+    // A legacy session on B, subscribed to the same resource.
+    let session = initialize(&b, None).await;
+    assert_eq!(
+        post(&b, Some(&session), None, SUBSCRIBE).await.status(),
+        StatusCode::OK
+    );
+    let mut get = reqwest::Client::new()
+        .get(&b)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), StatusCode::OK);
+
+    // B subscribes to the channel as its router is made; once A's update reaches B's
+    // listener, B hears A.
+    let updated = |m: &Value| {
+        m["method"] == "notifications/resources/updated" && m["params"]["uri"] == "note://a"
+    };
+    let mut heard = false;
+    for _ in 0..50 {
+        a_server.registry().notify_resource_updated("note://a");
+        if read_events(&mut on_b, Duration::from_millis(100))
+            .await
+            .iter()
+            .any(updated)
+        {
+            heard = true;
+            break;
+        }
+    }
+    assert!(heard, "B's listen stream never heard A's resource update");
+    let _ = read_events(&mut on_b, Duration::from_millis(300)).await;
+    let _ = read_events(&mut get, Duration::from_millis(100)).await;
+
+    // Exactly once each, and no echo back and forth: three updates are three notifications.
+    for _ in 0..3 {
+        a_server.registry().notify_resource_updated("note://a");
+    }
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    a_server
+        .registry()
+        .add_tool(
+            mcp_server::types::Tool::new("added", schema),
+            mcp_server::registry::tool_fn(|_: Value, _| async { "added" }),
+            None,
+        )
+        .unwrap();
+    let seen = read_events(&mut on_b, Duration::from_millis(1_000)).await;
+    let first = &seen[..seen.len().min(8)];
+    assert_eq!(seen.iter().filter(|m| updated(m)).count(), 3, "{first:?}");
+    assert_eq!(
+        seen.iter()
+            .filter(|m| m["method"] == "notifications/tools/list_changed")
+            .count(),
+        1,
+        "{first:?}"
+    );
+    assert!(
+        seen.iter()
+            .all(|m| { m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "l" }),
+        "{first:?}"
+    );
+    let legacy = read_events(&mut get, Duration::from_millis(300)).await;
+    assert_eq!(
+        legacy.iter().filter(|m| updated(m)).count(),
+        3,
+        "{legacy:?}"
+    );
+    let other = read_events(&mut on_c, Duration::from_millis(100)).await;
+    assert!(other.iter().all(|m| !updated(m)), "{other:?}");
+}
+
+#[tokio::test]
+async fn the_redis_bus_delivers_what_is_published() {
+    use mcp_server::http::NotificationBus;
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let channel = prefix();
+    let bus = Arc::new(
+        RedisNotificationBus::connect(&url)
+            .await
+            .unwrap()
+            .with_channel(&channel),
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let subscriber = bus.clone();
+    let task = tokio::spawn(async move { subscriber.subscribe(tx).await });
+    let mut got = None;
+    for i in 0..50 {
+        bus.publish(format!("m{i}")).await.unwrap();
+        if let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await {
+            got = Some(m);
+            break;
+        }
+    }
+    assert!(
+        got.is_some_and(|m| m.starts_with('m')),
+        "nothing came through"
+    );
+    drop(rx);
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("the subscription did not end when its receiver closed")
+        .unwrap()
+        .unwrap();
 }

@@ -106,6 +106,13 @@ impl Registry {
         Ok(out)
     }
 
+    // HTTP with a notification bus only.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// Announces a change made elsewhere (another instance's), as if made here.
+    pub(crate) fn announce(&self, event: RegistryEvent) {
+        let _ = self.events.send(event);
+    }
+
     /// Receives every later change.
     pub fn subscribe(&self) -> broadcast::Receiver<RegistryEvent> {
         self.events.subscribe()

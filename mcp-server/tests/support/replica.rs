@@ -18,6 +18,15 @@ use tokio_util::sync::CancellationToken;
 /// `store`, re-reading a held session once its last contact is `recheck` old. A request's
 /// `x-user` header becomes its principal, as an authentication layer would.
 pub fn instance(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, axum::Router) {
+    instance_with(store, recheck, HttpOptions::default())
+}
+
+/// [`instance`] with `options` for the rest.
+pub fn instance_with(
+    store: Arc<dyn SharedSessionStore>,
+    recheck: Duration,
+    options: HttpOptions,
+) -> (Server, axum::Router) {
     let server = Server::builder("shared-test", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     server
@@ -28,7 +37,7 @@ pub fn instance(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Serve
             None,
         )
         .unwrap();
-    let options = HttpOptions::default()
+    let options = options
         .shared_sessions(store)
         .shared_session_recheck(recheck);
     let router =

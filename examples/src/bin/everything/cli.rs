@@ -72,11 +72,18 @@ pub(crate) fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
 pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Result<()> {
     let mut options = mcp_server::http::HttpOptions::default();
     if let Some(url) = &http.redis {
-        // Several replicas behind a load balancer share legacy sessions through Redis.
+        // Several replicas behind a load balancer share legacy sessions and change
+        // notifications through Redis.
+        let unreachable = |e| std::io::Error::new(std::io::ErrorKind::ConnectionRefused, e);
         let store = mcp_server::http::RedisSessionStore::connect(url)
             .await
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::ConnectionRefused, e))?;
-        options = options.shared_sessions(std::sync::Arc::new(store));
+            .map_err(unreachable)?;
+        let bus = mcp_server::http::RedisNotificationBus::connect(url)
+            .await
+            .map_err(unreachable)?;
+        options = options
+            .shared_sessions(std::sync::Arc::new(store))
+            .notification_bus(std::sync::Arc::new(bus));
     }
     if let Some(issuer) = &http.issuer {
         use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};

@@ -21,6 +21,7 @@
 //! router, session lookup, GET and DELETE), [`post`] (POST and its answer), [`reply`] (every
 //! response the endpoint builds), with [`session`], [`resume`] and [`sse`] beside them.
 
+mod bus;
 mod layers;
 mod options;
 mod origin;
@@ -35,11 +36,12 @@ mod session;
 mod shared;
 mod sse;
 
+pub use bus::NotificationBus;
 pub use layers::{BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, MediaTypeLayer};
 pub use options::HttpOptions;
 pub use origin::{HostPolicy, OriginPolicy};
 #[cfg(feature = "redis")]
-pub use redis::RedisSessionStore;
+pub use redis::{RedisNotificationBus, RedisSessionStore};
 pub use serve::shutdown_signal;
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 pub use shared::{InMemorySharedSessionStore, SharedSessionStore, SharedStoreError, StoreFuture};

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::bus::NotificationBus;
 use super::origin::{HostPolicy, OriginPolicy};
 use super::session::SessionStore;
 use super::shared::SharedSessionStore;
@@ -36,6 +37,7 @@ pub struct HttpOptions {
     pub(crate) sse_responses: bool,
     pub(crate) store: Option<Arc<dyn SessionStore>>,
     pub(crate) shared: Option<Arc<dyn SharedSessionStore>>,
+    pub(crate) bus: Option<Arc<dyn NotificationBus>>,
     pub(crate) shared_recheck: Duration,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
@@ -59,6 +61,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_sessions", &self.max_sessions)
             .field("shared_sessions", &self.shared.is_some())
             .field("shared_session_recheck", &self.shared_recheck)
+            .field("notification_bus", &self.bus.is_some())
             .field("header_read_timeout", &self.header_read_timeout)
             .field("body_read_timeout", &self.body_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
@@ -80,6 +83,7 @@ impl Default for HttpOptions {
             sse_responses: false,
             store: None,
             shared: None,
+            bus: None,
             shared_recheck: Duration::from_secs(1),
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
@@ -169,6 +173,18 @@ impl HttpOptions {
     /// With the `redis` feature, `RedisSessionStore` keeps them in Redis.
     pub fn shared_sessions(mut self, store: Arc<dyn SharedSessionStore>) -> Self {
         self.shared = Some(store);
+        self
+    }
+
+    /// Shares change notifications with the other instances of this server through `bus`
+    /// (a [`RedisNotificationBus`](super::RedisNotificationBus) with the `redis` feature):
+    /// `list_changed` and `resources/updated` announced by any instance's registry reach
+    /// the legacy sessions and `subscriptions/listen` streams every instance holds. Delivery
+    /// is at most once (a message published while an instance reconnects is not seen
+    /// there); both notifications are hints to re-read.
+    #[must_use]
+    pub fn notification_bus(mut self, bus: Arc<dyn NotificationBus>) -> Self {
+        self.bus = Some(bus);
         self
     }
 

@@ -1,10 +1,69 @@
-//! [`RedisSessionStore`]: legacy sessions shared through Redis (feature `redis`).
+//! Redis for several instances of a server (feature `redis`): [`RedisSessionStore`] shares
+//! legacy sessions, [`RedisNotificationBus`] change notifications.
 
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::mpsc;
 
+use super::bus::NotificationBus;
 use super::shared::{SharedSessionStore, SharedStoreError, StoreFuture};
+
+/// One multiplexed connection that reconnects by itself, each operation bounded by a
+/// timeout.
+#[derive(Clone)]
+struct Redis {
+    client: redis::Client,
+    conn: ConnectionManager,
+    timeout: Duration,
+}
+
+impl Redis {
+    async fn connect(url: &str) -> Result<Redis, SharedStoreError> {
+        let timeout = Duration::from_secs(1);
+        let client = redis::Client::open(url).map_err(|e| store_error(&e))?;
+        // Reconnection is retried a few times quickly; past that the operation fails (503)
+        // and the next one tries again.
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(timeout))
+            .set_response_timeout(Some(timeout))
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(20))
+            .set_max_delay(Duration::from_millis(200));
+        let conn = tokio::time::timeout(
+            timeout * 2,
+            ConnectionManager::new_with_config(client.clone(), config),
+        )
+        .await
+        .map_err(|_| SharedStoreError("redis: timed out connecting".into()))?
+        .map_err(|e| store_error(&e))?;
+        Ok(Redis {
+            client,
+            conn,
+            timeout,
+        })
+    }
+
+    async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, SharedStoreError> {
+        let mut conn = self.conn.clone();
+        let attempt = async {
+            match cmd.query_async::<T>(&mut conn).await {
+                // A connection that failed earlier answers with its old error once, and the
+                // manager starts reconnecting: try once more, on the new connection.
+                Err(e) if e.is_io_error() || e.is_unrecoverable_error() => {
+                    cmd.query_async::<T>(&mut conn).await
+                }
+                done => done,
+            }
+        };
+        match tokio::time::timeout(self.timeout, attempt).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(store_error(&e)),
+            Err(_) => Err(SharedStoreError("redis: timed out".into())),
+        }
+    }
+}
 
 /// A [`SharedSessionStore`] in Redis: one key per session (`mcp:session:<id>` by default)
 /// holding a small JSON record, with a time to live that each read resets (`GETEX … PX`).
@@ -29,16 +88,15 @@ use super::shared::{SharedSessionStore, SharedStoreError, StoreFuture};
 /// ```
 #[derive(Clone)]
 pub struct RedisSessionStore {
-    conn: ConnectionManager,
+    redis: Redis,
     prefix: String,
-    timeout: Duration,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisSessionStore")
             .field("prefix", &self.prefix)
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.redis.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -54,27 +112,9 @@ impl RedisSessionStore {
     ///
     /// The URL is malformed, or Redis could not be reached within the timeout.
     pub async fn connect(url: &str) -> Result<RedisSessionStore, SharedStoreError> {
-        let timeout = Duration::from_secs(1);
-        let client = redis::Client::open(url).map_err(|e| store_error(&e))?;
-        // Reconnection is retried a few times quickly; past that the operation fails (503)
-        // and the next one tries again.
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(20))
-            .set_max_delay(Duration::from_millis(200));
-        let conn = tokio::time::timeout(
-            timeout * 2,
-            ConnectionManager::new_with_config(client, config),
-        )
-        .await
-        .map_err(|_| SharedStoreError("redis: timed out connecting".into()))?
-        .map_err(|e| store_error(&e))?;
         Ok(RedisSessionStore {
-            conn,
+            redis: Redis::connect(url).await?,
             prefix: "mcp:session:".into(),
-            timeout,
         })
     }
 
@@ -89,7 +129,7 @@ impl RedisSessionStore {
     /// Fails an operation that takes longer than `timeout` (default 1 s).
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
+        self.redis.timeout = timeout;
         self
     }
 
@@ -98,22 +138,7 @@ impl RedisSessionStore {
     }
 
     async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, SharedStoreError> {
-        let mut conn = self.conn.clone();
-        let attempt = async {
-            match cmd.query_async::<T>(&mut conn).await {
-                // A connection that failed earlier answers with its old error once, and the
-                // manager starts reconnecting: try once more, on the new connection.
-                Err(e) if e.is_io_error() || e.is_unrecoverable_error() => {
-                    cmd.query_async::<T>(&mut conn).await
-                }
-                done => done,
-            }
-        };
-        match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(store_error(&e)),
-            Err(_) => Err(SharedStoreError("redis: timed out".into())),
-        }
+        self.redis.run(cmd).await
     }
 }
 
@@ -144,6 +169,132 @@ impl SharedSessionStore for RedisSessionStore {
             let mut cmd = redis::cmd("DEL");
             cmd.arg(self.key(id));
             self.run::<()>(cmd).await
+        })
+    }
+}
+
+/// A [`NotificationBus`] on Redis pub/sub: one channel (`mcp:events` by default) that
+/// every instance publishes its registry's changes on and subscribes to.
+///
+/// Publishing goes through one multiplexed connection, bounded by a timeout (1 s by
+/// default); the subscription has a connection of its own, reopened (after 100 ms, then
+/// backing off to 5 s) whenever it drops.
+///
+/// # Examples
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use mcp_server::http::{HttpOptions, RedisNotificationBus, RedisSessionStore};
+///
+/// # async fn run(server: mcp_server::Server) -> Result<(), Box<dyn std::error::Error>> {
+/// let url = "redis://10.0.0.5:6379";
+/// let options = HttpOptions::default()
+///     .shared_sessions(Arc::new(RedisSessionStore::connect(url).await?))
+///     .notification_bus(Arc::new(RedisNotificationBus::connect(url).await?));
+/// server.serve_http_with("0.0.0.0:8080", options, mcp_server::http::shutdown_signal()).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisNotificationBus {
+    redis: Redis,
+    channel: String,
+}
+
+impl std::fmt::Debug for RedisNotificationBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisNotificationBus")
+            .field("channel", &self.channel)
+            .field("timeout", &self.redis.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisNotificationBus {
+    /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`).
+    ///
+    /// # Errors
+    ///
+    /// The URL is malformed, or Redis could not be reached within the timeout.
+    pub async fn connect(url: &str) -> Result<RedisNotificationBus, SharedStoreError> {
+        Ok(RedisNotificationBus {
+            redis: Redis::connect(url).await?,
+            channel: "mcp:events".into(),
+        })
+    }
+
+    /// Uses the channel `channel` instead of `mcp:events` (several servers on one Redis:
+    /// only the instances of one server share a channel).
+    #[must_use]
+    pub fn with_channel(mut self, channel: impl Into<String>) -> Self {
+        self.channel = channel.into();
+        self
+    }
+
+    /// Fails a publication that takes longer than `timeout` (default 1 s).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.redis.timeout = timeout;
+        self
+    }
+
+    /// Receives until the connection drops (`Ok(true)`) or `messages` closes (`Ok(false)`).
+    async fn listen(&self, messages: &mpsc::Sender<String>) -> Result<bool, SharedStoreError> {
+        let mut pubsub = tokio::time::timeout(self.redis.timeout, async {
+            let mut pubsub = self.redis.client.get_async_pubsub().await?;
+            pubsub.subscribe(&self.channel).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        })
+        .await
+        .map_err(|_| SharedStoreError("redis: timed out subscribing".into()))?
+        .map_err(|e| store_error(&e))?;
+        let mut stream = pubsub.on_message();
+        loop {
+            tokio::select! {
+                () = messages.closed() => return Ok(false),
+                message = stream.next() => {
+                    let Some(message) = message else { return Ok(true) };
+                    let Ok(text) = message.get_payload::<String>() else { continue };
+                    if messages.send(text).await.is_err() {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl NotificationBus for RedisNotificationBus {
+    fn publish<'a>(&'a self, message: String) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut cmd = redis::cmd("PUBLISH");
+            cmd.arg(&self.channel).arg(message);
+            self.redis.run::<()>(cmd).await
+        })
+    }
+
+    fn subscribe<'a>(&'a self, messages: mpsc::Sender<String>) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut delay = Duration::from_millis(100);
+            loop {
+                match self.listen(&messages).await {
+                    Ok(false) => return Ok(()),
+                    Ok(true) => {
+                        tracing::warn!(
+                            "the notification bus's Redis subscription dropped; reconnecting"
+                        );
+                        delay = Duration::from_millis(100);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot subscribe to the notification bus")
+                    }
+                }
+                tokio::select! {
+                    () = messages.closed() => return Ok(()),
+                    () = tokio::time::sleep(delay) => {}
+                }
+                delay = (delay * 2).min(Duration::from_secs(5));
+            }
         })
     }
 }

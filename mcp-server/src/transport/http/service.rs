@@ -42,6 +42,7 @@ pub(crate) struct Endpoint {
     /// Requests running now, across all clients.
     pub(crate) in_flight: Arc<Semaphore>,
     background: OnceLock<()>,
+    bus: OnceLock<()>,
 }
 
 impl Endpoint {
@@ -64,6 +65,7 @@ impl Endpoint {
             shutdown,
             tasks: TaskTracker::new(),
             background: OnceLock::new(),
+            bus: OnceLock::new(),
         })
     }
 
@@ -74,6 +76,9 @@ impl Endpoint {
     /// The endpoint at `/`: Host/Origin guard, then body limit, then media type, then the
     /// handlers.
     pub(crate) fn router(self: &Arc<Self>) -> Router {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            self.ensure_bus();
+        }
         let guard = HostOriginLayer::new(self.options.hosts.clone(), self.options.origins.clone());
         Router::new()
             .route("/", post(handle_post).get(handle_get).delete(handle_delete))
@@ -81,6 +86,17 @@ impl Endpoint {
             .layer(BodyLimitLayer::new(self.options.max_body_size))
             .layer(guard)
             .with_state(self.clone())
+    }
+
+    /// Starts, once, the exchange of registry changes with the other instances, if there
+    /// is a notification bus (when the router is made, or at the first request when it was
+    /// made outside a runtime).
+    pub(crate) fn ensure_bus(self: &Arc<Self>) {
+        let Some(bus) = &self.options.bus else { return };
+        self.bus.get_or_init(|| {
+            let run = super::bus::run(bus.clone(), self.engine.clone(), self.shutdown.clone());
+            self.tasks.spawn(run);
+        });
     }
 
     /// Starts, once, the task that forwards registry changes to legacy sessions' GET streams
@@ -284,10 +300,12 @@ pub(crate) fn set_session_header(response: &mut Response, session: &HttpSession)
 }
 
 async fn handle_post(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
+    endpoint.ensure_bus();
     endpoint.post(request).await
 }
 
 async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
+    endpoint.ensure_bus();
     endpoint.get(request).await
 }
 

@@ -1,0 +1,171 @@
+//! Change notifications shared by the instances of a server behind a load balancer: what
+//! one instance's registry announces (`list_changed`, `resources/updated`) is published on
+//! a [`NotificationBus`] (Redis pub/sub, with the `redis` feature), and every other
+//! instance announces it to the sessions and `subscriptions/listen` streams it holds.
+//!
+//! Delivery is at most once: a message published while an instance is reconnecting to the
+//! bus does not reach it. Both kinds of notification are hints to re-read (a list, a
+//! resource), so a client that missed one sees the change at its next read.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use super::shared::StoreFuture;
+use crate::engine::Engine;
+use crate::registry::RegistryEvent;
+
+/// Where the instances of a server tell each other what changed.
+///
+/// Every operation must finish in bounded time, and [`subscribe`](Self::subscribe)
+/// reconnects by itself: a bus that is down costs notifications, never requests.
+pub trait NotificationBus: Send + Sync + 'static {
+    /// Sends `message` to every instance subscribed (this one included).
+    fn publish<'a>(&'a self, message: String) -> StoreFuture<'a, ()>;
+    /// Hands every message published from now on to `messages`, reconnecting after
+    /// failures, until `messages` is closed.
+    fn subscribe<'a>(&'a self, messages: mpsc::Sender<String>) -> StoreFuture<'a, ()>;
+}
+
+/// One event on the wire.
+#[derive(Debug, Serialize, Deserialize)]
+struct Wire {
+    /// The instance that published it.
+    from: String,
+    /// `tools`, `prompts`, `resources` (a list changed) or `updated` (a resource).
+    event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    uri: Option<String>,
+}
+
+impl Wire {
+    fn new(from: &str, event: &RegistryEvent) -> Wire {
+        let (name, uri) = match event {
+            RegistryEvent::ToolsChanged => ("tools", None),
+            RegistryEvent::PromptsChanged => ("prompts", None),
+            RegistryEvent::ResourcesChanged => ("resources", None),
+            RegistryEvent::ResourceUpdated(uri) => ("updated", Some(uri.clone())),
+        };
+        Wire {
+            from: from.to_owned(),
+            event: name.to_owned(),
+            uri,
+        }
+    }
+
+    fn event(self) -> Option<RegistryEvent> {
+        Some(match (self.event.as_str(), self.uri) {
+            ("tools", _) => RegistryEvent::ToolsChanged,
+            ("prompts", _) => RegistryEvent::PromptsChanged,
+            ("resources", _) => RegistryEvent::ResourcesChanged,
+            ("updated", Some(uri)) => RegistryEvent::ResourceUpdated(uri),
+            _ => return None,
+        })
+    }
+}
+
+/// Events received from other instances and announced here, whose echo on this
+/// instance's own registry must not be published again.
+const ECHOES_MAX: usize = 1_024;
+
+/// Publishes this instance's registry events and announces the other instances', until
+/// `shutdown`.
+pub(crate) async fn run(
+    bus: Arc<dyn NotificationBus>,
+    engine: Engine,
+    shutdown: CancellationToken,
+) {
+    let registry = engine.registry();
+    let mut id = [0u8; 8];
+    if getrandom::fill(&mut id).is_err() {
+        tracing::error!("no randomness for the notification bus's instance id; bus not started");
+        return;
+    }
+    let me: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let mut local = registry.subscribe();
+    let (tx, mut remote) = mpsc::channel::<String>(1_024);
+    let subscriber = {
+        let bus = bus.clone();
+        async move {
+            if let Err(e) = bus.subscribe(tx).await {
+                tracing::warn!(error = %e, "the notification bus's subscription ended");
+            }
+        }
+    };
+    tokio::pin!(subscriber);
+    let mut echoes: Vec<RegistryEvent> = Vec::new();
+    loop {
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => return,
+            () = &mut subscriber => {
+                // It reconnects by itself; it ends only if it cannot go on at all.
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                return;
+            }
+            message = remote.recv() => {
+                let Some(message) = message else { return };
+                let Ok(wire) = serde_json::from_str::<Wire>(&message) else {
+                    tracing::debug!("ignoring a malformed notification bus message");
+                    continue;
+                };
+                if wire.from == me {
+                    continue;
+                }
+                if let Some(event) = wire.event() {
+                    if echoes.len() == ECHOES_MAX {
+                        echoes.remove(0);
+                    }
+                    echoes.push(event.clone());
+                    registry.announce(event);
+                }
+            }
+            event = local.recv() => match event {
+                Ok(event) => {
+                    // Identical events are interchangeable: whichever of them is taken for
+                    // the echo, the count published is right.
+                    if let Some(i) = echoes.iter().position(|e| *e == event) {
+                        echoes.remove(i);
+                        continue;
+                    }
+                    let Ok(text) = serde_json::to_string(&Wire::new(&me, &event)) else {
+                        continue;
+                    };
+                    if let Err(e) = bus.publish(text).await {
+                        tracing::warn!(error = %e, "cannot publish a change on the notification bus");
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "the notification bus fell behind this instance's changes");
+                    echoes.clear();
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_cross_the_wire_unchanged() {
+        for event in [
+            RegistryEvent::ToolsChanged,
+            RegistryEvent::PromptsChanged,
+            RegistryEvent::ResourcesChanged,
+            RegistryEvent::ResourceUpdated("note://a b".into()),
+        ] {
+            let text = serde_json::to_string(&Wire::new("me", &event)).unwrap();
+            let back: Wire = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.from, "me");
+            assert_eq!(back.event(), Some(event));
+        }
+        let unknown: Wire = serde_json::from_str(r#"{"from":"x","event":"updated"}"#).unwrap();
+        assert_eq!(unknown.event(), None, "an update names its resource");
+    }
+}

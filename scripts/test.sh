@@ -78,6 +78,9 @@ bash scripts/fuzz.sh 20
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 
+step "scale-out: three everything replicas on one Redis behind nginx; real clients through it while replicas are killed and restarted and Redis stops (installs nginx-light)"
+bash tests/interop/scaleout.sh
+
 step "conformance: the official MCP conformance suite against the everything example (installs the pinned suite into .tools/)"
 bash tests/conformance/run.sh
 

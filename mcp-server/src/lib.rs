@@ -50,7 +50,7 @@
 //! |---|---|
 //! | `http` | `Server::serve_http` and its variants, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
-//! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`: legacy sessions and change notifications shared by several instances behind a load balancer (implies `http`) |
+//! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`, `http::RedisTaskStore`: legacy sessions, change notifications and tasks shared by several instances behind a load balancer (implies `http`) |
 //! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
@@ -108,7 +108,7 @@ pub mod http {
     };
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-    pub use crate::transport::http::{RedisNotificationBus, RedisSessionStore};
+    pub use crate::transport::http::{RedisNotificationBus, RedisSessionStore, RedisTaskStore};
     /// The web framework of [`Server::http_router`](crate::Server::http_router) and the
     /// layers (its `http` types are `axum::http`), re-exported so versions match.
     pub use ::axum;

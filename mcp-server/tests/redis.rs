@@ -518,3 +518,344 @@ async fn the_redis_bus_delivers_what_is_published() {
         .unwrap()
         .unwrap();
 }
+
+fn task(id: &str, owner: Option<&str>, ttl: Duration) -> mcp_server::tasks::TaskRecord {
+    let mut r = mcp_server::tasks::TaskRecord::new(
+        id,
+        owner.map(str::to_owned),
+        mcp_server::ProtocolVersion::V2025_11_25,
+    );
+    r.ttl = Some(ttl);
+    r.poll_interval = Some(Duration::from_millis(100));
+    r
+}
+
+#[tokio::test]
+async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
+    use mcp_server::http::RedisTaskStore;
+    use mcp_server::tasks::{TaskOutcome, TaskStore, TaskStoreError};
+    use mcp_server::types::TaskStatus;
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let store = RedisTaskStore::connect(&url)
+        .await
+        .unwrap()
+        .with_prefix(&prefix);
+    // Another instance's connection to the same store.
+    let other = RedisTaskStore::connect(&url)
+        .await
+        .unwrap()
+        .with_prefix(&prefix);
+    let hour = Duration::from_secs(3_600);
+    for i in 0..5 {
+        let owner = if i % 2 == 0 { "session a" } else { "session b" };
+        store
+            .create(task(&format!("t{i}"), Some(owner), hour))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    assert_eq!(
+        store.create(task("t0", None, hour)).await,
+        Err(TaskStoreError::Duplicate)
+    );
+    let first = other.list(Some("session a"), None, 2).await.unwrap();
+    let ids: Vec<_> = first.tasks.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["t0", "t2"]);
+    let second = other
+        .list(Some("session a"), first.next_cursor.as_deref(), 2)
+        .await
+        .unwrap();
+    assert_eq!(second.tasks.len(), 1);
+    assert_eq!(second.tasks[0].id, "t4");
+    assert!(second.next_cursor.is_none());
+    assert_eq!(
+        other.list(Some("session a"), Some("x"), 2).await,
+        Err(TaskStoreError::InvalidCursor)
+    );
+    assert!(other.list(None, None, 10).await.unwrap().tasks.is_empty());
+
+    // What one instance records, another reads back whole; the first end wins.
+    let mut t1 = other.get("t1").await.unwrap().unwrap();
+    assert_eq!(t1.owner.as_deref(), Some("session b"));
+    t1.status = TaskStatus::Completed;
+    t1.status_message = Some("done".into());
+    t1.outcome = Some(TaskOutcome::Result(
+        json!({"content": [], "isError": false}),
+    ));
+    assert!(other.update(t1.clone()).await.unwrap());
+    assert_eq!(store.get("t1").await.unwrap(), Some(t1.clone()));
+    let mut late = t1.clone();
+    late.status = TaskStatus::Cancelled;
+    assert!(
+        !store.update(late).await.unwrap(),
+        "a completed task stays completed"
+    );
+    assert!(!store.update(task("nowhere", None, hour)).await.unwrap());
+
+    // A task past its time to live is gone, and so is its place in the list.
+    store
+        .create(task("brief", Some("session c"), Duration::from_millis(50)))
+        .await
+        .unwrap();
+    assert!(store.get("brief").await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(store.get("brief").await.unwrap(), None);
+    assert!(
+        store
+            .list(Some("session c"), None, 10)
+            .await
+            .unwrap()
+            .tasks
+            .is_empty()
+    );
+}
+
+/// An instance whose tasks live in Redis under `prefix` (sessions too): `slow` runs until
+/// cancelled and then counts the cancellation in `stopped`; `quick` answers at once.
+async fn task_instance(
+    url: &str,
+    prefix: &str,
+    stopped: Arc<std::sync::atomic::AtomicUsize>,
+) -> (Server, String) {
+    use mcp_server::http::RedisTaskStore;
+    use mcp_server::types::{Tool, ToolExecution, ToolTaskSupport};
+    let tasks = RedisTaskStore::connect(url)
+        .await
+        .unwrap()
+        .with_prefix(prefix);
+    let server = Server::builder("task-replica", "1.0.0")
+        .task_store(tasks)
+        .build();
+    let tool = |name: &str| {
+        let mut t = Tool::new(
+            name,
+            json!({"type": "object"}).as_object().cloned().unwrap(),
+        );
+        t.execution = Some(ToolExecution {
+            task_support: Some(ToolTaskSupport::Optional),
+            ..Default::default()
+        });
+        t
+    };
+    server
+        .registry()
+        .add_tool(
+            tool("slow"),
+            mcp_server::registry::tool_fn(move |_: Value, ctx: mcp_server::Context| {
+                let stopped = stopped.clone();
+                async move {
+                    let token = ctx.cancellation_token();
+                    let watcher = tokio::spawn(async move {
+                        token.cancelled().await;
+                        stopped.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    });
+                    ctx.cancelled().await;
+                    let _ = watcher.await;
+                    "never seen"
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    server
+        .registry()
+        .add_tool(
+            tool("confirm"),
+            mcp_server::registry::tool_fn(|_: Value, ctx: mcp_server::Context| async move {
+                ctx.begin_task().await;
+                let schema = serde_json::from_value(json!({
+                    "type": "object", "properties": {"ok": {"type": "boolean"}}
+                }))
+                .unwrap();
+                let params = mcp_server::types::ElicitRequestFormParams::new("Sure?", schema);
+                match ctx.elicit_form(params).await {
+                    Ok(answer) => format!("{:?}", answer.action),
+                    Err(e) => e.to_string(),
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    server
+        .registry()
+        .add_tool(
+            tool("quick"),
+            mcp_server::registry::tool_fn(|_: Value, _| async { "quick result" }),
+            None,
+        )
+        .unwrap();
+    let sessions = RedisSessionStore::connect(url)
+        .await
+        .unwrap()
+        .with_prefix(prefix);
+    let app = server.http_router(
+        HttpOptions::default()
+            .shared_sessions(Arc::new(sessions))
+            .shared_session_recheck(Duration::ZERO),
+        tokio_util::sync::CancellationToken::new(),
+    );
+    serve((server, app)).await
+}
+
+async fn rpc(endpoint: &str, session: &str, id: u32, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let response = post(endpoint, Some(session), None, &body).await;
+    assert_eq!(response.status(), StatusCode::OK, "{method}");
+    let text = response.text().await.unwrap();
+    // JSON, or an SSE stream whose message with our id is the answer.
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .chain(std::iter::once(text.as_str()))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("no answer to {method}: {text}"))
+}
+
+#[tokio::test]
+async fn a_task_started_on_one_instance_is_polled_listed_and_cancelled_on_another() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let (_a_server, a) = task_instance(&url, &prefix, stopped.clone()).await;
+    let (_b_server, b) = task_instance(&url, &prefix, stopped.clone()).await;
+    let session = initialize(&a, None).await;
+    let task = json!({"ttl": 60_000});
+    let created = rpc(
+        &a,
+        &session,
+        2,
+        "tools/call",
+        json!({"name": "slow", "arguments": {}, "task": task}),
+    )
+    .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+
+    let seen = rpc(&b, &session, 3, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(seen["result"]["status"], "working", "{seen}");
+    let listed = rpc(&b, &session, 4, "tasks/list", json!({})).await;
+    assert_eq!(
+        listed["result"]["tasks"][0]["taskId"],
+        id.as_str(),
+        "{listed}"
+    );
+
+    // Another session, on either instance, does not see it.
+    let other = initialize(&b, None).await;
+    let hidden = rpc(&b, &other, 5, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+
+    // Cancelled on B: the handler running on A stops.
+    let cancelled = rpc(&b, &session, 6, "tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    for _ in 0..100 {
+        if stopped.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        stopped.load(Ordering::SeqCst),
+        1,
+        "A's handler never saw B's cancel"
+    );
+    let after = rpc(&a, &session, 7, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(after["result"]["status"], "cancelled", "{after}");
+
+    // A result produced on A is collected on B.
+    let quick = rpc(
+        &a,
+        &session,
+        8,
+        "tools/call",
+        json!({"name": "quick", "arguments": {}, "task": task}),
+    )
+    .await;
+    let quick_id = quick["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let result = rpc(&b, &session, 9, "tasks/result", json!({"taskId": quick_id})).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "quick result",
+        "{result}"
+    );
+}
+
+/// A 2026 request with the tasks extension declared, and the headers that mirror it.
+async fn modern_rpc(endpoint: &str, method: &str, name: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "elicitation": {"form": {}}
+        }
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(endpoint)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .timeout(Duration::from_secs(10))
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (_a_server, a) = task_instance(&url, &prefix, stopped.clone()).await;
+    let (_b_server, b) = task_instance(&url, &prefix, stopped).await;
+    let created = modern_rpc(
+        &a,
+        "tools/call",
+        "confirm",
+        json!({"name": "confirm", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut waiting = Value::Null;
+    for _ in 0..100 {
+        waiting = modern_rpc(&b, "tasks/get", &id, json!({"taskId": id})).await;
+        if waiting["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(waiting["result"]["status"], "input_required", "{waiting}");
+    let answer = json!({"taskId": id, "inputResponses": {"elicit-1": {"action": "accept", "content": {"ok": true}}}});
+    let refused = modern_rpc(&b, "tasks/update", &id, answer.clone()).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another instance"),
+        "{refused}"
+    );
+    // On the instance running it, the same update is taken.
+    let taken = modern_rpc(&a, "tasks/update", &id, answer).await;
+    assert!(taken.get("result").is_some(), "{taken}");
+}

@@ -635,8 +635,14 @@ impl Everything {
     }
 }
 
-fn build(keys: Result<Option<Vec<Vec<u8>>>, String>) -> Result<Server, String> {
-    let builder = Server::with_handler(Everything);
+fn build(
+    keys: Result<Option<Vec<Vec<u8>>>, String>,
+    tasks: Option<mcp_server::http::RedisTaskStore>,
+) -> Result<Server, String> {
+    let mut builder = Server::with_handler(Everything);
+    if let Some(tasks) = tasks {
+        builder = builder.task_store(tasks);
+    }
     let builder = match keys? {
         Some(keys) => builder
             .request_state_keys(keys)
@@ -656,7 +662,14 @@ async fn main() -> ExitCode {
     let Some(http) = parse_args(&args) else {
         return usage();
     };
-    let server = match build(keys_from_env()) {
+    let tasks = match cli::task_store(http.as_ref()).await {
+        Ok(tasks) => tasks,
+        Err(e) => {
+            eprintln!("everything: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = match build(keys_from_env(), tasks) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("everything: {e}");

@@ -39,8 +39,12 @@ pub(crate) struct LegacySession {
     next_id: AtomicI64,
     closed: CancellationToken,
     request_timeout: Duration,
-    /// Unique in the process: the owner of the session's tasks.
+    /// Unique in the process: the owner of the session's tasks, unless it has an HTTP
+    /// session id (`owner`).
     key: u64,
+    /// The HTTP session id, the same on every instance that serves the session: the owner
+    /// of its tasks in a store those instances share.
+    owner: std::sync::OnceLock<String>,
     /// Bumped by every change a shared session store must see (initialize, log level,
     /// subscriptions): the HTTP layer writes the session through when it moved.
     revision: AtomicU64,
@@ -54,6 +58,7 @@ impl LegacySession {
         static NEXT_KEY: AtomicU64 = AtomicU64::new(0);
         LegacySession {
             key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            owner: std::sync::OnceLock::new(),
             negotiated: Mutex::new(None),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
@@ -115,8 +120,24 @@ impl LegacySession {
     }
 
     /// Who the session's tasks belong to: no other session sees them.
+    /// Who the session's tasks belong to: its HTTP session id where it has one (so every
+    /// instance serving the session agrees), else its key in this process, tagged with the
+    /// process's own random tag (so no two processes sharing a task store agree).
     pub(crate) fn task_owner(&self) -> String {
-        format!("session-{}", self.key)
+        if let Some(id) = self.owner.get() {
+            return format!("session {id}");
+        }
+        static PROCESS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let process = PROCESS.get_or_init(|| {
+            let mut bytes = [0u8; 8];
+            if getrandom::fill(&mut bytes).is_err() {
+                tracing::warn!(
+                    "the OS random number generator failed; task owners are per process only"
+                );
+            }
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        });
+        format!("session {process}-{}", self.key)
     }
 
     pub(crate) fn negotiated(&self) -> Option<Negotiated> {
@@ -327,6 +348,9 @@ impl Connection {
     /// Names the connection's HTTP session, once its id is minted.
     pub(crate) fn set_session_id(&self, id: &str) {
         let _ = self.session_id.set(id.to_owned());
+        if let ConnectionEra::Legacy(session) = &*lock(&self.era) {
+            let _ = session.owner.set(id.to_owned());
+        }
     }
 
     // HTTP only.
@@ -350,7 +374,11 @@ impl Connection {
             *era = if modern {
                 ConnectionEra::Modern
             } else {
-                ConnectionEra::Legacy(Arc::new(LegacySession::new(self.request_timeout)))
+                let session = LegacySession::new(self.request_timeout);
+                if let Some(id) = self.session_id.get() {
+                    let _ = session.owner.set(id.clone());
+                }
+                ConnectionEra::Legacy(Arc::new(session))
             };
         }
         era.clone()

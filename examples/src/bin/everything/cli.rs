@@ -68,6 +68,19 @@ pub(crate) fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
     Some(http)
 }
 
+/// With `--redis`, the store the replicas share their tasks in.
+pub(crate) async fn task_store(
+    http: Option<&HttpArgs>,
+) -> Result<Option<mcp_server::http::RedisTaskStore>, String> {
+    match http.and_then(|h| h.redis.as_deref()) {
+        Some(url) => mcp_server::http::RedisTaskStore::connect(url)
+            .await
+            .map(Some)
+            .map_err(|e| format!("--redis {url}: {e}")),
+        None => Ok(None),
+    }
+}
+
 /// Serves HTTP; with an issuer, behind an `AuthLayer` accepting any scope.
 pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Result<()> {
     let mut options = mcp_server::http::HttpOptions::default();

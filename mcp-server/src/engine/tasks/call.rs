@@ -274,6 +274,12 @@ impl Engine {
         let Some(link) = running.ctx.task_link().cloned() else {
             return;
         };
+        // A store shared with other instances: a `tasks/cancel` one of them answered shows
+        // in the record.
+        let mut recheck = tasks.store.shared().then(|| {
+            let every = record.poll_interval.unwrap_or(tasks.limits.poll_interval);
+            tokio::time::interval_at(tokio::time::Instant::now() + every, every)
+        });
         let mut shown = (record.status, None::<String>);
         let ended = loop {
             tokio::select! {
@@ -285,6 +291,7 @@ impl Engine {
                     Ok(result) => Ended::Done(Box::new(result)),
                     Err(()) => Ended::Panicked,
                 },
+                () = cancelled_elsewhere(tasks, &record.id, recheck.as_mut()) => break Ended::Cancelled,
                 () = link.changed().notified() => {
                     let now = super::view(&record, Some(&running));
                     if (now.status, now.message.clone()) != shown {
@@ -377,6 +384,29 @@ impl Engine {
             );
             if let Ok(text) = serde_json::to_string(&note) {
                 running.sink.try_send(text);
+            }
+        }
+    }
+}
+
+/// Re-reads a task in a shared store at each tick of `recheck` until another instance has
+/// cancelled it (or it is gone); never ends without a re-read interval.
+async fn cancelled_elsewhere(
+    tasks: &super::Tasks,
+    id: &str,
+    recheck: Option<&mut tokio::time::Interval>,
+) {
+    let Some(recheck) = recheck else {
+        return std::future::pending().await;
+    };
+    loop {
+        recheck.tick().await;
+        match tasks.store.get(id).await {
+            Ok(Some(r)) if r.status != TaskStatus::Cancelled => {}
+            // Cancelled, or gone (expired, removed): nobody can collect its result.
+            Ok(_) => return,
+            Err(e) => {
+                tracing::warn!(task = %id, error = %e, "cannot re-read the task from its store");
             }
         }
     }

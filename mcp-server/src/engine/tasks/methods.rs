@@ -85,8 +85,18 @@ impl Engine {
                 if req.method == "tasks/update" {
                     let p: UpdateTaskRequestParams = parse_params(params)?;
                     let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
-                    if let Some(running) = self.tasks().running(&record.id) {
-                        running.ctx.deliver_inputs(p.input_responses);
+                    match self.tasks().running(&record.id) {
+                        Some(running) => {
+                            running.ctx.deliver_inputs(p.input_responses);
+                        }
+                        // Waiting for input on another instance (a shared store): the answers
+                        // cannot reach it from here; saying so beats dropping them.
+                        None if record.status == TaskStatus::InputRequired => {
+                            return Err(ErrorObject::internal_error(
+                                "the task runs on another instance of this server; send                                  tasks/update to it (route tasks/* by their Mcp-Name header)",
+                            ));
+                        }
+                        None => {}
                     }
                     return Ok(Reply::Response(self.respond(
                         &req.id,

@@ -137,6 +137,13 @@ pub trait TaskStore: Send + Sync + 'static {
         cursor: Option<&'a str>,
         limit: usize,
     ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>>;
+
+    /// Whether other instances of the server share this store (and may cancel a task this
+    /// one runs). The instance running a task then re-reads it every poll interval, so a
+    /// cancellation recorded elsewhere stops it. `false` by default.
+    fn shared(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Default)]

@@ -28,6 +28,8 @@ mod origin;
 mod post;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_tasks;
 mod reply;
 pub(crate) mod resume;
 mod serve;
@@ -42,6 +44,8 @@ pub use options::HttpOptions;
 pub use origin::{HostPolicy, OriginPolicy};
 #[cfg(feature = "redis")]
 pub use redis::{RedisNotificationBus, RedisSessionStore};
+#[cfg(feature = "redis")]
+pub use redis_tasks::RedisTaskStore;
 pub use serve::shutdown_signal;
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 pub use shared::{InMemorySharedSessionStore, SharedSessionStore, SharedStoreError, StoreFuture};

@@ -1,5 +1,6 @@
 //! Redis for several instances of a server (feature `redis`): [`RedisSessionStore`] shares
-//! legacy sessions, [`RedisNotificationBus`] change notifications.
+//! legacy sessions, [`RedisNotificationBus`] change notifications and
+//! [`RedisTaskStore`](super::RedisTaskStore) tasks.
 
 use std::time::Duration;
 
@@ -13,14 +14,14 @@ use super::shared::{SharedSessionStore, SharedStoreError, StoreFuture};
 /// One multiplexed connection that reconnects by itself, each operation bounded by a
 /// timeout.
 #[derive(Clone)]
-struct Redis {
+pub(super) struct Redis {
     client: redis::Client,
     conn: ConnectionManager,
-    timeout: Duration,
+    pub(super) timeout: Duration,
 }
 
 impl Redis {
-    async fn connect(url: &str) -> Result<Redis, SharedStoreError> {
+    pub(super) async fn connect(url: &str) -> Result<Redis, SharedStoreError> {
         let timeout = Duration::from_secs(1);
         let client = redis::Client::open(url).map_err(|e| store_error(&e))?;
         // Reconnection is retried a few times quickly; past that the operation fails (503)
@@ -45,7 +46,10 @@ impl Redis {
         })
     }
 
-    async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, SharedStoreError> {
+    pub(super) async fn run<T: redis::FromRedisValue>(
+        &self,
+        cmd: redis::Cmd,
+    ) -> Result<T, SharedStoreError> {
         let mut conn = self.conn.clone();
         let attempt = async {
             match cmd.query_async::<T>(&mut conn).await {

@@ -1,0 +1,327 @@
+//! [`RedisTaskStore`]: tasks kept in Redis, so that any instance of a server answers
+//! `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` for a task another one runs.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use mcp_core::ProtocolVersion;
+use mcp_core::error::ErrorObject;
+use mcp_core::types::TaskStatus;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::redis::Redis;
+use super::shared::SharedStoreError;
+use crate::engine::tasks::{
+    StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+};
+
+/// Replaces a task unless it has ended (its value starts with `1`) or is gone; keeps the
+/// key's time to live. Returns 1 when it replaced it.
+const UPDATE: &str = r"
+local current = redis.call('GET', KEYS[1])
+if not current or string.sub(current, 1, 1) == '1' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
+return 1
+";
+
+/// A [`TaskStore`] in Redis: one key per task (`mcp:task:<id>` by default), expiring with
+/// the task's time to live, and one sorted set per owner listing its tasks by creation
+/// time, for `tasks/list`.
+///
+/// The first end wins across instances (an update of an ended task changes nothing, checked
+/// in Redis itself). An instance running a task re-reads it every poll interval, so a
+/// `tasks/cancel` answered by another instance stops the handler there within that
+/// interval. Input a 2026 task asks for is answered (`tasks/update`) on the instance that
+/// runs it: route `tasks/*` to it, or keep tasks that ask for input on one instance.
+///
+/// Every operation is bounded by a timeout (1 s by default); a Redis that is down makes
+/// the task requests fail with an internal error, and never hang.
+///
+/// # Examples
+///
+/// ```no_run
+/// use mcp_server::http::RedisTaskStore;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let tasks = RedisTaskStore::connect("redis://10.0.0.5:6379").await?;
+/// let server = mcp_server::Server::builder("reports", "1.0.0").task_store(tasks).build();
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    redis: Redis,
+    prefix: String,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.redis.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A task as stored: its value is `0` or `1` (ended) and then this, in JSON.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
+    version: String,
+    status: TaskStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    created_ms: u64,
+    updated_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    poll_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorObject>,
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn since_epoch(t: SystemTime) -> u64 {
+    ms(t.duration_since(UNIX_EPOCH).unwrap_or_default())
+}
+
+fn backend(e: &SharedStoreError) -> TaskStoreError {
+    TaskStoreError::Backend(e.0.clone())
+}
+
+fn encode(r: &TaskRecord) -> Result<String, TaskStoreError> {
+    let (result, error) = match &r.outcome {
+        Some(TaskOutcome::Result(v)) => (Some(v.clone()), None),
+        Some(TaskOutcome::Error(e)) => (None, Some(e.clone())),
+        _ => (None, None),
+    };
+    let stored = Stored {
+        id: r.id.clone(),
+        owner: r.owner.clone(),
+        version: r.version.as_str().to_owned(),
+        status: r.status,
+        message: r.status_message.clone(),
+        created_ms: since_epoch(r.created_at),
+        updated_ms: since_epoch(r.last_updated_at),
+        ttl_ms: r.ttl.map(ms),
+        poll_ms: r.poll_interval.map(ms),
+        result,
+        error,
+    };
+    let json =
+        serde_json::to_string(&stored).map_err(|e| TaskStoreError::Backend(e.to_string()))?;
+    Ok(format!(
+        "{}{json}",
+        if r.status.is_terminal() { '1' } else { '0' }
+    ))
+}
+
+fn decode(value: &str) -> Result<TaskRecord, TaskStoreError> {
+    let bad = |why: String| TaskStoreError::Backend(format!("a stored task does not read: {why}"));
+    let json = value.get(1..).ok_or_else(|| bad("empty".into()))?;
+    let s: Stored = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
+    let version: ProtocolVersion = s.version.parse().map_err(|_| bad(s.version.clone()))?;
+    let at = |ms: u64| UNIX_EPOCH + Duration::from_millis(ms);
+    let mut r = TaskRecord::new(s.id, s.owner, version);
+    r.status = s.status;
+    r.status_message = s.message;
+    r.created_at = at(s.created_ms);
+    r.last_updated_at = at(s.updated_ms);
+    r.ttl = s.ttl_ms.map(Duration::from_millis);
+    r.poll_interval = s.poll_ms.map(Duration::from_millis);
+    r.outcome = match (s.result, s.error) {
+        (Some(v), _) => Some(TaskOutcome::Result(v)),
+        (None, Some(e)) => Some(TaskOutcome::Error(e)),
+        (None, None) => None,
+    };
+    Ok(r)
+}
+
+impl RedisTaskStore {
+    /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`).
+    ///
+    /// # Errors
+    ///
+    /// The URL is malformed, or Redis could not be reached within the timeout.
+    pub async fn connect(url: &str) -> Result<RedisTaskStore, SharedStoreError> {
+        Ok(RedisTaskStore {
+            redis: Redis::connect(url).await?,
+            prefix: "mcp:".into(),
+        })
+    }
+
+    /// Prefixes every key with `prefix` instead of `mcp:` (several servers on one Redis).
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Fails an operation that takes longer than `timeout` (default 1 s).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.redis.timeout = timeout;
+        self
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}task:{id}", self.prefix)
+    }
+
+    /// The sorted set of `owner`'s tasks (`-` for tasks of no one in particular; an owner
+    /// is never empty, so `=` before a name keeps the two apart).
+    fn index(&self, owner: Option<&str>) -> String {
+        match owner {
+            Some(o) => format!("{}tasks-of:={o}", self.prefix),
+            None => format!("{}tasks-of:-", self.prefix),
+        }
+    }
+}
+
+/// How long a key lives: what is left of the task's time to live (at least 1 ms).
+fn remaining(r: &TaskRecord) -> Option<u64> {
+    let end = r.created_at.checked_add(r.ttl?)?;
+    Some(ms(end.duration_since(SystemTime::now()).unwrap_or_default()).max(1))
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            let value = encode(&record)?;
+            let mut set = redis::cmd("SET");
+            set.arg(self.key(&record.id)).arg(value).arg("NX");
+            if let Some(px) = remaining(&record) {
+                set.arg("PX").arg(px);
+            }
+            let created: Option<String> = self.redis.run(set).await.map_err(|e| backend(&e))?;
+            if created.is_none() {
+                return Err(TaskStoreError::Duplicate);
+            }
+            let index = self.index(record.owner.as_deref());
+            let mut add = redis::cmd("ZADD");
+            add.arg(&index)
+                .arg(since_epoch(record.created_at))
+                .arg(&record.id);
+            self.redis.run::<()>(add).await.map_err(|e| backend(&e))?;
+            // The list lives as long as its longest-lived task: an expiry set if it has none
+            // (NX), extended if this task outlives it (GT).
+            match remaining(&record) {
+                Some(px) => {
+                    for when in ["NX", "GT"] {
+                        let mut expire = redis::cmd("PEXPIRE");
+                        expire.arg(&index).arg(px).arg(when);
+                        self.redis
+                            .run::<()>(expire)
+                            .await
+                            .map_err(|e| backend(&e))?;
+                    }
+                }
+                None => {
+                    let mut persist = redis::cmd("PERSIST");
+                    persist.arg(&index);
+                    self.redis
+                        .run::<()>(persist)
+                        .await
+                        .map_err(|e| backend(&e))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut get = redis::cmd("GET");
+            get.arg(self.key(id));
+            let value: Option<String> = self.redis.run(get).await.map_err(|e| backend(&e))?;
+            let record = value.as_deref().map(decode).transpose()?;
+            Ok(record.filter(|r| !r.is_expired(SystemTime::now())))
+        })
+    }
+
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(UPDATE)
+                .arg(1)
+                .arg(self.key(&record.id))
+                .arg(encode(&record)?);
+            let replaced: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
+            Ok(replaced == 1)
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>> {
+        Box::pin(async move {
+            let start = match cursor {
+                Some(c) => c
+                    .parse::<usize>()
+                    .map_err(|_| TaskStoreError::InvalidCursor)?,
+                None => 0,
+            };
+            let window = limit.max(1);
+            let index = self.index(owner);
+            // One more than a page: whether there is a next one.
+            let mut range = redis::cmd("ZRANGE");
+            range.arg(&index).arg(start).arg(start + window);
+            let ids: Vec<String> = self.redis.run(range).await.map_err(|e| backend(&e))?;
+            if ids.is_empty() {
+                return Ok(TaskPage::default());
+            }
+            let mut get = redis::cmd("MGET");
+            for id in &ids {
+                get.arg(self.key(id));
+            }
+            let values: Vec<Option<String>> = self.redis.run(get).await.map_err(|e| backend(&e))?;
+            let now = SystemTime::now();
+            let mut page = TaskPage::default();
+            let (mut consumed, mut gone) = (0, Vec::new());
+            for (id, value) in ids.iter().zip(values) {
+                if page.tasks.len() == window {
+                    break;
+                }
+                consumed += 1;
+                match value.as_deref().map(decode).transpose()? {
+                    Some(r) if r.owner.as_deref() == owner && !r.is_expired(now) => {
+                        page.tasks.push(r)
+                    }
+                    Some(_) => {}
+                    None => gone.push(id.clone()),
+                }
+            }
+            if !gone.is_empty() {
+                let mut remove = redis::cmd("ZREM");
+                remove.arg(&index).arg(&gone);
+                self.redis
+                    .run::<()>(remove)
+                    .await
+                    .map_err(|e| backend(&e))?;
+            }
+            if consumed < ids.len() || ids.len() > window {
+                // The next page starts after what was read here, less what was removed.
+                page.next_cursor = Some((start + consumed - gone.len()).to_string());
+            }
+            Ok(page)
+        })
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+}

@@ -11,6 +11,8 @@
 //! # one replica of several behind a load balancer: legacy sessions shared through Redis,
 //! # requestState keys (hex, comma-separated, the first seals) shared through the environment
 //! MCP_REQUEST_STATE_KEYS=$KEY cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379
+//! # metrics as Prometheus text at http://127.0.0.1:9464/metrics, spans and metrics over OTLP
+//! OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --metrics 127.0.0.1:9464
 //! ```
 //!
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
@@ -635,8 +637,11 @@ impl Everything {
     }
 }
 
-fn build(keys: Result<Option<Vec<Vec<u8>>>, String>) -> Result<Server, String> {
-    let builder = Server::with_handler(Everything);
+fn build(
+    keys: Result<Option<Vec<Vec<u8>>>, String>,
+    telemetry: Option<mcp_server::otel::Telemetry>,
+) -> Result<Server, String> {
+    let builder = Server::with_handler(Everything).telemetry(telemetry);
     let builder = match keys? {
         Some(keys) => builder
             .request_state_keys(keys)
@@ -653,10 +658,18 @@ async fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(http) = parse_args(&args) else {
+    let Some((http, metrics)) = parse_args(&args) else {
         return usage();
     };
-    let server = match build(keys_from_env()) {
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
+    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(metrics.as_deref()).await {
+        Ok(otel) => otel,
+        Err(e) => {
+            eprintln!("everything: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = match build(keys_from_env(), otel.telemetry()) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("everything: {e}");

@@ -291,6 +291,64 @@ async fn quickstart_exports_spans_and_metrics_over_otlp() {
     }
 }
 
+/// With nothing listening at the endpoint, the server still answers, and still exits
+/// cleanly (and soon) when stdin closes: a failed export is not the server's failure.
+#[tokio::test]
+async fn an_unreachable_collector_does_not_stop_the_server() {
+    // A port that was free a moment ago, and is closed now.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_quickstart"));
+    for (var, _) in std::env::vars().filter(|(k, _)| k.starts_with("OTEL_")) {
+        command.env_remove(var);
+    }
+    let mut child = command
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{closed}"))
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}"#,
+                "\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut replies = Vec::new();
+    tokio::time::timeout(SOON, async {
+        while replies.len() < 2 {
+            let line = lines.next_line().await.unwrap().expect("a reply line");
+            replies.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+    })
+    .await
+    .expect("the server answers");
+    assert_eq!(replies[1]["result"]["content"][0]["text"], "still here");
+    drop(stdin);
+    let status = tokio::time::timeout(SOON, child.wait())
+        .await
+        .expect("the server exits when stdin closes")
+        .unwrap();
+    assert!(status.success(), "exit status {status}");
+}
+
 /// A bad variable is a clear error before anything is served, not a panic.
 #[tokio::test]
 async fn a_bad_otel_variable_is_refused_with_its_name() {

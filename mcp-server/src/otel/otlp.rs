@@ -141,7 +141,8 @@ impl Otel {
     }
 
     /// Exports what is buffered (spans not sent yet, the metrics' last values) and stops
-    /// the exporters. Dropping the value does the same and ignores errors.
+    /// the exporters, waiting for those last exports (each at most its timeout). Dropping
+    /// the value does the same and ignores errors.
     ///
     /// # Errors
     ///

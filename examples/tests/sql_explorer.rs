@@ -53,6 +53,7 @@ fn args(source: Source, max_rows: usize, timeout: Duration) -> Args {
     Args {
         source,
         http: None,
+        metrics: None,
         max_rows,
         timeout,
         allow_privileged_role: false,

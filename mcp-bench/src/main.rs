@@ -5,14 +5,17 @@
 //! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
 //! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel]
+//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
+//! mcp-bench otlp-sink [--port P]
 //! ```
 //!
 //! Each run prints one JSON line on stdout and exits non-zero if any answer is wrong or
 //! missing. In `http` and `sessions`, `{addr}` in ARGS becomes `127.0.0.1:P`, and every
 //! request carries `Authorization: Bearer $MCP_BENCH_BEARER` when that variable is set.
 //! `serve --auth-issuer URL` requires tokens from that issuer for `http://ADDR/mcp`.
-//! `serve --otel` records OpenTelemetry spans and metrics (no exporter), to measure their cost.
+//! `serve --otel` records OpenTelemetry spans and metrics (no exporter), to measure their cost;
+//! `serve --otlp` exports them over OTLP as the `OTEL_*` variables configure it, for example
+//! to `otlp-sink`, which accepts every export and logs its size to stderr.
 //! `--payload` adds that many bytes of text to each `echo` argument (and so to each answer).
 
 // A command-line tool: its report goes to stdout, its diagnostics to stderr.
@@ -135,7 +138,8 @@ const USAGE: &str = "usage:
   mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel]";
+  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
+  mcp-bench otlp-sink [--port P]";
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -215,6 +219,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     "auth-issuer",
                     "redis",
                     "otel",
+                    "otlp",
                 ],
                 false,
             )?;
@@ -235,7 +240,17 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     args.value("auth-issuer").map(str::to_owned),
                     args.value("redis").map(str::to_owned),
                     args.has("otel"),
+                    args.has("otlp"),
                 ))
+                .map_err(|e| e.to_string().into())
+        }
+        "otlp-sink" => {
+            args.check(&["port"], false)?;
+            let port = args.number("port", 4318)?;
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(server::otlp_sink(port))
                 .map_err(|e| e.to_string().into())
         }
         _ => Err(format!("unknown mode {mode:?}; usage").into()),

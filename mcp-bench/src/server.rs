@@ -26,15 +26,31 @@ impl Bench {
 /// `auth_issuer`: bearer tokens from this issuer, for `http://ADDR/mcp`, checked by
 /// `AuthLayer` with a `JwtValidator`; `redis`: legacy sessions shared through this Redis;
 /// `otel`: OpenTelemetry spans and metrics, recorded by the SDK with no exporter, metrics read
-/// by a Prometheus reader).
+/// by a Prometheus reader; `otlp`: the same exported over OTLP as the `OTEL_*` variables say).
 pub async fn serve(
     addr: Option<String>,
     sse: bool,
     auth_issuer: Option<String>,
     redis: Option<String>,
     otel: bool,
+    otlp: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Server::with_handler(Bench);
+    // Kept until the server ends: dropping it exports what is still buffered.
+    let mut exporters = None;
+    if otel && otlp {
+        return Err("give one of --otel and --otlp".into());
+    }
+    if otlp {
+        let o = mcp_server::otel::Otel::from_env()?;
+        if !o.exports_traces() || !o.exports_metrics() {
+            return Err(
+                "--otlp: set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. to `mcp-bench otlp-sink`)".into(),
+            );
+        }
+        builder = builder.telemetry(o.telemetry());
+        exporters = Some(o);
+    }
     if otel {
         use mcp_server::otel::{Prometheus, Telemetry};
         let tracers = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
@@ -62,5 +78,29 @@ pub async fn serve(
                 .await?;
         }
     }
+    if let Some(exporters) = exporters {
+        exporters.shutdown()?;
+    }
+    Ok(())
+}
+
+/// `otlp-sink`: accepts any OTLP/HTTP export on 127.0.0.1:`port` with an empty success
+/// response, and writes one line per export to stderr (path and body size), so that a
+/// benchmark of `serve --otlp` sends to a live collector without measuring one.
+pub async fn otlp_sink(port: u16) -> Result<(), Box<dyn std::error::Error>> {
+    use mcp_server::http::axum;
+    let app =
+        axum::Router::new().fallback(|uri: axum::http::Uri, body: axum::body::Bytes| async move {
+            eprintln!("otlp-sink: {} {} bytes", uri.path(), body.len());
+            (
+                [("content-type", "application/x-protobuf")],
+                Vec::<u8>::new(),
+            )
+        });
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    eprintln!("otlp-sink: listening on http://{}", listener.local_addr()?);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(mcp_server::http::shutdown_signal())
+        .await?;
     Ok(())
 }

@@ -52,6 +52,7 @@
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
 //! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`, `http::RedisTaskStore`: legacy sessions, change notifications and tasks shared by several instances behind a load balancer (implies `http`) |
 //! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
+//! | `otlp` | `otel::Otel`: OTLP/HTTP-protobuf export of those spans and metrics, configured by the standard `OTEL_*` environment variables (implies `otel`) |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
 //!
@@ -121,7 +122,8 @@ pub mod http {
 mod guide {
     #[doc = include_str!("../README.md")]
     mod crate_readme {}
-    #[cfg(feature = "http")]
+    // The quickstart exports OTLP when the environment asks for it.
+    #[cfg(all(feature = "http", feature = "otlp"))]
     #[doc = include_str!("../../README.md")]
     mod readme {}
     #[doc = include_str!("../../docs/README.md")]
@@ -158,7 +160,7 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/http.md")]
     mod http {}
-    #[cfg(all(feature = "otel", feature = "http"))]
+    #[cfg(all(feature = "otlp", feature = "http"))]
     #[doc = include_str!("../../docs/observability.md")]
     mod observability {}
 }

@@ -240,11 +240,12 @@ impl<H> ServerBuilder<H> {
     }
 
     /// Emits OpenTelemetry spans and metrics for every request and legacy session, by the
-    /// semantic conventions for MCP ([`otel`](crate::otel)).
+    /// semantic conventions for MCP ([`otel`](crate::otel)). `None` (what
+    /// `otel::Otel::telemetry` gives when nothing is exported) leaves telemetry off.
     #[cfg(feature = "otel")]
     #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
-    pub fn telemetry(mut self, telemetry: crate::otel::Telemetry) -> Self {
-        self.config.telemetry = Some(telemetry);
+    pub fn telemetry(mut self, telemetry: impl Into<Option<crate::otel::Telemetry>>) -> Self {
+        self.config.telemetry = telemetry.into();
         self
     }
 

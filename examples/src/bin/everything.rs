@@ -11,6 +11,8 @@
 //! # one replica of several behind a load balancer: legacy sessions shared through Redis,
 //! # requestState keys (hex, comma-separated, the first seals) shared through the environment
 //! MCP_REQUEST_STATE_KEYS=$KEY cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379
+//! # metrics as Prometheus text at http://127.0.0.1:9464/metrics, spans and metrics over OTLP
+//! OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --metrics 127.0.0.1:9464
 //! ```
 //!
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
@@ -637,9 +639,10 @@ impl Everything {
 
 fn build(
     keys: Result<Option<Vec<Vec<u8>>>, String>,
+    telemetry: Option<mcp_server::otel::Telemetry>,
     tasks: Option<mcp_server::http::RedisTaskStore>,
 ) -> Result<Server, String> {
-    let mut builder = Server::with_handler(Everything);
+    let mut builder = Server::with_handler(Everything).telemetry(telemetry);
     if let Some(tasks) = tasks {
         builder = builder.task_store(tasks);
     }
@@ -652,6 +655,12 @@ fn build(
     builder.build().map_err(|e| e.to_string())
 }
 
+/// Says why the server cannot start.
+fn fail(why: impl std::fmt::Display) -> ExitCode {
+    eprintln!("everything: {why}");
+    ExitCode::FAILURE
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -659,22 +668,21 @@ async fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(http) = parse_args(&args) else {
+    let Some((http, metrics)) = parse_args(&args) else {
         return usage();
+    };
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
+    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(metrics.as_deref()).await {
+        Ok(otel) => otel,
+        Err(e) => return fail(e),
     };
     let tasks = match cli::task_store(http.as_ref()).await {
         Ok(tasks) => tasks,
-        Err(e) => {
-            eprintln!("everything: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return fail(e),
     };
-    let server = match build(keys_from_env(), tasks) {
+    let server = match build(keys_from_env(), otel.telemetry(), tasks) {
         Ok(server) => server,
-        Err(e) => {
-            eprintln!("everything: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return fail(e),
     };
     // The watched resource changes every 3 s; the dynamic primitives appear after 2 s.
     {
@@ -699,9 +707,6 @@ async fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("everything: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => fail(e),
     }
 }

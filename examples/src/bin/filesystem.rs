@@ -5,7 +5,11 @@
 //! cargo run -p mcp-examples --bin filesystem -- ~/notes                        # stdio
 //! cargo run -p mcp-examples --bin filesystem -- --allow-write ~/notes ~/drafts
 //! cargo run -p mcp-examples --bin filesystem -- --http 127.0.0.1:3002 ~/notes
+//! cargo run -p mcp-examples --bin filesystem -- --http 127.0.0.1:3002 --metrics 127.0.0.1:9464 ~/notes
 //! ```
+//!
+//! `--metrics` serves Prometheus text at `/metrics` on its own address; with
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
 //!
 //! Every path a client sends goes through [`path_guard::guard`]: percent-decoded, then
 //! refused if it holds a NUL byte, a `..` component, a UNC or drive prefix, or leads —
@@ -59,7 +63,22 @@ pub fn server(
     roots: Vec<AllowedRoot>,
     allow_write: bool,
 ) -> Result<Server, mcp_server::registry::RegistryError> {
-    let server = Server::new(Filesystem { roots })?;
+    server_with_telemetry(roots, allow_write, None)
+}
+
+/// [`server`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
+///
+/// # Errors
+///
+/// Registration failed (a bug in this example).
+pub fn server_with_telemetry(
+    roots: Vec<AllowedRoot>,
+    allow_write: bool,
+    telemetry: Option<mcp_server::otel::Telemetry>,
+) -> Result<Server, mcp_server::registry::RegistryError> {
+    let server = Server::with_handler(Filesystem { roots })
+        .telemetry(telemetry)
+        .build()?;
     if !allow_write {
         // The macros register every tool; the registry's run-time API takes this one away,
         // so a read-only server does not even list it.
@@ -411,13 +430,16 @@ pub struct Args {
     pub allow_write: bool,
     /// `--http ADDR`; stdio without it.
     pub http: Option<String>,
+    /// `--metrics ADDR`: Prometheus text at `http://ADDR/metrics`.
+    pub metrics: Option<String>,
     /// The allowed directories, at least one.
     pub roots: Vec<PathBuf>,
 }
 
-const USAGE: &str = "usage: filesystem [--allow-write] [--http 127.0.0.1:PORT] ROOT...";
+const USAGE: &str =
+    "usage: filesystem [--allow-write] [--http 127.0.0.1:PORT] [--metrics 127.0.0.1:PORT] ROOT...";
 
-/// Parses `[--allow-write] [--http ADDR] ROOT...` (options anywhere, `--` ends them).
+/// Parses `[--allow-write] [--http ADDR] [--metrics ADDR] ROOT...` (options anywhere, `--` ends them).
 ///
 /// # Errors
 ///
@@ -426,6 +448,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     let mut parsed = Args {
         allow_write: false,
         http: None,
+        metrics: None,
         roots: Vec::new(),
     };
     let mut args = args.into_iter();
@@ -436,6 +459,9 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
             "--allow-write" if options => parsed.allow_write = true,
             "--http" if options && parsed.http.is_none() => {
                 parsed.http = Some(args.next().ok_or(USAGE)?);
+            }
+            "--metrics" if options && parsed.metrics.is_none() => {
+                parsed.metrics = Some(args.next().ok_or(USAGE)?);
             }
             a if options && a.starts_with('-') => return Err(USAGE.into()),
             _ => parsed.roots.push(PathBuf::from(arg)),
@@ -478,7 +504,16 @@ async fn main() -> ExitCode {
         .map(|r| r.path().display().to_string())
         .collect();
     tracing::info!(roots = ?dirs, allow_write = args.allow_write, "filesystem serving");
-    let outcome = match server(roots, args.allow_write) {
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
+    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await
+    {
+        Ok(otel) => otel,
+        Err(e) => {
+            eprintln!("filesystem: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = match server_with_telemetry(roots, args.allow_write, otel.telemetry()) {
         Ok(server) => match &args.http {
             Some(addr) => server.serve_http(addr.as_str()).await,
             None => server.serve_stdio().await,

@@ -65,7 +65,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_env_filter(filter)
         .init();
 
-    let server = Server::new(Quickstart)?;
+    // OTLP export of spans and metrics when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing.
+    let otel = mcp_server::otel::Otel::from_env()?;
+    let server = Server::with_handler(Quickstart)
+        .telemetry(otel.telemetry())
+        .build()?;
     match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
         [] => Ok(server.serve_stdio().await?),
         [flag, addr] if flag == "--http" => Ok(server.serve_http(addr.as_str()).await?),

@@ -5,7 +5,11 @@
 //! ```sh
 //! cargo run -p mcp-examples --bin showcase                            # stdio
 //! cargo run -p mcp-examples --bin showcase -- --http 127.0.0.1:8080   # Streamable HTTP
+//! cargo run -p mcp-examples --bin showcase -- --http 127.0.0.1:8080 --metrics 127.0.0.1:9464
 //! ```
+//!
+//! `--metrics` serves Prometheus text at `/metrics` on its own address; with
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
 
 use mcp_server::prelude::*;
 use schemars::JsonSchema;
@@ -88,6 +92,8 @@ impl Showcase {
     }
 }
 
+const USAGE: &str = "usage: showcase [--http 127.0.0.1:PORT [--metrics 127.0.0.1:PORT]]";
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // stdout carries the protocol over stdio: logs go to stderr (RUST_LOG filters them).
@@ -98,10 +104,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_env_filter(filter)
         .init();
 
-    let server = Server::new(Showcase)?;
-    match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
-        [] => Ok(server.serve_stdio().await?),
-        [flag, addr] if flag == "--http" => Ok(server.serve_http(addr.as_str()).await?),
-        _ => Err("usage: showcase [--http 127.0.0.1:PORT]".into()),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (http, metrics) = match args.as_slice() {
+        [] => (None, None),
+        [flag, addr] if flag == "--http" => (Some(addr), None),
+        [flag, addr, m, metrics] if flag == "--http" && m == "--metrics" => {
+            (Some(addr), Some(metrics.as_str()))
+        }
+        _ => return Err(USAGE.into()),
+    };
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
+    let otel = mcp_server::otel::Otel::from_env_serving_metrics(metrics).await?;
+    let server = Server::with_handler(Showcase)
+        .telemetry(otel.telemetry())
+        .build()?;
+    match http {
+        Some(addr) => server.serve_http(addr.as_str()).await?,
+        None => server.serve_stdio().await?,
     }
+    Ok(())
 }

@@ -12,7 +12,9 @@
 //! `http://ADDR/mcp` and prints how to connect clients to it, otherwise stdio;
 //! `--max-rows N` (default 100) caps the rows a query returns; `--statement-timeout-ms MS`
 //! (default 5000) cancels longer statements; `--allow-privileged-role` serves PostgreSQL as a
-//! role that may do more than read (refused by default).
+//! role that may do more than read (refused by default); `--metrics ADDR` serves the
+//! server's metrics as Prometheus text at `http://ADDR/metrics`. With
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
 //!
 //! A SQLite file that does not exist is created on first run with a sample shop
 //! (customers, products, orders, order_items), then opened read-only like any other.
@@ -92,12 +94,27 @@ pub struct SqlExplorer {
 ///
 /// Reading the catalog failed, or registration failed (a bug in this example).
 pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
+    server_with_telemetry(db, max_rows, None).await
+}
+
+/// [`server`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
+///
+/// # Errors
+///
+/// As for [`server`].
+pub async fn server_with_telemetry(
+    db: Database,
+    max_rows: usize,
+    telemetry: Option<mcp_server::otel::Telemetry>,
+) -> Result<Server, String> {
     let policy = db.policy().await.map_err(|e| e.0)?;
-    Server::new(SqlExplorer {
+    Server::with_handler(SqlExplorer {
         db,
         policy,
         max_rows,
     })
+    .telemetry(telemetry)
+    .build()
     .map_err(|e| e.to_string())
 }
 
@@ -281,6 +298,15 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
+    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await
+    {
+        Ok(otel) => otel,
+        Err(e) => {
+            eprintln!("sql-explorer: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let db = match open(&args).await {
         Ok(db) => db,
         Err(e) => {
@@ -293,7 +319,7 @@ async fn main() -> ExitCode {
     } else {
         tracing::info!("sql-explorer serving PostgreSQL, read-only");
     }
-    let server = match server(db, args.max_rows).await {
+    let server = match server_with_telemetry(db, args.max_rows, otel.telemetry()).await {
         Ok(server) => server,
         Err(e) => {
             eprintln!("sql-explorer: {e}");

@@ -44,6 +44,8 @@
 //! # let _ = server;
 //! ```
 
+#[cfg(feature = "otlp")]
+mod otlp;
 mod prometheus;
 
 use std::sync::Arc;
@@ -57,6 +59,9 @@ use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
+#[cfg(feature = "otlp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
+pub use otlp::{Otel, OtelError};
 pub use prometheus::{Prometheus, PrometheusReader};
 
 /// The bucket boundaries the conventions give both MCP duration histograms, in seconds.

@@ -30,7 +30,7 @@ pub(crate) fn keys_from_env() -> Result<Option<Vec<Vec<u8>>>, String> {
 
 pub(crate) fn usage() -> ExitCode {
     eprintln!(
-        "usage: everything [--http 127.0.0.1:PORT [--redis redis://HOST:PORT] [--auth-issuer URL [--auth-audience URL]]]\n\
+        "usage: everything [--http 127.0.0.1:PORT [--redis redis://HOST:PORT] [--auth-issuer URL [--auth-audience URL]]] [--metrics 127.0.0.1:PORT]\n\
          MCP_REQUEST_STATE_KEYS: requestState keys, hex, comma-separated (the first seals)"
     );
     ExitCode::from(2)
@@ -45,12 +45,15 @@ pub(crate) struct HttpArgs {
     audience: Option<String>,
 }
 
-pub(crate) fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
+/// `--http` and its options, and `--metrics ADDR` (Prometheus text at `http://ADDR/metrics`).
+pub(crate) fn parse_args(args: &[String]) -> Option<(Option<HttpArgs>, Option<String>)> {
     let mut http: Option<HttpArgs> = None;
+    let mut metrics = None;
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         let value = rest.next()?.clone();
         match (flag.as_str(), &mut http) {
+            ("--metrics", _) if metrics.is_none() => metrics = Some(value),
             ("--http", None) => {
                 http = Some(HttpArgs {
                     addr: value,
@@ -65,7 +68,7 @@ pub(crate) fn parse_args(args: &[String]) -> Option<Option<HttpArgs>> {
             _ => return None,
         }
     }
-    Some(http)
+    Some((http, metrics))
 }
 
 /// With `--redis`, the store the replicas share their tasks in.

@@ -29,6 +29,8 @@ pub struct Args {
     pub source: Source,
     /// `--http ADDR`; stdio without it.
     pub http: Option<String>,
+    /// `--metrics ADDR`: Prometheus text at `http://ADDR/metrics`.
+    pub metrics: Option<String>,
     /// `--max-rows N`.
     pub max_rows: usize,
     /// `--statement-timeout-ms MS`.
@@ -45,7 +47,7 @@ pub struct Args {
 }
 
 const USAGE: &str = "usage: sql-explorer [--database PATH | --database-url postgres://...] \
-                     [--http 127.0.0.1:PORT] [--max-rows N] [--statement-timeout-ms MS] \
+                     [--http 127.0.0.1:PORT] [--metrics 127.0.0.1:PORT] [--max-rows N] [--statement-timeout-ms MS] \
                      [--allow-privileged-role] [--auth-issuer URL [--auth-audience URL]]";
 
 /// Parses the command line (without the program name).
@@ -57,6 +59,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     let usage = |why: &str| format!("sql-explorer: {why}\n{USAGE}");
     let mut source = None;
     let mut http = None;
+    let mut metrics = None;
     let mut max_rows = DEFAULT_MAX_ROWS;
     let mut timeout = DEFAULT_TIMEOUT;
     let mut allow_privileged_role = false;
@@ -74,6 +77,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
             "--database" => source = Some(Source::Sqlite(PathBuf::from(value()?))),
             "--database-url" => source = Some(Source::Postgres(value()?)),
             "--http" => http = Some(value()?),
+            "--metrics" => metrics = Some(value()?),
             "--max-rows" => {
                 max_rows = value()?
                     .parse()
@@ -106,6 +110,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
     Ok(Args {
         source: source.unwrap_or_else(|| Source::Sqlite(PathBuf::from(DEFAULT_SQLITE_FILE))),
         http,
+        metrics,
         max_rows,
         timeout,
         allow_privileged_role,

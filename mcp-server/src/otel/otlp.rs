@@ -1,0 +1,689 @@
+//! OTLP/HTTP-protobuf export configured by the standard `OTEL_*` environment variables
+//! (feature `otlp`).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::BodyExt as _;
+use opentelemetry_http::{HttpClient, HttpError, Request, Response, ResponseBodyTooLarge};
+use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::error::OTelSdkError;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+
+use super::{Prometheus, Telemetry};
+
+/// The OTLP exporters' default timeout, as the specification gives it.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest response body the client reads from a collector.
+const MAX_RESPONSE_BODY: usize = 4 * 1024 * 1024;
+
+/// A configuration read from the environment that cannot be used, or an exporter that could
+/// not be started. The message names the variable and says what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct OtelError(String);
+
+/// A server's telemetry as the standard `OTEL_*` environment variables configure it, and the
+/// guard of its exporters: dropping it (or [`shutdown`](Self::shutdown)) exports what is
+/// still buffered and stops them.
+///
+/// [`Otel::from_env`] exports spans (batched) and metrics (periodically) over
+/// OTLP/HTTP-protobuf when `OTEL_EXPORTER_OTLP_ENDPOINT` (or the per-signal
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`) is set, and
+/// does nothing when none is: [`telemetry`](Self::telemetry) is then `None`, and the server
+/// pays nothing for telemetry.
+///
+/// | variable | effect |
+/// |---|---|
+/// | `OTEL_EXPORTER_OTLP_ENDPOINT` | base URL (`http://collector:4318`); `/v1/traces` and `/v1/metrics` are appended |
+/// | `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` | one signal's full URL, used as given |
+/// | `OTEL_EXPORTER_OTLP_HEADERS` (and `_TRACES_` / `_METRICS_`) | `key=value,…` request headers (values percent-decoded) |
+/// | `OTEL_EXPORTER_OTLP_TIMEOUT` (and `_TRACES_` / `_METRICS_`) | milliseconds per export (default 10000) |
+/// | `OTEL_EXPORTER_OTLP_PROTOCOL` (and `_TRACES_` / `_METRICS_`) | `http/protobuf`, the only one supported |
+/// | `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER` | `otlp` (default) or `none` |
+/// | `OTEL_SDK_DISABLED` | `true`: nothing is exported |
+/// | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource (the SDK reads them) |
+/// | `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` | span batching (the SDK reads them) |
+/// | `OTEL_METRIC_EXPORT_INTERVAL` | milliseconds between metric exports (the SDK reads it; default 60000) |
+/// | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (the SDK reads them) |
+///
+/// Requests go over plain HTTP/1.1 (`http://` endpoints: a collector or agent beside the
+/// server); an `https://` endpoint is refused with an error. Exports run on a thread of
+/// their own (the SDK's batch and periodic workers, and a small runtime for the sockets), so
+/// they work whatever runtime, if any, the application uses.
+///
+/// # Examples
+///
+/// ```no_run
+/// use mcp_server::otel::Otel;
+/// use mcp_server::prelude::*;
+///
+/// struct Demo;
+///
+/// #[mcp_server::server]
+/// impl Demo {
+///     /// Adds two integers.
+///     #[tool]
+///     fn add(&self, a: i64, b: i64) -> i64 {
+///         a + b
+///     }
+/// }
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let otel = Otel::from_env()?;
+/// let server = Server::with_handler(Demo).telemetry(otel.telemetry()).build()?;
+/// server.serve_stdio().await?;
+/// otel.shutdown()?; // or let it drop
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Otel {
+    telemetry: Option<Telemetry>,
+    tracers: Option<SdkTracerProvider>,
+    meters: Option<SdkMeterProvider>,
+    runtime: Option<ExportRuntime>,
+    exports: Config,
+    #[cfg(feature = "http")]
+    metrics: Option<MetricsServer>,
+}
+
+#[cfg(feature = "http")]
+#[derive(Debug)]
+struct MetricsServer {
+    addr: std::net::SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Otel {
+    /// OTLP export as the environment configures it (see the table above); nothing when
+    /// no endpoint is set or `OTEL_SDK_DISABLED=true`.
+    ///
+    /// # Errors
+    ///
+    /// A variable has a value that cannot be used (an endpoint that is not an `http://`
+    /// URL, a timeout that is not a number of milliseconds, an unsupported protocol, a
+    /// malformed header list, …), or the export thread could not be started.
+    pub fn from_env() -> Result<Otel, OtelError> {
+        Otel::configure(None)
+    }
+
+    /// As [`from_env`](Self::from_env), and the metrics are also read by `prometheus` (for a
+    /// `/metrics` route), so the telemetry is on even when nothing is exported.
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_env`](Self::from_env).
+    pub fn from_env_with_prometheus(prometheus: &Prometheus) -> Result<Otel, OtelError> {
+        Otel::configure(Some(prometheus))
+    }
+
+    /// The telemetry to give the server ([`ServerBuilder::telemetry`](crate::ServerBuilder::telemetry)):
+    /// `None` when nothing reads it.
+    pub fn telemetry(&self) -> Option<Telemetry> {
+        self.telemetry.clone()
+    }
+
+    /// Whether spans are exported over OTLP.
+    pub fn exports_traces(&self) -> bool {
+        self.exports.traces
+    }
+
+    /// Whether metrics are exported over OTLP.
+    pub fn exports_metrics(&self) -> bool {
+        self.exports.metrics
+    }
+
+    /// Exports what is buffered (spans not sent yet, the metrics' last values) and stops
+    /// the exporters, waiting for those last exports (each at most its timeout). Dropping
+    /// the value does the same and ignores errors.
+    ///
+    /// # Errors
+    ///
+    /// An export failed or timed out (the collector is unreachable, or refused the data).
+    pub fn shutdown(mut self) -> Result<(), OTelSdkError> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(), OTelSdkError> {
+        #[cfg(feature = "http")]
+        if let Some(metrics) = self.metrics.take() {
+            metrics.task.abort();
+        }
+        let traces = self.tracers.take().map(|t| t.shutdown()).unwrap_or(Ok(()));
+        let metrics = self.meters.take().map(|m| m.shutdown()).unwrap_or(Ok(()));
+        // The runtime goes last: the final exports above need it.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.stop();
+        }
+        traces.and(metrics)
+    }
+
+    fn configure(prometheus: Option<&Prometheus>) -> Result<Otel, OtelError> {
+        let config = Config::read(&Env::process())?;
+        let mut otel = Otel {
+            telemetry: None,
+            tracers: None,
+            meters: None,
+            runtime: None,
+            exports: config,
+            #[cfg(feature = "http")]
+            metrics: None,
+        };
+        if !config.traces && !config.metrics && prometheus.is_none() {
+            return Ok(otel);
+        }
+        let client = if config.traces || config.metrics {
+            let runtime = ExportRuntime::start()
+                .map_err(|e| OtelError(format!("OTLP export thread: {e}")))?;
+            let client: Arc<dyn HttpClient> = Arc::new(HyperClient {
+                runtime: runtime.handle.clone(),
+                timeout: config.traces_timeout.max(config.metrics_timeout),
+            });
+            otel.runtime = Some(runtime);
+            Some(client)
+        } else {
+            None
+        };
+        let resource = Resource::builder().build();
+        let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
+        if let (true, Some(client)) = (config.traces, &client) {
+            let exporter = opentelemetry_otlp::SpanExporter::builder()
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .with_timeout(config.traces_timeout)
+                .with_shared_http_client(client.clone())
+                .build()
+                .map_err(|e| OtelError(format!("OTLP span exporter: {e}")))?;
+            tracers = tracers.with_batch_exporter(exporter);
+        }
+        let mut meters = SdkMeterProvider::builder().with_resource(resource);
+        if let (true, Some(client)) = (config.metrics, &client) {
+            let exporter = opentelemetry_otlp::MetricExporter::builder()
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .with_timeout(config.metrics_timeout)
+                .with_shared_http_client(client.clone())
+                .build()
+                .map_err(|e| OtelError(format!("OTLP metric exporter: {e}")))?;
+            meters = meters.with_reader(PeriodicReader::builder(exporter).build());
+        }
+        if let Some(prometheus) = prometheus {
+            meters = meters.with_reader(prometheus.reader());
+        }
+        let tracers = tracers.build();
+        let meters = meters.build();
+        otel.telemetry = Some(Telemetry::new(&tracers, &meters));
+        otel.tracers = Some(tracers);
+        otel.meters = Some(meters);
+        Ok(otel)
+    }
+}
+
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+impl Otel {
+    /// As [`from_env`](Self::from_env), and with `metrics` (an address, as a `--metrics`
+    /// flag gives it), serves the metrics in the Prometheus text format at
+    /// `http://ADDR/metrics`: a listener of its own, apart from `/mcp`, on a task of the
+    /// current runtime, stopped with the exporters. Once listening, it writes one line to
+    /// stderr, `Prometheus metrics at http://127.0.0.1:9464/metrics` (port 0 shows the port
+    /// chosen), as `serve_http` announces its URL.
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_env`](Self::from_env), or the address cannot be bound.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_server::otel::Otel;
+    ///
+    /// let otel = Otel::from_env_serving_metrics(Some("127.0.0.1:9464")).await?;
+    /// assert!(otel.telemetry().is_some());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn from_env_serving_metrics(metrics: Option<&str>) -> Result<Otel, OtelError> {
+        let Some(addr) = metrics else {
+            return Otel::from_env();
+        };
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| OtelError(format!("metrics address {addr}: {e}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| OtelError(format!("metrics address {addr}: {e}")))?;
+        let prometheus = Prometheus::new();
+        let mut otel = Otel::from_env_with_prometheus(&prometheus)?;
+        let router = prometheus.router();
+        let task = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, router).await {
+                tracing::warn!(error = %e, "the metrics listener failed");
+            }
+        });
+        {
+            use std::io::Write as _;
+            // A closed stderr is no reason not to serve.
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "Prometheus metrics at http://{local}/metrics"
+            );
+        }
+        otel.metrics = Some(MetricsServer { addr: local, task });
+        Ok(otel)
+    }
+
+    /// The address `/metrics` is served on, when it is.
+    pub fn metrics_addr(&self) -> Option<std::net::SocketAddr> {
+        self.metrics.as_ref().map(|m| m.addr)
+    }
+}
+
+impl Drop for Otel {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+/// One variable's value: `None` when unset or empty.
+type Lookup<'a> = Box<dyn Fn(&str) -> Result<Option<String>, OtelError> + 'a>;
+
+/// The environment, as a lookup (tests give their own).
+pub(crate) struct Env<'a>(Lookup<'a>);
+
+impl<'a> Env<'a> {
+    fn process() -> Env<'static> {
+        Env(Box::new(|name| match std::env::var(name) {
+            Ok(v) if v.trim().is_empty() => Ok(None),
+            Ok(v) => Ok(Some(v)),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                Err(OtelError(format!("{name}: the value is not valid UTF-8")))
+            }
+        }))
+    }
+
+    #[cfg(test)]
+    fn from_pairs(pairs: &'a [(&'a str, &'a str)]) -> Env<'a> {
+        Env(Box::new(move |name| {
+            Ok(pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+                .filter(|v| !v.trim().is_empty()))
+        }))
+    }
+
+    fn get(&self, name: &str) -> Result<Option<String>, OtelError> {
+        (self.0)(name)
+    }
+}
+
+/// What the environment asks for, checked. The exporters read the endpoints and headers
+/// again themselves; they are checked here so that a bad value is an error rather than
+/// ignored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Config {
+    traces: bool,
+    metrics: bool,
+    traces_timeout: Duration,
+    metrics_timeout: Duration,
+}
+
+impl Config {
+    pub(crate) fn read(env: &Env<'_>) -> Result<Config, OtelError> {
+        let disabled = match env.get("OTEL_SDK_DISABLED")? {
+            None => false,
+            Some(v) if v.trim().eq_ignore_ascii_case("true") => true,
+            Some(v) if v.trim().eq_ignore_ascii_case("false") => false,
+            Some(v) => {
+                return Err(OtelError(format!(
+                    "OTEL_SDK_DISABLED: `{v}` is neither `true` nor `false`"
+                )));
+            }
+        };
+        let base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?;
+        if let Some(url) = &base {
+            check_endpoint("OTEL_EXPORTER_OTLP_ENDPOINT", url)?;
+        }
+        check_headers(env, "OTEL_EXPORTER_OTLP_HEADERS")?;
+        check_protocol(env, "OTEL_EXPORTER_OTLP_PROTOCOL")?;
+        let timeout = timeout_of(env, "OTEL_EXPORTER_OTLP_TIMEOUT")?.unwrap_or(DEFAULT_TIMEOUT);
+        let signal = |name: &str| -> Result<(bool, Duration), OtelError> {
+            let upper = name.to_ascii_uppercase();
+            let endpoint_var = format!("OTEL_EXPORTER_OTLP_{upper}_ENDPOINT");
+            let endpoint = env.get(&endpoint_var)?;
+            if let Some(url) = &endpoint {
+                check_endpoint(&endpoint_var, url)?;
+            }
+            check_headers(env, &format!("OTEL_EXPORTER_OTLP_{upper}_HEADERS"))?;
+            check_protocol(env, &format!("OTEL_EXPORTER_OTLP_{upper}_PROTOCOL"))?;
+            let own_timeout = timeout_of(env, &format!("OTEL_EXPORTER_OTLP_{upper}_TIMEOUT"))?;
+            let exporter_var = format!("OTEL_{upper}_EXPORTER");
+            let wanted = match env.get(&exporter_var)?.as_deref().map(str::trim) {
+                None | Some("otlp") => true,
+                Some("none") => false,
+                Some(other) => {
+                    return Err(OtelError(format!(
+                        "{exporter_var}: `{other}` is not supported (give `otlp` or `none`)"
+                    )));
+                }
+            };
+            let on = !disabled && wanted && (endpoint.is_some() || base.is_some());
+            Ok((on, own_timeout.unwrap_or(timeout)))
+        };
+        let (traces, traces_timeout) = signal("traces")?;
+        let (metrics, metrics_timeout) = signal("metrics")?;
+        Ok(Config {
+            traces,
+            metrics,
+            traces_timeout,
+            metrics_timeout,
+        })
+    }
+}
+
+fn timeout_of(env: &Env<'_>, name: &str) -> Result<Option<Duration>, OtelError> {
+    match env.get(name)? {
+        None => Ok(None),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
+            _ => Err(OtelError(format!(
+                "{name}: `{v}` is not a positive number of milliseconds"
+            ))),
+        },
+    }
+}
+
+fn check_endpoint(name: &str, url: &str) -> Result<(), OtelError> {
+    let uri: http::Uri = url
+        .trim()
+        .parse()
+        .map_err(|e| OtelError(format!("{name}: `{url}` is not a URL ({e})")))?;
+    match uri.scheme_str() {
+        Some("http") if uri.host().is_some_and(|h| !h.is_empty()) => Ok(()),
+        Some("https") => Err(OtelError(format!(
+            "{name}: `{url}`: https endpoints are not supported; export to a collector over http://"
+        ))),
+        _ => Err(OtelError(format!(
+            "{name}: `{url}` is not an http:// URL with a host (e.g. http://localhost:4318)"
+        ))),
+    }
+}
+
+fn check_protocol(env: &Env<'_>, name: &str) -> Result<(), OtelError> {
+    match env.get(name)?.as_deref().map(str::trim) {
+        None | Some("http/protobuf") => Ok(()),
+        Some(other) => Err(OtelError(format!(
+            "{name}: `{other}` is not supported (only `http/protobuf`)"
+        ))),
+    }
+}
+
+/// `key=value` pairs separated by commas, as the specification gives them (the exporter
+/// percent-decodes the values).
+fn check_headers(env: &Env<'_>, name: &str) -> Result<(), OtelError> {
+    let Some(list) = env.get(name)? else {
+        return Ok(());
+    };
+    for pair in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || OtelError(format!("{name}: `{pair}` is not a `key=value` header"));
+        let (key, value) = pair.split_once('=').ok_or_else(bad)?;
+        if http::HeaderName::from_bytes(key.trim().as_bytes()).is_err()
+            || http::HeaderValue::from_str(value.trim()).is_err()
+        {
+            return Err(bad());
+        }
+    }
+    Ok(())
+}
+
+/// A current-thread runtime on a thread of its own, for the exporters' sockets: the SDK
+/// runs exports on its own threads, where no runtime is current.
+#[derive(Debug)]
+struct ExportRuntime {
+    handle: tokio::runtime::Handle,
+    stop: tokio::sync::oneshot::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl ExportRuntime {
+    fn start() -> std::io::Result<ExportRuntime> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()?;
+        let handle = runtime.handle().clone();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("mcp-otlp".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+            })?;
+        Ok(ExportRuntime {
+            handle,
+            stop,
+            thread,
+        })
+    }
+
+    fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.thread.join();
+    }
+}
+
+/// The exporters' HTTP client: one HTTP/1.1 connection per export (a batch every few
+/// seconds at most), made with hyper on the export runtime.
+#[derive(Debug)]
+struct HyperClient {
+    runtime: tokio::runtime::Handle,
+    timeout: Duration,
+}
+
+impl HttpClient for HyperClient {
+    fn send_bytes<'a, 'f>(
+        &'a self,
+        request: Request<Bytes>,
+    ) -> Pin<Box<dyn Future<Output = Result<Response<Bytes>, HttpError>> + Send + 'f>>
+    where
+        'a: 'f,
+        Self: 'f,
+    {
+        let timeout = self.timeout;
+        let task = self
+            .runtime
+            .spawn(async move { tokio::time::timeout(timeout, send(request)).await });
+        Box::pin(async move {
+            match task.await {
+                Ok(Ok(response)) => response,
+                Ok(Err(_)) => Err(format!("no answer within {timeout:?}").into()),
+                Err(e) => Err(format!("the export runtime stopped: {e}").into()),
+            }
+        })
+    }
+}
+
+async fn send(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
+    let (mut parts, body) = request.into_parts();
+    let host = parts
+        .uri
+        .host()
+        .ok_or("the endpoint has no host")?
+        .to_owned();
+    let port = parts.uri.port_u16().unwrap_or(80);
+    let authority = match parts.uri.authority() {
+        Some(a) => a.as_str().to_owned(),
+        None => host.clone(),
+    };
+    // HTTP/1.1 requests name the path, and the host in their own header.
+    parts.uri = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .parse()?;
+    parts
+        .headers
+        .entry(http::header::HOST)
+        .or_insert(http::HeaderValue::from_str(&authority)?);
+    let stream = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port)).await?;
+    stream.set_nodelay(true)?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    let connection = tokio::spawn(connection);
+    let request = Request::from_parts(parts, http_body_util::Full::new(body));
+    let response = sender.send_request(request).await?;
+    let (parts, body) = response.into_parts();
+    let body = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
+        .collect()
+        .await
+        .map_err(|e| -> HttpError {
+            if e.is::<http_body_util::LengthLimitError>() {
+                Box::new(ResponseBodyTooLarge::new())
+            } else {
+                e
+            }
+        })?
+        .to_bytes();
+    drop(sender);
+    connection.abort();
+    Ok(Response::from_parts(parts, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(pairs: &[(&str, &str)]) -> Result<Config, OtelError> {
+        Config::read(&Env::from_pairs(pairs))
+    }
+
+    #[test]
+    fn nothing_is_exported_without_an_endpoint() {
+        let c = read(&[("OTEL_SERVICE_NAME", "x")]).unwrap();
+        assert!(!c.traces && !c.metrics);
+        assert_eq!(c.traces_timeout, DEFAULT_TIMEOUT);
+    }
+
+    #[test]
+    fn the_base_endpoint_turns_both_signals_on() {
+        let c = read(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318")]).unwrap();
+        assert!(c.traces && c.metrics);
+    }
+
+    #[test]
+    fn a_signal_endpoint_turns_on_that_signal_only() {
+        let c = read(&[(
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+            "http://localhost:4318/v1/metrics",
+        )])
+        .unwrap();
+        assert!(!c.traces && c.metrics);
+        let c = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
+            ("OTEL_TRACES_EXPORTER", "none"),
+        ])
+        .unwrap();
+        assert!(!c.traces && c.metrics);
+    }
+
+    #[test]
+    fn sdk_disabled_wins() {
+        let c = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
+            ("OTEL_SDK_DISABLED", "TRUE"),
+        ])
+        .unwrap();
+        assert!(!c.traces && !c.metrics);
+        let c = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
+            ("OTEL_SDK_DISABLED", "false"),
+        ])
+        .unwrap();
+        assert!(c.traces && c.metrics);
+    }
+
+    #[test]
+    fn timeouts_general_and_per_signal() {
+        let c = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "2500"),
+            ("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "700"),
+        ])
+        .unwrap();
+        assert_eq!(c.traces_timeout, Duration::from_millis(2500));
+        assert_eq!(c.metrics_timeout, Duration::from_millis(700));
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_variable() {
+        let base = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318");
+        for (pairs, var) in [
+            (
+                vec![("OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:4318")],
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+            ),
+            (
+                vec![("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector:4318")],
+                "https endpoints",
+            ),
+            (
+                vec![("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "not a url")],
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            ),
+            (
+                vec![base, ("OTEL_EXPORTER_OTLP_TIMEOUT", "10s")],
+                "OTEL_EXPORTER_OTLP_TIMEOUT",
+            ),
+            (
+                vec![base, ("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "0")],
+                "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
+            ),
+            (
+                vec![base, ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")],
+                "only `http/protobuf`",
+            ),
+            (
+                vec![base, ("OTEL_EXPORTER_OTLP_HEADERS", "api-key")],
+                "OTEL_EXPORTER_OTLP_HEADERS",
+            ),
+            (
+                vec![base, ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "bad key=1")],
+                "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+            ),
+            (
+                vec![base, ("OTEL_SDK_DISABLED", "yes")],
+                "OTEL_SDK_DISABLED",
+            ),
+            (
+                vec![base, ("OTEL_METRICS_EXPORTER", "prometheus")],
+                "OTEL_METRICS_EXPORTER",
+            ),
+        ] {
+            let e = read(&pairs).unwrap_err().to_string();
+            assert!(e.contains(var), "{pairs:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn headers_may_be_a_list() {
+        let c = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "api-key=secret, x-tenant=a%20b,",
+            ),
+        ]);
+        assert!(c.is_ok(), "{c:?}");
+    }
+}

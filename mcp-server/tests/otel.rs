@@ -536,3 +536,119 @@ async fn prometheus_text_has_the_histograms_buckets_and_labels() {
     assert_eq!(counts.len(), BOUNDARIES.len() + 1);
     assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
 }
+
+/// Polls (boundedly) until the gauge `name` reads `want`.
+async fn gauge_becomes(o: &Observed, name: &str, want: i64) {
+    let mut last = None;
+    for _ in 0..200 {
+        last = gauge(&o.metrics(), name);
+        if last == Some(want) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("{name} stayed at {last:?}, not {want}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn running_tasks_and_listen_streams_are_counted() {
+    use mcp_server::types::{TASKS_EXTENSION, Tool, ToolExecution, ToolTaskSupport};
+    let o = observed();
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let mut tool = Tool::new(
+        "gated",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    );
+    tool.execution = Some(ToolExecution {
+        task_support: Some(ToolTaskSupport::Optional),
+        ..Default::default()
+    });
+    let opened = gate.clone();
+    o.server
+        .registry()
+        .add_tool(
+            tool,
+            mcp_server::registry::tool_fn(move |_: serde_json::Value, _ctx: Context| {
+                let opened = opened.clone();
+                async move {
+                    opened.acquire().await.unwrap().forget();
+                    "done"
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    let client = o
+        .client(ClientOptions::modern().with_extension(TASKS_EXTENSION))
+        .await;
+    assert_eq!(gauge(&o.metrics(), "mcp.server.active_tasks"), Some(0));
+    let created = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "gated", "arguments": {}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    gauge_becomes(&o, "mcp.server.active_tasks", 1).await;
+    gate.add_permits(1);
+    gauge_becomes(&o, "mcp.server.active_tasks", 0).await;
+
+    assert_eq!(
+        gauge(&o.metrics(), "mcp.server.active_listen_streams"),
+        Some(0)
+    );
+    let listener = std::sync::Arc::new(o.client(ClientOptions::modern()).await);
+    let listening = listener.clone();
+    let stream = tokio::spawn(async move {
+        let params = json!({"notifications": {"toolsListChanged": true}});
+        let id = mcp_server::jsonrpc::RequestId::String("listen".into());
+        listening
+            .request_with_id(id, "subscriptions/listen", Some(params))
+            .await
+    });
+    gauge_becomes(&o, "mcp.server.active_listen_streams", 1).await;
+    // The client ends the stream.
+    listener
+        .notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": "listen"})),
+        )
+        .await;
+    gauge_becomes(&o, "mcp.server.active_listen_streams", 0).await;
+    stream.abort();
+    drop(client);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
+    let o = observed();
+    let shared = std::sync::Arc::new(mcp_server::http::InMemorySharedSessionStore::default());
+    let endpoint = || {
+        o.server.http_router(
+            mcp_server::http::HttpOptions::default().shared_sessions(shared.clone()),
+            mcp_server::CancellationToken::new(),
+        )
+    };
+    let (a, b) = (endpoint(), endpoint());
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let (headers, _) = post(&a, &[], init).await;
+    let session = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    assert_eq!(gauge(&o.metrics(), "mcp.server.active_sessions"), Some(1));
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1}}}"#;
+    let (_, body) = post(
+        &b,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call,
+    )
+    .await;
+    assert!(body.contains("\"2\""), "{body}");
+    assert_eq!(
+        gauge(&o.metrics(), "mcp.server.active_sessions"),
+        Some(2),
+        "held by both endpoints now"
+    );
+}

@@ -77,6 +77,9 @@ pub(crate) struct Listen {
     pub(crate) filter: SubscriptionFilter,
     events: broadcast::Receiver<RegistryEvent>,
     tasks: Option<TaskFeed>,
+    /// Counts the stream as open while it lives.
+    #[cfg(feature = "otel")]
+    _counted: Option<crate::otel::Counted>,
 }
 
 impl Listen {
@@ -143,6 +146,12 @@ impl Listen {
             filter,
             events,
             tasks,
+            #[cfg(feature = "otel")]
+            _counted: server
+                .config()
+                .telemetry
+                .as_ref()
+                .map(crate::otel::Telemetry::listen_stream),
         })
     }
 

@@ -15,6 +15,12 @@
 //! | `mcp.server.session.duration` | histogram | s | `mcp.protocol.version`, `network.transport` |
 //! | `mcp.server.active_requests` | up-down counter | `{request}` | `network.transport` |
 //! | `mcp.server.active_sessions` | up-down counter | `{session}` | `network.transport` |
+//! | `mcp.server.active_tasks` | up-down counter | `{task}` | — |
+//! | `mcp.server.active_listen_streams` | up-down counter | `{stream}` | — |
+//!
+//! The last two are this SDK's (the conventions name no such instruments): tasks running in
+//! this process, and open `subscriptions/listen` streams. Sessions count where they are
+//! held: a session restored from a shared store counts on each instance that holds it.
 //!
 //! Both histograms use the conventions' bucket boundaries (10 ms to 300 s).
 //! [`Prometheus`] renders the meter provider's metrics in the Prometheus text format, for a
@@ -99,6 +105,25 @@ struct Instruments {
     // pays two atomic adds instead of two aggregations of an up-down counter.
     active_requests: Arc<Live>,
     active_sessions: Arc<Live>,
+    active_tasks: Arc<AtomicI64>,
+    listen_streams: Arc<AtomicI64>,
+}
+
+/// Counts one live thing (a task, a listen stream) until dropped.
+#[derive(Debug)]
+pub(crate) struct Counted(Arc<AtomicI64>);
+
+impl Counted {
+    fn new(count: &Arc<AtomicI64>) -> Counted {
+        count.fetch_add(1, Ordering::Relaxed);
+        Counted(count.clone())
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A live count per `network.transport`.
@@ -159,6 +184,17 @@ impl Telemetry {
                 .build();
             counts
         };
+        let count = |name: &'static str, unit: &'static str, description: &'static str| {
+            let count = Arc::new(AtomicI64::new(0));
+            let observed = count.clone();
+            meter
+                .i64_observable_up_down_counter(name)
+                .with_unit(unit)
+                .with_description(description)
+                .with_callback(move |gauge| gauge.observe(observed.load(Ordering::Relaxed), &[]))
+                .build();
+            count
+        };
         Telemetry {
             inner: Arc::new(Instruments {
                 tracer: tracers.tracer_with_scope(scope),
@@ -180,6 +216,16 @@ impl Telemetry {
                     "mcp.server.active_sessions",
                     "{session}",
                     "Live MCP sessions (2025 revisions).",
+                ),
+                active_tasks: count(
+                    "mcp.server.active_tasks",
+                    "{task}",
+                    "MCP tasks running in this process.",
+                ),
+                listen_streams: count(
+                    "mcp.server.active_listen_streams",
+                    "{stream}",
+                    "Open subscriptions/listen streams (2026-07-28).",
                 ),
             }),
         }
@@ -239,6 +285,16 @@ impl Telemetry {
             transport: req.transport,
             started: Instant::now(),
         }
+    }
+
+    /// Counts a running task until the returned value is dropped.
+    pub(crate) fn task(&self) -> Counted {
+        Counted::new(&self.inner.active_tasks)
+    }
+
+    /// Counts an open listen stream until the returned value is dropped.
+    pub(crate) fn listen_stream(&self) -> Counted {
+        Counted::new(&self.inner.listen_streams)
     }
 
     /// Counts a legacy session from its `initialize` on; the session's duration is recorded

@@ -254,9 +254,17 @@ impl Engine {
         });
         lock(&tasks.running).insert(record.id.clone(), running.clone());
         let engine = self.clone();
-        tasks
-            .tracker
-            .spawn(async move { engine.run(record, running, fut).await });
+        #[cfg(feature = "otel")]
+        let counted = self
+            .config()
+            .telemetry
+            .as_ref()
+            .map(crate::otel::Telemetry::task);
+        tasks.tracker.spawn(async move {
+            engine.run(record, running, fut).await;
+            #[cfg(feature = "otel")]
+            drop(counted);
+        });
         Ok(())
     }
 

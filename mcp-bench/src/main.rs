@@ -7,6 +7,8 @@
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
 //! mcp-bench otlp-sink [--port P]
+//! mcp-bench serve    --soak [--http ADDR] [--tick-ms MS]
+//! mcp-bench soak     [--seconds S] [--port P] [--sessions N] [--stdio-pids FILE] -- CMD ARGS...
 //! ```
 //!
 //! Each run prints one JSON line on stdout and exits non-zero if any answer is wrong or
@@ -17,6 +19,9 @@
 //! `serve --otlp` exports them over OTLP as the `OTEL_*` variables configure it, for example
 //! to `otlp-sink`, which accepts every export and logs its size to stderr.
 //! `--payload` adds that many bytes of text to each `echo` argument (and so to each answer).
+//! `serve --soak` serves the soak server (see `server::Soak`); `soak` drives one already
+//! listening on `127.0.0.1:P` and two stdio servers it starts with CMD ARGS (see `soak.rs`
+//! and `scripts/soak.sh`).
 
 // A command-line tool: its report goes to stdout, its diagnostics to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -26,6 +31,7 @@ mod http;
 mod report;
 mod server;
 mod sessions;
+mod soak;
 mod stdio;
 
 use std::time::Duration;
@@ -139,7 +145,9 @@ const USAGE: &str = "usage:
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
   mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
-  mcp-bench otlp-sink [--port P]";
+  mcp-bench otlp-sink [--port P]
+  mcp-bench serve    --soak [--http ADDR] [--tick-ms MS]
+  mcp-bench soak     [--seconds S] [--port P] [--sessions N] [--stdio-pids FILE] -- CMD ARGS...";
 
 fn main() {
     let mut argv = std::env::args().skip(1);
@@ -220,6 +228,8 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     "redis",
                     "otel",
                     "otlp",
+                    "soak",
+                    "tick-ms",
                 ],
                 false,
             )?;
@@ -233,6 +243,12 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     .build()?
             };
             let addr = args.value("http").map(str::to_owned);
+            if args.has("soak") {
+                let tick = Duration::from_millis(args.number("tick-ms", 1_000)?);
+                return runtime
+                    .block_on(server::serve_soak(addr, tick))
+                    .map_err(|e| e.to_string().into());
+            }
             runtime
                 .block_on(server::serve(
                     addr,
@@ -252,6 +268,19 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                 .build()?
                 .block_on(server::otlp_sink(port))
                 .map_err(|e| e.to_string().into())
+        }
+        "soak" => {
+            args.check(&["seconds", "port", "sessions", "stdio-pids"], true)?;
+            let soak = soak::Soak {
+                duration: Duration::from_secs(args.number("seconds", 1_800)?),
+                port: args.number("port", 18_082)?,
+                sessions: args.number("sessions", 1_000)?,
+                command: args.command.clone(),
+                pid_file: args.value("stdio-pids").map(str::to_owned),
+            };
+            let report = driver_runtime()?.block_on(soak.run())?;
+            println!("{report}");
+            Ok(())
         }
         _ => Err(format!("unknown mode {mode:?}; usage").into()),
     }

@@ -22,6 +22,85 @@ impl Bench {
     }
 }
 
+/// The soak server (`serve --soak`): the benchmark's two tools, a tool that reports
+/// progress step by step (long enough to be cancelled or cut off mid-stream), and a `marker`
+/// tool that a ticker disables and enables again, so that list-changed notifications flow to
+/// `subscriptions/listen` streams and legacy GET streams.
+pub struct Soak;
+
+#[mcp_server::server(name = "mcp-bench-soak")]
+impl Soak {
+    /// Returns the text unchanged.
+    #[tool(read_only, idempotent)]
+    fn echo(&self, text: String) -> String {
+        text
+    }
+
+    /// Adds two integers.
+    #[tool(read_only, idempotent)]
+    fn add(&self, a: i64, b: i64) -> String {
+        a.wrapping_add(b).to_string()
+    }
+
+    /// Counts `n` steps (at most 1,000), `delay_ms` (at most 1,000) apart, reporting
+    /// progress after each; answers `"<n> steps"`.
+    #[tool(read_only)]
+    async fn steps(&self, ctx: Context, n: u32, delay_ms: u64) -> Result<String, &'static str> {
+        if n > 1_000 || delay_ms > 1_000 {
+            return Err("at most 1000 steps, 1000 ms apart");
+        }
+        for i in 1..=n {
+            ctx.progress(f64::from(i), Some(f64::from(n)), None).await;
+            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+        }
+        Ok(format!("{n} steps"))
+    }
+
+    /// Does nothing: the ticker toggles it to change the tool list.
+    #[tool(read_only, idempotent)]
+    fn marker(&self) -> &'static str {
+        "marker"
+    }
+}
+
+/// Serves the soak server on stdio, or over Streamable HTTP at `addr`; every `tick` the
+/// `marker` tool is disabled or enabled again (a `tools/list_changed` each time).
+pub async fn serve_soak(
+    addr: Option<String>,
+    tick: std::time::Duration,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::with_handler(Soak).build()?;
+    let registry = server.clone();
+    let ticker = tokio::spawn(async move {
+        let mut interval = tokio::time::interval(tick);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut enabled = true;
+        loop {
+            interval.tick().await;
+            if enabled {
+                registry.registry().disable_tool("marker");
+            } else {
+                registry.registry().enable_tool("marker");
+            }
+            enabled = !enabled;
+        }
+    });
+    let served = match addr {
+        None => server.serve_stdio().await,
+        Some(addr) => {
+            server
+                .serve_http_with(
+                    addr.as_str(),
+                    HttpOptions::default(),
+                    mcp_server::http::shutdown_signal(),
+                )
+                .await
+        }
+    };
+    ticker.abort();
+    Ok(served?)
+}
+
 /// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream;
 /// `auth_issuer`: bearer tokens from this issuer, for `http://ADDR/mcp`, checked by
 /// `AuthLayer` with a `JwtValidator`; `redis`: legacy sessions shared through this Redis;

@@ -571,10 +571,13 @@ async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
     assert_eq!(second.tasks.len(), 1);
     assert_eq!(second.tasks[0].id, "t4");
     assert!(second.next_cursor.is_none());
-    assert_eq!(
-        other.list(Some("session a"), Some("x"), 2).await,
-        Err(TaskStoreError::InvalidCursor)
-    );
+    for hostile in ["x", "-1", "18446744073709551615", "9223372036854775807"] {
+        assert_eq!(
+            other.list(Some("session a"), Some(hostile), 2).await,
+            Err(TaskStoreError::InvalidCursor),
+            "{hostile}"
+        );
+    }
     assert!(other.list(None, None, 10).await.unwrap().tasks.is_empty());
 
     // What one instance records, another reads back whole; the first end wins.

@@ -15,6 +15,34 @@ use crate::engine::tasks::{
     StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
 };
 
+/// Stores a new task and lists it under its owner, at once: 1 when stored (or when this
+/// very record is there already: a retry whose first reply was lost), 0 when another task
+/// has the id. The owner's list lives as long as its longest-lived task (a list holding a
+/// task with no time to live does not expire).
+const CREATE: &str = r"
+local current = redis.call('GET', KEYS[1])
+if current then
+  if current == ARGV[1] then return 1 end
+  return 0
+end
+local fresh = redis.call('EXISTS', KEYS[2]) == 0
+if ARGV[4] == '' then
+  redis.call('SET', KEYS[1], ARGV[1])
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
+end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+if ARGV[4] == '' then
+  redis.call('PERSIST', KEYS[2])
+else
+  local left = redis.call('PTTL', KEYS[2])
+  if fresh or (left >= 0 and left < tonumber(ARGV[4])) then
+    redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  end
+end
+return 1
+";
+
 /// Replaces a task unless it has ended (its value starts with `1`) or is gone; keeps the
 /// key's time to live. Returns 1 when it replaced it.
 const UPDATE: &str = r"
@@ -35,7 +63,10 @@ return 1
 /// runs it: route `tasks/*` to it, or keep tasks that ask for input on one instance.
 ///
 /// Every operation is bounded by a timeout (1 s by default); a Redis that is down makes
-/// the task requests fail with an internal error, and never hang.
+/// the task requests fail with an internal error, and never hang. Creating and ending a task
+/// are each one Lua script (Redis 6.0 or newer, for `SET … KEEPTTL`). `tasks/list` pages by
+/// position in the owner's list: a task that expires between two pages can shift the next
+/// one by a place.
 ///
 /// # Examples
 ///
@@ -195,45 +226,21 @@ fn remaining(r: &TaskRecord) -> Option<u64> {
 impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
         Box::pin(async move {
-            let value = encode(&record)?;
-            let mut set = redis::cmd("SET");
-            set.arg(self.key(&record.id)).arg(value).arg("NX");
-            if let Some(px) = remaining(&record) {
-                set.arg("PX").arg(px);
-            }
-            let created: Option<String> = self.redis.run(set).await.map_err(|e| backend(&e))?;
-            if created.is_none() {
-                return Err(TaskStoreError::Duplicate);
-            }
-            let index = self.index(record.owner.as_deref());
-            let mut add = redis::cmd("ZADD");
-            add.arg(&index)
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(CREATE)
+                .arg(2)
+                .arg(self.key(&record.id))
+                .arg(self.index(record.owner.as_deref()))
+                .arg(encode(&record)?)
                 .arg(since_epoch(record.created_at))
-                .arg(&record.id);
-            self.redis.run::<()>(add).await.map_err(|e| backend(&e))?;
-            // The list lives as long as its longest-lived task: an expiry set if it has none
-            // (NX), extended if this task outlives it (GT).
-            match remaining(&record) {
-                Some(px) => {
-                    for when in ["NX", "GT"] {
-                        let mut expire = redis::cmd("PEXPIRE");
-                        expire.arg(&index).arg(px).arg(when);
-                        self.redis
-                            .run::<()>(expire)
-                            .await
-                            .map_err(|e| backend(&e))?;
-                    }
-                }
-                None => {
-                    let mut persist = redis::cmd("PERSIST");
-                    persist.arg(&index);
-                    self.redis
-                        .run::<()>(persist)
-                        .await
-                        .map_err(|e| backend(&e))?;
-                }
+                .arg(&record.id)
+                .arg(remaining(&record).map_or(String::new(), |px| px.to_string()));
+            let created: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
+            if created == 1 {
+                Ok(())
+            } else {
+                Err(TaskStoreError::Duplicate)
             }
-            Ok(())
         })
     }
 
@@ -269,13 +276,16 @@ impl TaskStore for RedisTaskStore {
         limit: usize,
     ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>> {
         Box::pin(async move {
+            // A position in the owner's list: small enough for Redis's signed indexes, with
+            // room to add a page.
             let start = match cursor {
-                Some(c) => c
-                    .parse::<usize>()
-                    .map_err(|_| TaskStoreError::InvalidCursor)?,
+                Some(c) => {
+                    c.parse::<u32>()
+                        .map_err(|_| TaskStoreError::InvalidCursor)? as usize
+                }
                 None => 0,
             };
-            let window = limit.max(1);
+            let window = limit.clamp(1, 10_000);
             let index = self.index(owner);
             // One more than a page: whether there is a next one.
             let mut range = redis::cmd("ZRANGE");

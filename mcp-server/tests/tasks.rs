@@ -644,18 +644,20 @@ async fn listen_streams_carry_the_changes_of_the_tasks_they_name() {
     let confirm = task_id(&modern_call(&client, "confirm").await);
     wait_for(&client, &confirm, "input_required").await;
 
-    let stream = listen(&client, "sub", json!([gated, "not-a-task", confirm]));
-    // Acknowledged with the tasks the server will follow, then their state now.
-    let ack = loop {
-        let found = client
+    let stream = listen(&client, "sub", json!([gated, "not-a-task", confirm, gated]));
+    // Acknowledged with the tasks the server will follow (each once), then their state now.
+    let mut ack = None;
+    for _ in 0..500 {
+        ack = client
             .notifications()
             .into_iter()
             .find(|m| m["method"] == "notifications/subscriptions/acknowledged");
-        if let Some(ack) = found {
-            break ack;
+        if ack.is_some() {
+            break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
-    };
+    }
+    let ack = ack.expect("the listen stream was never acknowledged");
     assert_eq!(
         ack["params"]["notifications"]["taskIds"],
         json!([gated, confirm])
@@ -739,12 +741,14 @@ async fn listening_for_tasks_needs_the_extension_and_well_formed_ids() {
     assert_needs_the_extension(err);
     let with = connect(&server, modern()).await;
     for bad in [json!("a"), json!([1, 2]), json!(vec!["x"; 1_001])] {
-        let err = with
-            .request(
-                "subscriptions/listen",
-                Some(json!({"notifications": {"taskIds": bad}})),
-            )
+        // Refused at once: an accepted stream would never answer.
+        let asked = with.request(
+            "subscriptions/listen",
+            Some(json!({"notifications": {"taskIds": bad}})),
+        );
+        let err = tokio::time::timeout(Duration::from_secs(10), asked)
             .await
+            .unwrap_or_else(|_| panic!("{bad} was accepted"))
             .unwrap_err();
         assert_eq!(rpc_code(err), -32602, "{bad}");
     }

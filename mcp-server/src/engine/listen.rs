@@ -57,7 +57,7 @@ fn task_ids(filter: &SubscriptionFilter) -> Result<Option<Vec<String>>, ErrorObj
     let Some(value) = filter.extra.get(TASK_IDS_FILTER) else {
         return Ok(None);
     };
-    let ids: Vec<String> = serde_json::from_value(value.clone()).map_err(|_| {
+    let mut ids: Vec<String> = serde_json::from_value(value.clone()).map_err(|_| {
         ErrorObject::invalid_params("`notifications.taskIds` must be an array of task ids")
     })?;
     if ids.len() > MAX_TASK_IDS {
@@ -66,6 +66,9 @@ fn task_ids(filter: &SubscriptionFilter) -> Result<Option<Vec<String>>, ErrorObj
             ids.len()
         )));
     }
+    // Each once, in the order asked.
+    let mut seen = HashSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
     Ok(Some(ids))
 }
 

@@ -284,10 +284,14 @@ impl Engine {
         };
         // A store shared with other instances: a `tasks/cancel` one of them answered shows
         // in the record.
-        let mut recheck = tasks.store.shared().then(|| {
+        let recheck = tasks.store.shared().then(|| {
             let every = record.poll_interval.unwrap_or(tasks.limits.poll_interval);
             tokio::time::interval_at(tokio::time::Instant::now() + every, every)
         });
+        // One future for the whole run: a re-read in flight when another branch fires is not
+        // started over.
+        let elsewhere = cancelled_elsewhere(tasks, &record.id, recheck);
+        tokio::pin!(elsewhere);
         let mut shown = (record.status, None::<String>);
         let ended = loop {
             tokio::select! {
@@ -299,7 +303,7 @@ impl Engine {
                     Ok(result) => Ended::Done(Box::new(result)),
                     Err(()) => Ended::Panicked,
                 },
-                () = cancelled_elsewhere(tasks, &record.id, recheck.as_mut()) => break Ended::Cancelled,
+                () = &mut elsewhere => break Ended::Cancelled,
                 () = link.changed().notified() => {
                     let now = super::view(&record, Some(&running));
                     if (now.status, now.message.clone()) != shown {
@@ -402,9 +406,9 @@ impl Engine {
 async fn cancelled_elsewhere(
     tasks: &super::Tasks,
     id: &str,
-    recheck: Option<&mut tokio::time::Interval>,
+    recheck: Option<tokio::time::Interval>,
 ) {
-    let Some(recheck) = recheck else {
+    let Some(mut recheck) = recheck else {
         return std::future::pending().await;
     };
     loop {

@@ -93,7 +93,8 @@ impl Engine {
                         // cannot reach it from here; saying so beats dropping them.
                         None if record.status == TaskStatus::InputRequired => {
                             return Err(ErrorObject::internal_error(
-                                "the task runs on another instance of this server; send                                  tasks/update to it (route tasks/* by their Mcp-Name header)",
+                                "the task runs on another instance of this server; send tasks/update to it \
+                                 (route tasks/* by their Mcp-Name header)",
                             ));
                         }
                         None => {}
@@ -143,7 +144,7 @@ impl Engine {
 
     /// The 2026 tasks among `ids` that `owner` may see, each as `tasks/get` would answer
     /// it now (without `resultType`); ids of unknown tasks, of other owners' and of 2025
-    /// tasks are left out.
+    /// tasks, and tasks the store failed to read, are left out.
     pub(in crate::engine) async fn watchable_tasks(
         &self,
         ids: &[String],
@@ -159,7 +160,8 @@ impl Engine {
                     found.push((record.id, task));
                 }
                 Err(e) if e.code == mcp_core::error::ErrorCode::INVALID_PARAMS => {}
-                Err(e) => return Err(e),
+                // One task the store failed to read is left out, not the whole request.
+                Err(e) => tracing::warn!(task = %id, error = %e.message, "cannot read a task"),
             }
         }
         Ok(found)

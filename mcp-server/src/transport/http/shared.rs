@@ -252,12 +252,6 @@ impl Endpoint {
             return Err(reply::session_not_found(request));
         };
         if let Some(legacy) = session.conn.session() {
-            #[cfg(feature = "otel")]
-            if let Some(telemetry) = &self.engine.config().telemetry {
-                // Held here from now on: it counts here, and its time here is recorded when it
-                // ends here.
-                legacy.set_telemetry(telemetry.session(record.v.as_str(), "tcp"));
-            }
             legacy.adopt(record.log, record.subs);
             session
                 .shared

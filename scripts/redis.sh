@@ -8,6 +8,7 @@
 #                            `export MCP_TEST_REDIS_SERVER=/path/to/redis-server` (eval them;
 #                            the outage test starts and stops a server of its own with it)
 #   scripts/redis.sh stop    stops that server and removes its directory
+#   scripts/redis.sh install installs redis-server only (when missing)
 #
 # State (the running server's directory and port) is kept in $MCP_REDIS_STATE, default
 # /tmp/mcp-redis.state. Progress goes to stderr; stdout is only the exports.
@@ -27,11 +28,8 @@ find_bin() {
 install() {
   if find_bin >/dev/null; then return 0; fi
   [[ $(id -u) == 0 ]] || { say "redis-server not found and not root: install it (e.g. apt-get install redis-server)"; exit 1; }
-  say "installing redis-server with apt-get"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  # The package's own service is not wanted (and there is no init system to start it).
-  apt-get install -y -qq --no-install-recommends redis-server >&2
+  # Without starting the package's own service (on 6379, every interface).
+  bash "$(dirname "$0")/deb-install.sh" redis-server
 }
 
 free_port() {
@@ -87,6 +85,7 @@ stop() {
 
 case "${1-}" in
   start) start ;;
+  install) install ;;
   stop) stop ;;
-  *) echo "usage: scripts/redis.sh start|stop" >&2; exit 2 ;;
+  *) echo "usage: scripts/redis.sh start|stop|install" >&2; exit 2 ;;
 esac

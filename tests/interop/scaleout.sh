@@ -14,9 +14,10 @@
 #
 #   tests/interop/scaleout.sh     (after tests/interop/run.sh has installed the clients)
 #
-# Installs Debian's nginx-light (apt-get, as root) and redis-server (scripts/redis.sh) when
-# missing; the suite's own Redis (append-only file on, so a restart keeps the sessions) and
-# nginx run in a temp dir and are stopped on exit. The last line printed is
+# Installs Debian's nginx-light and redis-server (apt-get, as root, through
+# scripts/deb-install.sh: their own services are never started) when missing. The suite's
+# own Redis (append-only file on, so a restart keeps the sessions) and nginx run in a temp
+# dir and are stopped on exit. The last line printed is
 # `N passed, M failed`; the exit status is non-zero if any check failed.
 set -euo pipefail
 
@@ -32,29 +33,12 @@ die() { printf 'scaleout: error: %s\n' "$*" >&2; exit 1; }
 
 [[ -x $node && -x $python ]] || die "the clients are not installed: run tests/interop/run.sh --setup-only first"
 
-# --- nginx: Debian's, installed without starting its own service ---------------------------
+# --- nginx and redis-server: Debian's, installed (when missing) without starting their own
+# services.
 if ! command -v nginx >/dev/null; then
-  [[ $(id -u) == 0 ]] || die "nginx not found and not root: install it (apt-get install nginx-light)"
-  say "installing nginx-light with apt-get"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  # Package scripts must not start a server on port 80: deny service starts for the install
-  # (keeping a policy the machine already has).
-  policy=/usr/sbin/policy-rc.d
-  saved=""
-  if [[ -e $policy ]]; then saved=$(mktemp); cp -p "$policy" "$saved"; fi
-  printf '#!/bin/sh\nexit 101\n' >"$policy"
-  chmod +x "$policy"
-  apt-get install -y -qq --no-install-recommends nginx-light || { [[ -n $saved ]] && mv "$saved" "$policy" || rm -f "$policy"; exit 1; }
-  if [[ -n $saved ]]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
+  bash "$root/scripts/deb-install.sh" nginx-light
 fi
-if ! command -v redis-server >/dev/null; then
-  [[ $(id -u) == 0 ]] || die "redis-server not found and not root: install it (apt-get install redis-server)"
-  say "installing redis-server with apt-get"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends redis-server
-fi
+bash "$root/scripts/redis.sh" install
 redis_bin=$(command -v redis-server)
 
 say "building the everything example"
@@ -125,6 +109,10 @@ start_redis() {
 # start_replica N: everything --http on its port, sharing Redis and the requestState keys.
 start_replica() {
   local n=$1 log="$work/replica-$1.log" i
+  # A fresh log per start (the earlier ones kept beside it): the line waited for below must
+  # come from this start.
+  if [[ -f $log ]]; then cat "$log" >>"$work/replica-$n.earlier.log"; fi
+  : >"$log"
   RUST_LOG=info MCP_REQUEST_STATE_KEYS=5ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e007 \
     "$everything" --http "127.0.0.1:${replica_ports[$n]}" --redis "$redis_url" </dev/null >/dev/null 2>>"$log" &
   replica_pid[$n]=$!

@@ -463,7 +463,7 @@ impl Engine {
                         Err(e) => Err(e),
                     };
                 match listen {
-                    Ok(listen) => Reply::Listen(listen),
+                    Ok(listen) => Reply::Listen(Box::new(listen)),
                     Err(e) => Reply::Response(Response::error(Some(id), &e)),
                 }
             }

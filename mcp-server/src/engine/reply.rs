@@ -15,8 +15,9 @@ pub(crate) enum Reply {
     Response(Response),
     /// The request was cancelled: send nothing.
     Silent,
-    /// `subscriptions/listen` was accepted: stream its notifications.
-    Listen(Listen),
+    /// `subscriptions/listen` was accepted: stream its notifications. Boxed: every reply
+    /// is moved through several layers, and a listen is rare and large.
+    Listen(Box<Listen>),
 }
 
 /// A serialized JSON-RPC response.

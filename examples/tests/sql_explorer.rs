@@ -1310,7 +1310,10 @@ async fn postgres_refuses_writes_in_the_parser_and_in_the_transaction() {
 async fn postgres_statement_timeout_is_a_clean_tool_error() {
     let Some(url) = pg_url() else { return };
     let pg = PgDb::new(&url, "timeout").await;
-    let server = sql_explorer::server(pg.database(Duration::from_millis(300)), 100)
+    // Long enough that the transaction's own statements (START TRANSACTION, SET LOCAL,
+    // the prepare) never meet it while the other tests load the same PostgreSQL; the query
+    // below would run for hours.
+    let server = sql_explorer::server(pg.database(Duration::from_millis(1_500)), 100)
         .await
         .unwrap();
     for options in eras() {

@@ -66,7 +66,7 @@ pub fn server(
     server_with_telemetry(roots, allow_write, None)
 }
 
-/// [`server`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
+/// [`server()`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
 ///
 /// # Errors
 ///

@@ -97,11 +97,11 @@ pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
     server_with_telemetry(db, max_rows, None).await
 }
 
-/// [`server`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
+/// [`server()`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
 ///
 /// # Errors
 ///
-/// As for [`server`].
+/// As for [`server()`].
 pub async fn server_with_telemetry(
     db: Database,
     max_rows: usize,

@@ -69,6 +69,13 @@ if newer:
 # The three published crates, in dependency order (cargo packages them together: a local
 # registry stands in for crates.io while each is verified against the others).
 step "cargo package and cargo publish --dry-run: mcp-core, mcp-macros, mcp-server"
+# Cargo unpacks the stand-in registry's crates under $CARGO_HOME/registry/src/-<hash of its
+# path>/ and reuses an unpacked crate of the same name and version; a run from a clone at
+# the same path would then verify against an earlier run's sources. Remove those (only the
+# local registries' directories start with `-`; crates.io's is `index.crates.io-…`).
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-core-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-macros-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-server-*
 cargo package -p mcp-core -p mcp-macros -p mcp-server
 cargo publish --dry-run -p mcp-core -p mcp-macros -p mcp-server
 

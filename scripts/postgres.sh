@@ -107,8 +107,9 @@ start() {
   as_server "$bin/initdb" -D "$dir/data" --auth=trust --username=postgres --encoding=UTF8 \
     --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
   printf '%s\n%s\n%s\n' "$dir" "$bin" "$port" >"$state"
+  # temp_file_limit: no test query may fill the machine's disk with spilled rows.
   as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c ssl=on -c ssl_cert_file=$dir/tls/server.crt -c ssl_key_file=$dir/tls/server.key" \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c temp_file_limit=256MB -c ssl=on -c ssl_cert_file=$dir/tls/server.crt -c ssl_key_file=$dir/tls/server.key" \
     >&2 || { cat "$dir/server.log" >&2; exit 1; }
   say "cluster running in $dir on 127.0.0.1:$port"
   printf 'export SQL_EXPLORER_PG_URL=postgres://postgres@127.0.0.1:%s/postgres\n' "$port"

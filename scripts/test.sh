@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# One build per run: incremental artefacts would only add ~10 GB to target/ on a fresh clone.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

@@ -21,7 +21,7 @@ use crate::report::{CallRun, Latencies, cpu_time, status_kb};
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
-/// A spawned HTTP server, killed when dropped.
+/// A spawned HTTP server, stopped when dropped.
 pub struct Spawned {
     child: Child,
     /// Spawn to the first accepted connection.
@@ -64,7 +64,23 @@ impl Spawned {
 }
 
 impl Drop for Spawned {
+    /// SIGTERM first, so that a server run under a profiler (`valgrind --tool=callgrind`)
+    /// writes its profile; SIGKILL if it is still there after 30 s.
     fn drop(&mut self) {
+        let pid = self.child.id().to_string();
+        let termed = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        if termed {
+            let asked = Instant::now();
+            while asked.elapsed() < Duration::from_secs(30) {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

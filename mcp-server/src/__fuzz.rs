@@ -139,7 +139,7 @@ impl EventLog {
 
     /// Appends a message to the stream.
     pub fn push(&self, json: &str) {
-        self.log.push(self.stream, json);
+        self.log.push_local(self.stream, json);
     }
 
     /// Resumes after `last_event_id` (a `Last-Event-ID` header value).

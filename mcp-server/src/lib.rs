@@ -103,9 +103,10 @@ pub mod __fuzz;
 pub mod http {
     pub use crate::transport::http::{
         BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
-        HttpSession, InMemorySessionStore, InMemorySharedSessionStore, MediaTypeLayer,
-        NotificationBus, OriginPolicy, Principal, SESSION_HEADER, SessionStore, SharedSessionStore,
-        SharedStoreError, StoreFuture, shutdown_signal,
+        HttpSession, InMemorySessionStore, InMemorySharedSessionStore, MAX_STORED_EVENTS,
+        MediaTypeLayer, NotificationBus, OriginPolicy, Principal, SESSION_HEADER, SessionStore,
+        SharedSessionStore, SharedStoreError, StoreFuture, StoredStream, StreamKind, StreamWrite,
+        shutdown_signal,
     };
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

@@ -59,13 +59,29 @@ fn prefix() -> String {
     )
 }
 
+/// The resource `note://a`, to subscribe to.
+fn add_note(server: &Server) {
+    server
+        .registry()
+        .add_resource(
+            mcp_server::types::Resource::new("note://a", "a"),
+            mcp_server::registry::resource_fn(None, |_, _, _| async { "a" }),
+        )
+        .unwrap();
+}
+
+/// A session store on the Redis at `url`, its keys under `prefix`.
+async fn redis_store(url: &str, prefix: &str) -> RedisSessionStore {
+    RedisSessionStore::connect(url)
+        .await
+        .unwrap()
+        .with_prefix(prefix)
+}
+
 /// One instance on 127.0.0.1 with its own connection to Redis; `x-user` becomes the
 /// request's principal, as an authentication layer would. Returns its `/mcp` URL.
 async fn instance(url: &str, prefix: &str, recheck: Duration) -> (Server, String) {
-    let store = RedisSessionStore::connect(url)
-        .await
-        .unwrap()
-        .with_prefix(prefix);
+    let store = redis_store(url, prefix).await;
     instance_with(Arc::new(store), recheck).await
 }
 
@@ -145,10 +161,7 @@ async fn a_session_continues_on_another_instance_and_ends_everywhere() {
     assert_eq!(response.status(), StatusCode::OK);
 
     // What B wrote is in Redis: a third instance restores the subscription with it.
-    let store = RedisSessionStore::connect(&url)
-        .await
-        .unwrap()
-        .with_prefix(&prefix);
+    let store = redis_store(&url, &prefix).await;
     let record = store
         .load(&id, Duration::from_secs(60))
         .await
@@ -332,23 +345,14 @@ async fn redis_down_gives_503_with_retry_after_and_recovers_when_it_is_back() {
 /// An instance with the resource `note://a`, sharing sessions under `prefix` and
 /// notifications on the channel `prefix`.
 async fn bus_instance(url: &str, prefix: &str) -> (Server, String) {
-    let store = RedisSessionStore::connect(url)
-        .await
-        .unwrap()
-        .with_prefix(prefix);
+    let store = redis_store(url, prefix).await;
     let bus = RedisNotificationBus::connect(url)
         .await
         .unwrap()
         .with_channel(prefix);
     let options = HttpOptions::default().notification_bus(Arc::new(bus));
     let (server, app) = support::replica::instance_with(Arc::new(store), Duration::ZERO, options);
-    server
-        .registry()
-        .add_resource(
-            mcp_server::types::Resource::new("note://a", "a"),
-            mcp_server::registry::resource_fn(None, |_, _, _| async { "a" }),
-        )
-        .unwrap();
+    add_note(&server);
     serve((server, app)).await
 }
 
@@ -414,14 +418,7 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
         post(&b, Some(&session), None, SUBSCRIBE).await.status(),
         StatusCode::OK
     );
-    let mut get = reqwest::Client::new()
-        .get(&b)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
+    let mut get = get_stream(&b, &session, None).await;
     assert_eq!(get.status(), StatusCode::OK);
 
     // B subscribes to the channel as its router is made; once A's update reaches B's
@@ -691,10 +688,7 @@ async fn task_instance(
             None,
         )
         .unwrap();
-    let sessions = RedisSessionStore::connect(url)
-        .await
-        .unwrap()
-        .with_prefix(prefix);
+    let sessions = redis_store(url, prefix).await;
     let app = server.http_router(
         HttpOptions::default()
             .shared_sessions(Arc::new(sessions))
@@ -862,4 +856,279 @@ async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
     // On the instance running it, the same update is taken.
     let taken = modern_rpc(&a, "tasks/update", &id, answer).await;
     assert!(taken.get("result").is_some(), "{taken}");
+}
+
+/// An instance sharing sessions (and so stream events) through Redis, with a resource to
+/// subscribe to and a `steps` tool that reports progress three times, 300 ms apart, then
+/// answers.
+async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
+    let store = redis_store(url, prefix).await;
+    let (server, app) = support::replica::instance(Arc::new(store), Duration::ZERO);
+    add_note(&server);
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    server
+        .registry()
+        .add_tool(
+            mcp_server::types::Tool::new("steps", schema),
+            mcp_server::registry::tool_fn(|_: Value, ctx: mcp_server::Context| async move {
+                for step in 1..=3 {
+                    ctx.progress(f64::from(step), Some(3.0), None).await;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                "done"
+            }),
+            None,
+        )
+        .unwrap();
+    serve((server, app)).await
+}
+
+/// Two [`stream_instance`]s on one Redis and a session started on the first.
+async fn two_stream_instances() -> Option<((Server, String), (Server, String), String)> {
+    let url = env("MCP_TEST_REDIS_URL")?;
+    let prefix = prefix();
+    let a = stream_instance(&url, &prefix).await;
+    let b = stream_instance(&url, &prefix).await;
+    let session = initialize(&a.1, None).await;
+    Some((a, b, session))
+}
+
+/// SSE events (id, parsed data; the priming event's data is `Null`) read from `response`
+/// until it ends or `wait` passes, and whether it ended.
+async fn sse_events(
+    response: &mut reqwest::Response,
+    wait: Duration,
+) -> (Vec<(String, Value)>, bool) {
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + wait;
+    let ended = loop {
+        match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => text.push_str(std::str::from_utf8(&chunk).unwrap()),
+            Ok(Ok(None)) => break true,
+            Ok(Err(e)) => panic!("the stream failed: {e}"),
+            Err(_) => break false,
+        }
+    };
+    let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
+    let events = whole
+        .split("\n\n")
+        .filter_map(|event| {
+            let id = event.lines().find_map(|l| l.strip_prefix("id: "))?;
+            let data = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .filter(|d| !d.trim().is_empty())
+                .map_or(Value::Null, |d| serde_json::from_str(d).unwrap());
+            Some((id.to_owned(), data))
+        })
+        .collect();
+    (events, ended)
+}
+
+/// A session's GET stream, resuming after `last_event_id` when given.
+async fn get_stream(
+    endpoint: &str,
+    session: &str,
+    last_event_id: Option<&str>,
+) -> reqwest::Response {
+    let mut get = reqwest::Client::new()
+        .get(endpoint)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(id) = last_event_id {
+        get = get.header("last-event-id", id);
+    }
+    get.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_response_stream_resumes_on_another_instance_exactly_once() {
+    let Some(((_a_server, a), (_b_server, b), session)) = two_stream_instances().await else {
+        return;
+    };
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "steps", "arguments": {}, "_meta": {"progressToken": "p"}}})
+    .to_string();
+    let mut on_a = post(&a, Some(&session), None, &call).await;
+    assert_eq!(on_a.status(), StatusCode::OK);
+    // The priming event and the first progress, then the client's connection drops.
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        let (events, _) = sse_events(&mut on_a, Duration::from_millis(100)).await;
+        seen.extend(events);
+        if seen.iter().any(|(_, m)| m["params"]["progress"] == 1) {
+            break;
+        }
+    }
+    let (last_id, first) = seen.last().cloned().unwrap();
+    assert_eq!(first["params"]["progress"], 1, "{seen:?}");
+    drop(on_a);
+
+    // Reconnecting to B: the rest of A's stream, followed as A writes it, each event once,
+    // and the stream ends with the answer.
+    let mut on_b = get_stream(&b, &session, Some(&last_id)).await;
+    assert_eq!(on_b.status(), StatusCode::OK);
+    let (events, ended) = sse_events(&mut on_b, Duration::from_secs(10)).await;
+    assert!(
+        ended,
+        "the followed stream ends after the answer: {events:?}"
+    );
+    let messages: Vec<&Value> = events.iter().map(|(_, m)| m).collect();
+    assert_eq!(messages.len(), 3, "{events:?}");
+    assert_eq!(messages[0]["params"]["progress"], 2, "{events:?}");
+    assert_eq!(messages[1]["params"]["progress"], 3, "{events:?}");
+    assert_eq!(messages[2]["id"], 7, "{events:?}");
+    assert_eq!(messages[2]["result"]["content"][0]["text"], "done");
+    let tag = |id: &str| id.split('.').next().unwrap().to_owned();
+    assert!(
+        events.iter().all(|(id, _)| tag(id) == tag(&last_id)),
+        "A's event ids: {events:?}"
+    );
+
+    // Resuming again from the middle replays only what came after, from the store.
+    let mut again = get_stream(&b, &session, Some(&events[0].0)).await;
+    let (replayed, ended) = sse_events(&mut again, Duration::from_secs(5)).await;
+    assert!(ended);
+    assert_eq!(
+        replayed.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(),
+        vec![messages[1].clone(), messages[2].clone()]
+    );
+
+    // An id naming a stream that does not exist opens a new GET stream instead.
+    let unknown = format!("{}.999999.0", tag(&last_id));
+    let mut fresh = get_stream(&b, &session, Some(&unknown)).await;
+    let (events, ended) = sse_events(&mut fresh, Duration::from_millis(300)).await;
+    assert!(!ended);
+    assert!(
+        events.len() == 1 && events[0].1.is_null() && tag(&events[0].0) != tag(&last_id),
+        "a priming event of B's own stream: {events:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
+    let Some(((a_server, a), (b_server, b), session)) = two_stream_instances().await else {
+        return;
+    };
+    assert_eq!(
+        post(&a, Some(&session), None, SUBSCRIBE).await.status(),
+        StatusCode::OK
+    );
+    let mut on_a = get_stream(&a, &session, None).await;
+    let mut seen = Vec::new();
+    for _ in 0..50 {
+        a_server.registry().notify_resource_updated("note://a");
+        let (events, _) = sse_events(&mut on_a, Duration::from_millis(100)).await;
+        seen.extend(events);
+        if seen.iter().any(|(_, m)| !m.is_null()) {
+            break;
+        }
+    }
+    let (last_id, update) = seen.iter().rfind(|(_, m)| !m.is_null()).cloned().unwrap();
+    assert_eq!(update["method"], "notifications/resources/updated");
+    drop(on_a);
+    // Sent while the client is away: kept by A, in memory and in Redis. (No bus here, so B's
+    // copy of the session hears only B's own updates.)
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    a_server.registry().notify_resource_updated("note://a");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let mut on_b = get_stream(&b, &session, Some(&last_id)).await;
+    assert_eq!(on_b.status(), StatusCode::OK);
+    let (replayed, _) = sse_events(&mut on_b, Duration::from_millis(500)).await;
+    let tag = |id: &str| id.split('.').next().unwrap().to_owned();
+    let updates: Vec<_> = replayed.iter().filter(|(_, m)| !m.is_null()).collect();
+    assert!(
+        updates.len() == 1 && tag(&updates[0].0) == tag(&last_id),
+        "the update A kept, replayed once: {replayed:?}"
+    );
+    let primed = replayed.last().unwrap();
+    assert!(
+        primed.1.is_null() && tag(&primed.0) != tag(&last_id),
+        "then B's own stream: {replayed:?}"
+    );
+    // What B sends the session from now on arrives on this same connection.
+    b_server.registry().notify_resource_updated("note://a");
+    let (live, _) = sse_events(&mut on_b, Duration::from_millis(500)).await;
+    assert_eq!(live.len(), 1, "{live:?}");
+    assert_eq!(live[0].1["method"], "notifications/resources/updated");
+    assert_eq!(tag(&live[0].0), tag(&primed.0));
+}
+
+/// What every store that keeps streams must do, checked on `store`.
+async fn stream_store_contract(store: &dyn SharedSessionStore) {
+    use mcp_server::http::{MAX_STORED_EVENTS, StreamKind, StreamWrite};
+    let ttl = Duration::from_secs(60);
+    let key = "s:ev:t:1".to_owned();
+    let event = |n: u64| {
+        let mut w = StreamWrite::default();
+        w.event = Some((n, format!("id: t.1.{n}\ndata: {{\"n\":{n}}}\n\n")));
+        w
+    };
+    // A write to a stream never opened makes nothing.
+    store.write_stream(&key, event(1), ttl).await.unwrap();
+    assert_eq!(store.read_stream(&key, 0).await.unwrap(), None);
+
+    let mut open = StreamWrite::default();
+    open.opened = Some(StreamKind::Response);
+    store.write_stream(&key, open, ttl).await.unwrap();
+    let empty = store.read_stream(&key, 0).await.unwrap().unwrap();
+    assert_eq!(
+        (empty.kind, empty.events.len(), empty.finished),
+        (StreamKind::Response, 0, false)
+    );
+    let total = MAX_STORED_EVENTS as u64 + 44;
+    for n in 1..=total {
+        store.write_stream(&key, event(n), ttl).await.unwrap();
+    }
+    let kept = store.read_stream(&key, 0).await.unwrap().unwrap();
+    let numbers: Vec<u64> = kept.events.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        numbers,
+        (45..=total).collect::<Vec<_>>(),
+        "the latest, in order"
+    );
+    assert_eq!(kept.events[0].1, event(45).event.unwrap().1);
+    let after = store.read_stream(&key, total - 2).await.unwrap().unwrap();
+    assert_eq!(
+        after.events.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        vec![total - 1, total]
+    );
+    let mut finish = StreamWrite::default();
+    finish.finished = true;
+    store.write_stream(&key, finish, ttl).await.unwrap();
+    let done = store.read_stream(&key, total).await.unwrap().unwrap();
+    assert!(done.finished && done.events.is_empty());
+
+    let standalone = "s:ev:t:2".to_owned();
+    let mut open = StreamWrite::default();
+    open.opened = Some(StreamKind::Standalone);
+    open.event = Some((1, "id: t.2.1\ndata: {}\n\n".into()));
+    store.write_stream(&standalone, open, ttl).await.unwrap();
+    let got = store.read_stream(&standalone, 0).await.unwrap().unwrap();
+    assert_eq!((got.kind, got.events.len()), (StreamKind::Standalone, 1));
+
+    // Streams expire after their time to live without writes.
+    let short = "s:ev:t:3".to_owned();
+    let mut open = StreamWrite::default();
+    open.opened = Some(StreamKind::Response);
+    store
+        .write_stream(&short, open, Duration::from_millis(200))
+        .await
+        .unwrap();
+    assert!(store.read_stream(&short, 0).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(store.read_stream(&short, 0).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn stream_stores_keep_the_latest_events_in_order_and_expire() {
+    stream_store_contract(&mcp_server::http::InMemorySharedSessionStore::new()).await;
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let redis = redis_store(&url, &prefix).await;
+    stream_store_contract(&redis).await;
 }

@@ -22,6 +22,7 @@
 //! response the endpoint builds), with [`session`], [`resume`] and [`sse`] beside them.
 
 mod bus;
+mod handover;
 mod layers;
 mod options;
 mod origin;
@@ -48,7 +49,10 @@ pub use redis::{RedisNotificationBus, RedisSessionStore};
 pub use redis_tasks::RedisTaskStore;
 pub use serve::shutdown_signal;
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
-pub use shared::{InMemorySharedSessionStore, SharedSessionStore, SharedStoreError, StoreFuture};
+pub use shared::{
+    InMemorySharedSessionStore, MAX_STORED_EVENTS, SharedSessionStore, SharedStoreError,
+    StoreFuture, StoredStream, StreamKind, StreamWrite,
+};
 
 pub(crate) use serve::serve;
 pub(crate) use service::Endpoint;

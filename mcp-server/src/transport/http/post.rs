@@ -18,6 +18,7 @@ use super::layers::{BodyLimit, accepts};
 use super::reply;
 use super::service::{Endpoint, session_id, set_session_header};
 use super::session::HttpSession;
+use super::shared::StreamKind;
 use super::sse::SseBody;
 use crate::engine::{self, Envelope, Reply, Response as EngineResponse, Status};
 use crate::peer::session::{Connection, Transport};
@@ -86,7 +87,11 @@ impl Endpoint {
             ));
             conn.decide(false);
             let id = request.id.clone();
-            let session = Arc::new(HttpSession::new(conn.clone(), Self::principal(&parts)));
+            let session = Arc::new(HttpSession::new(
+                conn.clone(),
+                Self::principal(&parts),
+                self.shared_streams(),
+            ));
             let mut response = self
                 .dispatch(&parts, conn.clone(), request, envelope, None, permit)
                 .await;
@@ -302,20 +307,22 @@ impl Endpoint {
         close: CancellationToken,
     ) -> Response {
         let (stream, feed) = session.events.open();
-        if session.primes_streams() {
-            session
-                .events
-                .send_unlogged(stream, session.events.priming(stream));
-        }
-        if let Some(first) = first {
-            session.events.push(stream, &first);
-        }
         self.tasks.spawn(async move {
+            // Known to the shared store (if any) before the client can name it.
+            session.events.opened(stream, StreamKind::Response).await;
+            if session.primes_streams() {
+                session
+                    .events
+                    .send_unlogged(stream, session.events.priming(stream));
+            }
+            if let Some(first) = first {
+                session.events.push(stream, &first).await;
+            }
             let mut closed = false;
             loop {
                 tokio::select! {
                     note = notes.recv() => match note {
-                        Some(note) => session.events.push(stream, &note),
+                        Some(note) => session.events.push(stream, &note).await,
                         None => break,
                     },
                     () = close.cancelled(), if !closed => {
@@ -325,9 +332,9 @@ impl Endpoint {
                 }
             }
             if let Ok(response) = last.await {
-                session.events.push(stream, &response.json);
+                session.events.push(stream, &response.json).await;
             }
-            session.events.finish(stream);
+            session.events.finish(stream).await;
         });
         reply::sse(SseBody::frames(feed, Some(self.options.keep_alive)))
     }

@@ -9,7 +9,10 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::mpsc;
 
 use super::bus::NotificationBus;
-use super::shared::{SharedSessionStore, SharedStoreError, StoreFuture};
+use super::shared::{
+    MAX_STORED_EVENTS, SharedSessionStore, SharedStoreError, StoreFuture, StoredStream, StreamKind,
+    StreamWrite,
+};
 
 /// One multiplexed connection that reconnects by itself, each operation bounded by a
 /// timeout.
@@ -151,6 +154,40 @@ fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
+/// One write to a stored SSE stream, a sorted set scored by event number: the kind marker at
+/// -1, the end marker at -2, events from 1. A stream that was never opened (or expired)
+/// is not made by a later write. Events more than `ARGV[6]` behind the newest are dropped.
+/// KEYS[1]: the stream; ARGV: kind marker or '', event number, frame or '', '1' when
+/// finished, time to live (ms), events kept.
+const WRITE_STREAM: &str = r"
+if ARGV[1] ~= '' then
+  redis.call('ZADD', KEYS[1], -1, ARGV[1])
+elseif redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+if ARGV[3] ~= '' then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+  local oldest = tonumber(ARGV[2]) - tonumber(ARGV[6])
+  if oldest >= 1 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], 1, oldest)
+  end
+end
+if ARGV[4] == '1' then
+  redis.call('ZADD', KEYS[1], -2, '@end')
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+";
+
+/// A stored stream's markers and its events after `ARGV[1]` (with their numbers), or nil.
+const READ_STREAM: &str = r"
+local markers = redis.call('ZRANGEBYSCORE', KEYS[1], -2, -1)
+if #markers == 0 then
+  return false
+end
+return {markers, redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')}
+";
+
 impl SharedSessionStore for RedisSessionStore {
     fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
         Box::pin(async move {
@@ -173,6 +210,59 @@ impl SharedSessionStore for RedisSessionStore {
             let mut cmd = redis::cmd("DEL");
             cmd.arg(self.key(id));
             self.run::<()>(cmd).await
+        })
+    }
+
+    fn write_stream<'a>(
+        &'a self,
+        stream: &'a str,
+        write: StreamWrite,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let (seq, frame) = write.event.unwrap_or_default();
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(WRITE_STREAM)
+                .arg(1)
+                .arg(self.key(stream))
+                .arg(write.opened.map_or("", StreamKind::as_str))
+                .arg(seq)
+                .arg(frame)
+                .arg(if write.finished { "1" } else { "0" })
+                .arg(millis(ttl))
+                .arg(MAX_STORED_EVENTS);
+            self.run::<i64>(eval).await.map(drop)
+        })
+    }
+
+    fn read_stream<'a>(
+        &'a self,
+        stream: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, Option<StoredStream>> {
+        Box::pin(async move {
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(READ_STREAM)
+                .arg(1)
+                .arg(self.key(stream))
+                .arg(after);
+            let Some((markers, flat)) =
+                self.run::<Option<(Vec<String>, Vec<String>)>>(eval).await?
+            else {
+                return Ok(None);
+            };
+            let Some(kind) = markers.iter().find_map(|m| StreamKind::parse(m)) else {
+                return Err(SharedStoreError(format!("stream {stream} has no kind")));
+            };
+            let finished = markers.iter().any(|m| m == "@end");
+            let mut events = Vec::with_capacity(flat.len() / 2);
+            for pair in flat.chunks_exact(2) {
+                let n = pair[1].parse::<u64>().map_err(|_| {
+                    SharedStoreError(format!("stream {stream}: event number {:?}", pair[1]))
+                })?;
+                events.push((n, pair[0].clone()));
+            }
+            Ok(Some(StoredStream::new(kind, events, finished)))
         })
     }
 }

@@ -7,17 +7,24 @@
 //!
 //! Bounded: at most [`MAX_EVENTS`] events per stream and [`MAX_STREAMS`] streams per session
 //! are kept; a client slower than [`LIVE_CAPACITY`] buffered events is detached from its
-//! stream (it can resume). Event ids carry a random tag of the session, so an id from
-//! another session never replays anything here.
+//! stream (it can resume). Event ids carry a random tag of the session's log on this
+//! instance, so an id from another session never replays anything here.
+//!
+//! With a shared session store ([`SharedEvents`]), each event is also written to the store
+//! before it is sent, under a key made of the session id, the tag and the stream: a client
+//! whose reconnection reaches another instance gets the missed events from there (see
+//! `Endpoint::get`).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use super::shared::{SharedSessionStore, StreamKind, StreamWrite};
 use crate::sync::lock;
 
 /// Events kept per stream for replay.
@@ -41,11 +48,48 @@ struct Stream {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct MalformedEventId;
 
+/// An event id's parts: the tag of the log that made it, the stream, the event's number.
+pub(crate) fn parse_event_id(id: &str) -> Result<(&str, u64, u64), MalformedEventId> {
+    let mut parts = id.trim().splitn(3, '.');
+    let (Some(tag), Some(stream), Some(seq)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(MalformedEventId);
+    };
+    match (stream.parse::<u64>(), seq.parse::<u64>()) {
+        (Ok(stream), Ok(seq)) => Ok((tag, stream, seq)),
+        _ => Err(MalformedEventId),
+    }
+}
+
+/// The shared store's key of a session's stream: the session id scopes it, so an event id
+/// presented in another session names nothing.
+pub(crate) fn stream_key(session: &str, tag: &str, stream: u64) -> String {
+    format!("{session}:ev:{tag}:{stream}")
+}
+
+/// Where a session's events are written besides this instance's memory.
+pub(crate) struct SharedEvents {
+    pub(crate) store: Arc<dyn SharedSessionStore>,
+    pub(crate) session: String,
+    /// How long a stream is kept after its last write (the session's idle timeout).
+    pub(crate) ttl: Duration,
+}
+
+impl SharedEvents {
+    /// Writes to the store; a failure is logged and the event stays resumable here only.
+    async fn write(&self, tag: &str, stream: u64, write: StreamWrite) {
+        let key = stream_key(&self.session, tag, stream);
+        if let Err(e) = self.store.write_stream(&key, write, self.ttl).await {
+            tracing::warn!(error = %e, "an SSE event was not written to the shared store; it can be resumed on this instance only");
+        }
+    }
+}
+
 /// The event log of one session.
 pub(crate) struct EventLog {
     tag: String,
     next_stream: AtomicU64,
     streams: Mutex<HashMap<u64, Stream>>,
+    shared: Option<SharedEvents>,
 }
 
 impl std::fmt::Debug for EventLog {
@@ -55,7 +99,14 @@ impl std::fmt::Debug for EventLog {
 }
 
 impl EventLog {
+    /// A log kept in this instance's memory only.
+    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
     pub(crate) fn new() -> EventLog {
+        EventLog::with_shared(None)
+    }
+
+    /// A log that also writes its events to `shared`, when given.
+    pub(crate) fn with_shared(shared: Option<SharedEvents>) -> EventLog {
         let mut bytes = [0u8; 9];
         if getrandom::fill(&mut bytes).is_err() {
             tracing::warn!("the OS random number generator failed; event id tags are predictable");
@@ -64,7 +115,13 @@ impl EventLog {
             tag: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes),
             next_stream: AtomicU64::new(1),
             streams: Mutex::new(HashMap::new()),
+            shared,
         }
+    }
+
+    /// The shared store the log writes to, if any.
+    pub(crate) fn shared(&self) -> Option<&SharedEvents> {
+        self.shared.as_ref()
     }
 
     fn id(&self, stream: u64, seq: u64) -> String {
@@ -82,9 +139,16 @@ impl EventLog {
     }
 
     /// Opens a new stream with a connected client; returns its number and the client's feed.
+    /// With a shared store, [`opened`](Self::opened) must be awaited before its first event.
     pub(crate) fn open(&self) -> (u64, mpsc::Receiver<Bytes>) {
+        self.open_with_room(0)
+    }
+
+    /// [`open`](Self::open), with room in the client's feed for `extra` frames sent ahead
+    /// of the stream's own (the events replayed from another instance's stream).
+    pub(crate) fn open_with_room(&self, extra: usize) -> (u64, mpsc::Receiver<Bytes>) {
         let number = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = mpsc::channel(LIVE_CAPACITY);
+        let (tx, rx) = mpsc::channel(LIVE_CAPACITY + extra);
         let mut streams = lock(&self.streams);
         while streams.len() >= MAX_STREAMS {
             // The oldest stream, finished ones first, makes room.
@@ -110,6 +174,19 @@ impl EventLog {
             },
         );
         (number, rx)
+    }
+
+    /// Records the opening of `stream` in the shared store, if any, so that another instance
+    /// knows it (and what kind it is) from then on: before the stream's priming event and
+    /// first message are sent.
+    pub(crate) async fn opened(&self, stream: u64, kind: StreamKind) {
+        if let Some(shared) = &self.shared {
+            let write = StreamWrite {
+                opened: Some(kind),
+                ..StreamWrite::default()
+            };
+            shared.write(&self.tag, stream, write).await;
+        }
     }
 
     /// The priming event of a stream: an id and a reconnection delay, no data, so a client
@@ -138,8 +215,37 @@ impl EventLog {
         }
     }
 
-    /// Appends a message to the stream and sends it to the connected client, if any.
-    pub(crate) fn push(&self, stream: u64, json: &str) {
+    /// Appends a message to the stream and sends it to the connected client, if any; with a
+    /// shared store, writes it there first. One task pushes to a stream, in order.
+    pub(crate) async fn push(&self, stream: u64, json: &str) {
+        let Some(shared) = &self.shared else {
+            return self.push_local(stream, json);
+        };
+        let (seq, frame) = {
+            let mut streams = lock(&self.streams);
+            let Some(s) = streams.get_mut(&stream) else {
+                return;
+            };
+            let seq = s.next_seq;
+            s.next_seq += 1;
+            (seq, self.frame(stream, seq, json))
+        };
+        let text = String::from_utf8_lossy(&frame).into_owned();
+        let write = StreamWrite {
+            event: Some((seq, text)),
+            ..StreamWrite::default()
+        };
+        shared.write(&self.tag, stream, write).await;
+        // Kept and sent only now: a reconnection here in the meantime replays the events
+        // before this one and then receives this one live, once.
+        let mut streams = lock(&self.streams);
+        if let Some(s) = streams.get_mut(&stream) {
+            Self::keep(s, seq, frame);
+        }
+    }
+
+    /// [`push`](Self::push) for a log without a shared store.
+    pub(crate) fn push_local(&self, stream: u64, json: &str) {
         let mut streams = lock(&self.streams);
         let Some(s) = streams.get_mut(&stream) else {
             return;
@@ -147,6 +253,10 @@ impl EventLog {
         let seq = s.next_seq;
         s.next_seq += 1;
         let frame = self.frame(stream, seq, json);
+        Self::keep(s, seq, frame);
+    }
+
+    fn keep(s: &mut Stream, seq: u64, frame: Bytes) {
         s.events.push_back((seq, frame.clone()));
         while s.events.len() > MAX_EVENTS {
             s.events.pop_front();
@@ -163,10 +273,17 @@ impl EventLog {
     }
 
     /// The stream has ended: its client's connection closes after the last event.
-    pub(crate) fn finish(&self, stream: u64) {
+    pub(crate) async fn finish(&self, stream: u64) {
         if let Some(s) = lock(&self.streams).get_mut(&stream) {
             s.finished = true;
             s.live = None;
+        }
+        if let Some(shared) = &self.shared {
+            let write = StreamWrite {
+                finished: true,
+                ..StreamWrite::default()
+            };
+            shared.write(&self.tag, stream, write).await;
         }
     }
 
@@ -177,14 +294,7 @@ impl EventLog {
         &self,
         last_event_id: &str,
     ) -> Result<Option<mpsc::Receiver<Bytes>>, MalformedEventId> {
-        let mut parts = last_event_id.trim().splitn(3, '.');
-        let (Some(tag), Some(stream), Some(seq)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(MalformedEventId);
-        };
-        let (Ok(stream), Ok(seq)) = (stream.parse::<u64>(), seq.parse::<u64>()) else {
-            return Err(MalformedEventId);
-        };
+        let (tag, stream, seq) = parse_event_id(last_event_id)?;
         if tag != self.tag {
             return Ok(None);
         }
@@ -230,36 +340,36 @@ mod tests {
         frame.lines().next().unwrap().strip_prefix("id: ").unwrap()
     }
 
-    #[test]
-    fn a_reconnect_replays_only_the_missed_events_of_that_stream() {
+    #[tokio::test]
+    async fn a_reconnect_replays_only_the_missed_events_of_that_stream() {
         let log = EventLog::new();
         let (a, mut live_a) = log.open();
         let (b, _live_b) = log.open();
-        log.push(a, r#"{"n":1}"#);
-        log.push(b, r#"{"other":1}"#);
+        log.push(a, r#"{"n":1}"#).await;
+        log.push(b, r#"{"other":1}"#).await;
         log.detach(a);
-        log.push(a, r#"{"n":2}"#);
-        log.push(a, r#"{"n":3}"#);
+        log.push(a, r#"{"n":2}"#).await;
+        log.push(a, r#"{"n":3}"#).await;
         let seen = drain(&mut live_a);
         assert_eq!(seen.len(), 1);
         let mut resumed = log.resume(id_of(&seen[0])).unwrap().unwrap();
         let replayed = drain(&mut resumed);
         assert_eq!(replayed.len(), 2);
         assert!(replayed[0].contains(r#"{"n":2}"#) && replayed[1].contains(r#"{"n":3}"#));
-        log.push(a, r#"{"n":4}"#);
+        log.push(a, r#"{"n":4}"#).await;
         assert!(drain(&mut resumed)[0].contains(r#"{"n":4}"#), "then live");
-        log.finish(a);
+        log.finish(a).await;
         assert!(
-            resumed.blocking_recv().is_none(),
+            resumed.recv().await.is_none(),
             "the connection ends with the stream"
         );
     }
 
-    #[test]
-    fn foreign_and_garbage_ids_replay_nothing() {
+    #[tokio::test]
+    async fn foreign_and_garbage_ids_replay_nothing() {
         let (one, two) = (EventLog::new(), EventLog::new());
         let (s, _) = one.open();
-        one.push(s, "{}");
+        one.push(s, "{}").await;
         let foreign = format!("{}.{s}.0", one.tag);
         assert!(two.resume(&foreign).unwrap().is_none());
         for bad in ["", "garbage", "a.b.c", "x.1", "x.1.2.3.4.x", "tag.-1.0"] {
@@ -271,18 +381,18 @@ mod tests {
         );
     }
 
-    #[test]
-    fn memory_is_bounded() {
+    #[tokio::test]
+    async fn memory_is_bounded() {
         let log = EventLog::new();
         let (s, _live) = log.open();
         for i in 0..(MAX_EVENTS * 3) {
-            log.push(s, &format!("{{\"i\":{i}}}"));
+            log.push(s, &format!("{{\"i\":{i}}}")).await;
         }
         let mut resumed = log.resume(&format!("{}.{s}.0", log.tag)).unwrap().unwrap();
         assert_eq!(drain(&mut resumed).len(), MAX_EVENTS);
         for _ in 0..(MAX_STREAMS * 2) {
             let (n, _) = log.open();
-            log.finish(n);
+            log.finish(n).await;
         }
         assert!(log.len() <= MAX_STREAMS);
     }

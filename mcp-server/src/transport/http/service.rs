@@ -15,11 +15,13 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::handover::Elsewhere;
 use super::layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer, accepts};
 use super::options::HttpOptions;
 use super::reply;
 use super::resume;
 use super::session::{HttpSession, InMemorySessionStore, SessionStore};
+use super::shared::StreamKind;
 use super::sse::SseBody;
 use super::{Principal, SESSION_HEADER};
 use crate::engine;
@@ -211,25 +213,29 @@ impl Endpoint {
         }
         let keep_alive = Some(self.options.keep_alive);
         // Resumption: the missed events of the stream the id names, then the rest of it.
+        let mut replayed = Vec::new();
         if let Some(last) = parts.headers.get("last-event-id") {
-            let resumed = last
-                .to_str()
-                .map_err(|_| resume::MalformedEventId)
-                .and_then(|id| session.events.resume(id));
-            match resumed {
+            let Ok(last) = last.to_str() else {
+                return reply::bad_request(None, "Bad Request: malformed Last-Event-ID");
+            };
+            match session.events.resume(last) {
                 Ok(Some(feed)) => return reply::sse(SseBody::frames(feed, keep_alive)),
-                // Another session's id, or a stream long gone: nothing to replay here.
-                Ok(None) => {}
+                // Not a stream of this instance: perhaps one of another's (shared store).
+                Ok(None) => match self.resume_elsewhere(&session, last).await {
+                    Ok(Elsewhere::Followed(response)) => return response,
+                    Ok(Elsewhere::Standalone(frames)) => replayed = frames,
+                    // Another session's id, or a stream long gone: nothing to replay.
+                    Ok(Elsewhere::Unknown) => {}
+                    Err(response) => return response,
+                },
                 Err(resume::MalformedEventId) => {
                     return reply::bad_request(None, "Bad Request: malformed Last-Event-ID");
                 }
             }
         }
-        let (stream, feed) = session.events.open();
-        if session.primes_streams() {
-            session
-                .events
-                .send_unlogged(stream, session.events.priming(stream));
+        let (stream, feed) = session.events.open_with_room(replayed.len());
+        for frame in replayed {
+            session.events.send_unlogged(stream, frame);
         }
         let (tx, mut rx) = mpsc::channel::<String>(256);
         // A new stream replaces the previous one, which then ends.
@@ -237,16 +243,26 @@ impl Endpoint {
         let forwarded = session.clone();
         let shutdown = self.shutdown.clone();
         self.tasks.spawn(async move {
+            // Known to the shared store (if any) before the client can name it.
+            forwarded
+                .events
+                .opened(stream, StreamKind::Standalone)
+                .await;
+            if forwarded.primes_streams() {
+                forwarded
+                    .events
+                    .send_unlogged(stream, forwarded.events.priming(stream));
+            }
             loop {
                 tokio::select! {
                     message = rx.recv() => match message {
-                        Some(message) => forwarded.events.push(stream, &message),
+                        Some(message) => forwarded.events.push(stream, &message).await,
                         None => break,
                     },
                     () = shutdown.cancelled() => break,
                 }
             }
-            forwarded.events.finish(stream);
+            forwarded.events.finish(stream).await;
         });
         reply::sse(SseBody::frames(feed, keep_alive))
     }

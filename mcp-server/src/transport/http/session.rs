@@ -10,8 +10,8 @@ use tokio::time::Instant;
 
 use base64::Engine as _;
 
-use super::resume::EventLog;
-use super::shared::SharedMark;
+use super::resume::{EventLog, SharedEvents};
+use super::shared::{SharedMark, SharedSessionStore};
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
@@ -41,9 +41,16 @@ impl std::fmt::Debug for HttpSession {
     }
 }
 
+/// A shared session store and the time its stream events live (the session idle timeout).
+pub(crate) type SharedStreams = Option<(Arc<dyn SharedSessionStore>, Duration)>;
+
 impl HttpSession {
-    pub(crate) fn new(conn: Arc<Connection>, principal: Option<Arc<Principal>>) -> HttpSession {
-        HttpSession::restored(new_session_id(), conn, principal)
+    pub(crate) fn new(
+        conn: Arc<Connection>,
+        principal: Option<Arc<Principal>>,
+        shared: SharedStreams,
+    ) -> HttpSession {
+        HttpSession::restored(new_session_id(), conn, principal, shared)
     }
 
     /// A session minted elsewhere (by another instance sharing the session store).
@@ -51,15 +58,21 @@ impl HttpSession {
         id: String,
         conn: Arc<Connection>,
         principal: Option<Arc<Principal>>,
+        shared: SharedStreams,
     ) -> HttpSession {
         conn.set_session_id(&id);
+        let events = EventLog::with_shared(shared.map(|(store, ttl)| SharedEvents {
+            store,
+            session: id.clone(),
+            ttl,
+        }));
         HttpSession {
             span: tracing::info_span!("mcp.session", mcp.session.id = %id, network.transport = "tcp"),
             id,
             conn,
             principal,
             last_seen: Mutex::new(Instant::now()),
-            events: EventLog::new(),
+            events,
             shared: SharedMark::default(),
         }
     }
@@ -225,6 +238,7 @@ mod tests {
                 Duration::from_secs(1),
                 Transport::Tcp,
             )),
+            None,
             None,
         ))
     }

@@ -26,7 +26,7 @@ use tokio::time::Instant;
 use super::Principal;
 use super::reply;
 use super::service::Endpoint;
-use super::session::HttpSession;
+use super::session::{HttpSession, SharedStreams};
 use crate::engine::seal::caller_binding;
 use crate::peer::session::{Connection, LegacySession, Negotiated, Transport};
 use crate::peer::sink::Sink;
@@ -57,7 +57,103 @@ pub trait SharedSessionStore: Send + Sync + 'static {
     fn save<'a>(&'a self, id: &'a str, record: String, ttl: Duration) -> StoreFuture<'a, ()>;
     /// Removes the record saved under `id`, if any.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Applies `write` to the stored SSE stream `stream` (a key the SDK makes from the
+    /// session id and the stream's own id), to expire after `ttl` without writes. Events are
+    /// written here before they are sent, so that a client can resume the stream on any
+    /// instance. A store without it (this default) keeps streams resumable on the instance
+    /// that holds them only.
+    fn write_stream<'a>(
+        &'a self,
+        stream: &'a str,
+        write: StreamWrite,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let _ = (stream, write, ttl);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The stored stream `stream` with its events after sequence number `after`, oldest
+    /// first; `None` when there is no such stream (never written, expired, or the store
+    /// keeps no streams).
+    fn read_stream<'a>(
+        &'a self,
+        stream: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, Option<StoredStream>> {
+        let _ = (stream, after);
+        Box::pin(async { Ok(None) })
+    }
 }
+
+/// Which kind of SSE stream a stored stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamKind {
+    /// A session's GET stream of server-initiated messages: resumed elsewhere, it goes on
+    /// as that instance's stream.
+    Standalone,
+    /// The stream answering one POST: resumed elsewhere, it is followed until it ends.
+    Response,
+}
+
+impl StreamKind {
+    /// The marker a store may keep for the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamKind::Standalone => "@standalone",
+            StreamKind::Response => "@response",
+        }
+    }
+
+    /// The kind a marker names.
+    pub fn parse(marker: &str) -> Option<StreamKind> {
+        match marker {
+            "@standalone" => Some(StreamKind::Standalone),
+            "@response" => Some(StreamKind::Response),
+            _ => None,
+        }
+    }
+}
+
+/// One write to a stored stream, applied in this order: the stream is opened, an event is
+/// appended, the stream is finished.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct StreamWrite {
+    /// The stream starts here, of this kind.
+    pub opened: Option<StreamKind>,
+    /// An event: its sequence number (from 1, increasing) and its SSE frame.
+    pub event: Option<(u64, String)>,
+    /// The stream has ended: no event follows.
+    pub finished: bool,
+}
+
+/// A stream as a store keeps it: at most [`MAX_STORED_EVENTS`] of its latest events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoredStream {
+    /// What kind of stream it is.
+    pub kind: StreamKind,
+    /// Events (sequence number, SSE frame), oldest first.
+    pub events: Vec<(u64, String)>,
+    /// Whether the stream has ended.
+    pub finished: bool,
+}
+
+impl StoredStream {
+    /// A stored stream.
+    pub fn new(kind: StreamKind, events: Vec<(u64, String)>, finished: bool) -> StoredStream {
+        StoredStream {
+            kind,
+            events,
+            finished,
+        }
+    }
+}
+
+/// The most events a store keeps of one stream (the oldest go first), as an instance keeps
+/// in memory.
+pub const MAX_STORED_EVENTS: usize = super::resume::MAX_EVENTS;
 
 /// A [`SharedSessionStore`] in this process's memory: for tests, and for several endpoints
 /// of one process (a real deployment shares a store between processes, such as
@@ -72,6 +168,7 @@ pub struct InMemorySharedSessionStore {
 #[derive(Debug, Default)]
 struct MemoryInner {
     records: Mutex<HashMap<String, (String, Instant)>>,
+    streams: Mutex<HashMap<String, (StoredStream, Instant)>>,
     unavailable: std::sync::atomic::AtomicBool,
 }
 
@@ -144,6 +241,55 @@ impl SharedSessionStore for InMemorySharedSessionStore {
             Ok(())
         })
     }
+
+    fn write_stream<'a>(
+        &'a self,
+        stream: &'a str,
+        write: StreamWrite,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.check()?;
+            let now = Instant::now();
+            let mut streams = lock(&self.inner.streams);
+            streams.retain(|_, (_, deadline)| *deadline > now);
+            let entry = match (streams.get_mut(stream), write.opened) {
+                (Some(entry), _) => entry,
+                (None, Some(kind)) => streams
+                    .entry(stream.to_owned())
+                    .or_insert((StoredStream::new(kind, Vec::new(), false), now)),
+                // Never opened, or expired: like Redis, the write makes no stream.
+                (None, None) => return Ok(()),
+            };
+            entry.1 = now + ttl;
+            if let Some(event) = write.event {
+                entry.0.events.push(event);
+                let extra = entry.0.events.len().saturating_sub(MAX_STORED_EVENTS);
+                entry.0.events.drain(..extra);
+            }
+            entry.0.finished |= write.finished;
+            Ok(())
+        })
+    }
+
+    fn read_stream<'a>(
+        &'a self,
+        stream: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, Option<StoredStream>> {
+        Box::pin(async move {
+            self.check()?;
+            let now = Instant::now();
+            let streams = lock(&self.inner.streams);
+            Ok(streams
+                .get(stream)
+                .filter(|(_, deadline)| *deadline > now)
+                .map(|(s, _)| {
+                    let events = s.events.iter().filter(|(n, _)| *n > after).cloned();
+                    StoredStream::new(s.kind, events.collect(), s.finished)
+                }))
+        })
+    }
 }
 
 /// What a shared store keeps of a legacy session.
@@ -214,6 +360,14 @@ fn unavailable(request: Option<&RequestId>, error: &SharedStoreError) -> Respons
 impl Endpoint {
     fn shared_ttl(&self) -> Duration {
         self.options.session_idle_timeout
+    }
+
+    /// Where a new or restored session writes its stream events: the shared store, if any.
+    pub(crate) fn shared_streams(&self) -> SharedStreams {
+        self.options
+            .shared
+            .clone()
+            .map(|store| (store, self.shared_ttl()))
     }
 
     /// The shared record of session `id` (its expiry reset); an unreadable one counts as
@@ -306,6 +460,7 @@ impl Endpoint {
             id.to_owned(),
             conn,
             caller.cloned().map(Arc::new),
+            self.shared_streams(),
         ));
         session
             .shared

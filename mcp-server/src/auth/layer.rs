@@ -386,41 +386,59 @@ enum Bearer<'a> {
 /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1: the scheme is
 /// case-insensitive, the token a `b64token`).
 fn bearer_token(value: &HeaderValue) -> Bearer<'_> {
-    let Ok(value) = value.to_str() else {
-        return Bearer::Malformed;
+    // Bytes, not `to_str`: every byte is checked against the b64token alphabet below anyway,
+    // which is visible ASCII only, so the whole value is read once.
+    let bytes = value.as_bytes();
+    let (scheme, rest) = match bytes.iter().position(|&b| b == b' ') {
+        Some(space) => (&bytes[..space], &bytes[space + 1..]),
+        None => (bytes, &[][..]),
     };
-    let (scheme, rest) = value.split_once(' ').unwrap_or((value, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return if scheme.is_empty() || !scheme.bytes().all(b64token) {
+    if !scheme.eq_ignore_ascii_case(b"bearer") {
+        return if scheme.is_empty() || !all_b64token(scheme) {
             Bearer::Malformed
         } else {
             Bearer::OtherScheme
         };
     }
-    let token = rest.trim_start_matches(' ');
-    let body = token.trim_end_matches('=');
-    if body.is_empty() || !body.bytes().all(b64token) {
+    let start = rest.iter().position(|&b| b != b' ').unwrap_or(rest.len());
+    let token = &rest[start..];
+    let end = token
+        .iter()
+        .rposition(|&b| b != b'=')
+        .map_or(0, |last| last + 1);
+    let body = &token[..end];
+    if body.is_empty() || !all_b64token(body) {
         return Bearer::Malformed;
     }
-    Bearer::Token(token)
+    // ASCII by now: the body by the alphabet, the rest is `=`.
+    match std::str::from_utf8(token) {
+        Ok(token) => Bearer::Token(token),
+        Err(_) => Bearer::Malformed,
+    }
 }
 
-/// Whether `b` may appear in RFC 6750's `b64token` (before its trailing `=`): a table, since
-/// every byte of every token goes through it.
-fn b64token(b: u8) -> bool {
-    const TABLE: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut i = 0;
-        while i < 256 {
-            let b = i as u8;
-            table[i] =
-                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/');
-            i += 1;
-        }
-        table
-    };
-    TABLE[b as usize]
+/// Whether every byte may appear in RFC 6750's `b64token` (before its trailing `=`). Every
+/// byte of every token goes through it: a table, and no early exit inside a chunk, so the
+/// compiler can unroll the loop.
+fn all_b64token(bytes: &[u8]) -> bool {
+    bytes.chunks(32).all(|chunk| {
+        chunk
+            .iter()
+            .fold(true, |ok, &b| ok & B64TOKEN[usize::from(b)])
+    })
 }
+
+const B64TOKEN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        table[i] =
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/');
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -445,13 +463,30 @@ mod tests {
         assert_eq!(parse("Bearer a\"b"), "malformed");
         assert_eq!(parse("Bearer ==="), "malformed");
         assert_eq!(parse(""), "malformed");
+        assert_eq!(parse("Bearer   abc=="), "token");
+        assert_eq!(parse("Bearer abc= "), "malformed");
+        assert_eq!(parse("Bearer ab=c"), "malformed");
+        assert_eq!(parse("Bearer\tabc"), "malformed");
+        assert_eq!(parse("Bas\tic x"), "malformed");
+        assert!(matches!(
+            bearer_token(&HeaderValue::from_bytes(b"Bearer abc\x80").unwrap()),
+            Bearer::Malformed
+        ));
+        assert!(matches!(
+            bearer_token(&HeaderValue::from_static("Bearer  a.b-c_d~e+f/g==")),
+            Bearer::Token("a.b-c_d~e+f/g==")
+        ));
     }
 
     #[test]
     fn the_b64token_table_is_rfc_6750s_alphabet() {
         for b in 0..=255u8 {
             let want = b.is_ascii_alphanumeric() || b"-._~+/".contains(&b);
-            assert_eq!(b64token(b), want, "byte {b}");
+            assert_eq!(all_b64token(&[b]), want, "byte {b}");
+            // Anywhere in a long value.
+            let mut long = vec![b'a'; 70];
+            long[b as usize % 70] = b;
+            assert_eq!(all_b64token(&long), want, "byte {b} in a long value");
         }
     }
 

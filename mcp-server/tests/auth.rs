@@ -1048,3 +1048,139 @@ async fn the_macros_put_scopes_on_resources_templates_prompts_and_the_server() {
     forbidden(&member, &rotate, "vault:admin").await;
     assert!(allowed(&admin, &rotate).await.contains("Rotate every key."));
 }
+
+// --- one keep-alive connection to `serve_http_on` -------------------------------------------
+
+/// Writes one 2026-era `tools/call whoami` on `stream` (with `authorization` when given)
+/// and reads the answer: its status and body.
+async fn whoami_on(
+    stream: &mut tokio::net::TcpStream,
+    authorization: Option<&str>,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let auth = authorization.map_or(String::new(), |a| format!("authorization: {a}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: tools/call\r\nmcp-name: whoami\r\n{auth}content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        assert_eq!(
+            stream.read(&mut byte).await.unwrap(),
+            1,
+            "the connection closed"
+        );
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap().to_ascii_lowercase();
+    let status = head[9..12].parse().unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .expect("answers here have a length")
+        .trim()
+        .parse()
+        .unwrap();
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).await.unwrap();
+    (status, String::from_utf8(body).unwrap())
+}
+
+#[tokio::test]
+async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
+    const ISSUER: &str = "https://as.example";
+    const RESOURCE_HERE: &str = "http://127.0.0.1/mcp";
+    /// Fixed tokens: two people for a minute, one until the time given.
+    struct Fixed(Arc<AtomicUsize>, SystemTime);
+    impl TokenValidator for Fixed {
+        fn validate<'a>(&'a self, token: &'a str) -> mcp_server::auth::ValidateFuture<'a> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            let minute = SystemTime::now() + Duration::from_secs(60);
+            let (who, expiry) = match token {
+                "alice-token" => ("alice", minute),
+                "bob-token" => ("bob", minute),
+                "carol-token" => ("carol", self.1),
+                _ => {
+                    return Box::pin(async {
+                        Err(mcp_server::auth::TokenError::Invalid(
+                            "unknown token".into(),
+                        ))
+                    });
+                }
+            };
+            let principal = Principal::new(who)
+                .with_issuer(ISSUER)
+                .with_audiences([RESOURCE_HERE])
+                .with_expiry(expiry);
+            Box::pin(async move { Ok(principal) })
+        }
+    }
+    let validations = Arc::new(AtomicUsize::new(0));
+    let layer = AuthLayer::new(
+        AuthConfig::new(RESOURCE_HERE, ISSUER).unwrap(),
+        Fixed(
+            validations.clone(),
+            SystemTime::now() + Duration::from_millis(1_200),
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let stopped = stop.clone();
+    let served = tokio::spawn(async move {
+        server()
+            .serve_http_on(
+                listener,
+                HttpOptions::default().auth(layer),
+                stopped.cancelled_owned(),
+            )
+            .await
+    });
+    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let said = |answer: &(u16, String), who: &str| {
+        answer.0 == 200 && answer.1.contains(&format!("{who} via {ISSUER}"))
+    };
+    let alice = whoami_on(&mut conn, Some("Bearer alice-token")).await;
+    assert!(said(&alice, "alice"), "{alice:?}");
+    // Another token on the same connection is another caller.
+    let bob = whoami_on(&mut conn, Some("Bearer bob-token")).await;
+    assert!(said(&bob, "bob"), "{bob:?}");
+    let alice = whoami_on(&mut conn, Some("Bearer alice-token")).await;
+    assert!(said(&alice, "alice"), "{alice:?}");
+    // A bad token, a missing one and a malformed one are refused between good ones.
+    assert_eq!(whoami_on(&mut conn, Some("Bearer mallory")).await.0, 401);
+    assert_eq!(whoami_on(&mut conn, None).await.0, 401);
+    assert_eq!(
+        whoami_on(&mut conn, Some("Bearer alice token")).await.0,
+        400
+    );
+    let alice = whoami_on(&mut conn, Some("Bearer alice-token")).await;
+    assert!(said(&alice, "alice"), "{alice:?}");
+    assert_eq!(
+        validations.load(Ordering::SeqCst),
+        3,
+        "alice, bob and mallory validated once each"
+    );
+    // A token that expires stops working on the connection that keeps sending it.
+    let carol = whoami_on(&mut conn, Some("Bearer carol-token")).await;
+    assert!(said(&carol, "carol"), "{carol:?}");
+    assert!(said(
+        &whoami_on(&mut conn, Some("Bearer carol-token")).await,
+        "carol"
+    ));
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let (status, _) = whoami_on(&mut conn, Some("Bearer carol-token")).await;
+    assert_eq!(status, 401, "expired");
+    stop.cancel();
+    drop(conn);
+    served.await.unwrap().unwrap();
+}

@@ -47,10 +47,13 @@ impl TokenCache {
         self.hasher.hash(token.as_bytes()).as_u128()
     }
 
-    pub(crate) fn get(&self, key: &TokenKey) -> Option<Arc<Principal>> {
+    /// The principal cached under `key` and until when it holds.
+    pub(crate) fn get(&self, key: &TokenKey) -> Option<(Arc<Principal>, Instant)> {
         let mut entries = lock(&self.entries);
         match entries.get(key) {
-            Some((principal, until)) if Instant::now() < *until => Some(principal.clone()),
+            Some((principal, until)) if Instant::now() < *until => {
+                Some((principal.clone(), *until))
+            }
             Some(_) => {
                 entries.remove(key);
                 None
@@ -106,7 +109,10 @@ mod tests {
         let p = Principal::new("a").with_expiry(SystemTime::now() + Duration::from_secs(60));
         let until = valid_until(&p, None);
         cache.insert(cache.key("t1"), Arc::new(p.clone()), until);
-        assert_eq!(cache.get(&cache.key("t1")).as_deref(), Some(&p));
+        assert_eq!(
+            cache.get(&cache.key("t1")).map(|(p, _)| p).as_deref(),
+            Some(&p)
+        );
         assert!(cache.get(&cache.key("t2")).is_none());
 
         let expired = Principal::new("b").with_expiry(SystemTime::now() - Duration::from_secs(1));

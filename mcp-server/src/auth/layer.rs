@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use axum::body::Body;
 use axum::response::Response;
@@ -129,7 +129,44 @@ impl<S> Layer<S> for AuthLayer {
         AuthService {
             inner,
             shared: self.shared.clone(),
+            memo: None,
         }
+    }
+}
+
+impl AuthLayer {
+    /// The service for the requests of one HTTP connection (`serve_http*`): it remembers
+    /// the connection's last accepted `Authorization` header, so a keep-alive client that
+    /// sends the same token again costs a comparison of the header instead of its parsing,
+    /// hashing and a cache lookup.
+    pub(crate) fn for_connection<S>(&self, inner: S) -> AuthService<S> {
+        AuthService {
+            inner,
+            shared: self.shared.clone(),
+            memo: Some(Arc::default()),
+        }
+    }
+}
+
+/// The last `Authorization` header a connection was accepted with, its principal, and
+/// until when that holds (the token's cache lifetime). The header lives as long as the
+/// connection that keeps sending it; the token cache itself never stores a token.
+#[derive(Default)]
+struct ConnectionMemo(std::sync::Mutex<Option<(HeaderValue, Arc<Principal>, Instant)>>);
+
+impl ConnectionMemo {
+    fn recall(&self, header: &HeaderValue) -> Option<Arc<Principal>> {
+        let memo = crate::sync::lock(&self.0);
+        match &*memo {
+            Some((last, principal, until)) if last == header && Instant::now() < *until => {
+                Some(principal.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn remember(&self, header: &HeaderValue, principal: &Arc<Principal>, until: Instant) {
+        *crate::sync::lock(&self.0) = Some((header.clone(), principal.clone(), until));
     }
 }
 
@@ -138,6 +175,8 @@ impl<S> Layer<S> for AuthLayer {
 pub struct AuthService<S> {
     inner: S,
     shared: Arc<Shared>,
+    /// Per connection, when the SDK's own server made it.
+    memo: Option<Arc<ConnectionMemo>>,
 }
 
 impl<S> std::fmt::Debug for AuthService<S> {
@@ -164,6 +203,7 @@ where
 
     fn call(&mut self, request: Request<Body>) -> AuthFuture {
         let shared = self.shared.clone();
+        let memo = self.memo.clone();
         // The clone is the one polled ready; keep it for this call (tower's usual dance).
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
@@ -174,7 +214,7 @@ where
             }
             // The body is not `Sync`: validation borrows the head only.
             let (mut parts, body) = request.into_parts();
-            match shared.authenticate(&parts).await {
+            match shared.authenticate(&parts, memo.as_deref()).await {
                 Ok(principal) => {
                     parts.headers.remove(AUTHORIZATION);
                     parts.extensions.insert((*principal).clone());
@@ -217,6 +257,7 @@ impl Shared {
     async fn authenticate(
         &self,
         request: &http::request::Parts,
+        memo: Option<&ConnectionMemo>,
     ) -> Result<Arc<Principal>, Response> {
         if has_query_token(request.uri.query()) {
             return Err(self.invalid_request("access tokens are not accepted in the query string"));
@@ -228,14 +269,17 @@ impl Shared {
         if values.next().is_some() {
             return Err(self.invalid_request("more than one Authorization header"));
         }
+        if let Some(principal) = memo.and_then(|m| m.recall(value)) {
+            return Ok(principal);
+        }
         let token = match bearer_token(value) {
             Bearer::Token(t) => t,
             Bearer::OtherScheme => return Err(self.challenge()),
             Bearer::Malformed => return Err(self.invalid_request("malformed bearer token")),
         };
         let key = self.cache.key(token);
-        let principal = match self.cache.get(&key) {
-            Some(p) => p,
+        let (principal, until) = match self.cache.get(&key) {
+            Some(hit) => hit,
             None => {
                 let principal = match self.shared_validate(token).await {
                     Ok(p) => Arc::new(p),
@@ -253,7 +297,7 @@ impl Shared {
                 };
                 let until = cache::valid_until(&principal, self.validator.cache_ttl());
                 self.cache.insert(key, principal.clone(), until);
-                principal
+                (principal, until)
             }
         };
         let missing: Vec<&str> = self
@@ -268,6 +312,9 @@ impl Shared {
                 &self.metadata_url,
                 &self.config.required_scopes,
             ));
+        }
+        if let Some(memo) = memo {
+            memo.remember(value, &principal, until);
         }
         Ok(principal)
     }
@@ -418,27 +465,23 @@ fn bearer_token(value: &HeaderValue) -> Bearer<'_> {
 }
 
 /// Whether every byte may appear in RFC 6750's `b64token` (before its trailing `=`). Every
-/// byte of every token goes through it: a table, and no early exit inside a chunk, so the
-/// compiler can unroll the loop.
+/// byte of every token goes through it: range checks with no branch and no early exit
+/// inside a chunk, which the compiler turns into vector instructions (a table lookup per
+/// byte cannot be).
 fn all_b64token(bytes: &[u8]) -> bool {
-    bytes.chunks(32).all(|chunk| {
-        chunk
-            .iter()
-            .fold(true, |ok, &b| ok & B64TOKEN[usize::from(b)])
-    })
+    bytes
+        .chunks(64)
+        .all(|chunk| chunk.iter().fold(true, |ok, &b| ok & is_b64token(b)))
 }
 
-const B64TOKEN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        table[i] =
-            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/');
-        i += 1;
-    }
-    table
-};
+#[inline(always)]
+fn is_b64token(b: u8) -> bool {
+    let letter = (b | 0x20).wrapping_sub(b'a') < 26;
+    let digit = b.wrapping_sub(b'0') < 10;
+    // `-`, `.` and `/` are 0x2d to 0x2f; `+`, `_`, `~` stand alone.
+    let punct = b.wrapping_sub(b'-') < 3;
+    letter | digit | punct | (b == b'+') | (b == b'_') | (b == b'~')
+}
 
 #[cfg(test)]
 mod tests {

@@ -87,11 +87,6 @@ pub(crate) async fn serve(
     let endpoint = Endpoint::new(engine, options.clone(), streams.clone());
     let tasks = endpoint.tasks();
     let router = Router::new().nest_service("/mcp", endpoint.router());
-    #[cfg(feature = "auth")]
-    let router = match &options.auth {
-        Some(auth) => router.layer(auth.clone()),
-        None => router,
-    };
     let connections = TaskTracker::new();
     let closing = CancellationToken::new();
     let slots = Arc::new(Semaphore::new(options.max_connections));
@@ -125,6 +120,14 @@ pub(crate) async fn serve(
         };
         // Small writes (an SSE event, a JSON answer) go out at once, not after Nagle's wait.
         let _ = stream.set_nodelay(true);
+        // Authentication wraps each connection's router (it remembers the connection's last
+        // token).
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &options.auth {
+            let app = auth.for_connection(router.clone());
+            connections.spawn(connection(stream, app, limits, closing.clone(), slot));
+            continue;
+        }
         connections.spawn(connection(
             stream,
             router.clone(),
@@ -324,13 +327,19 @@ impl AsyncWrite for Watched {
 
 /// Serves one HTTP/1.1 connection under its watchdog until it closes, times out, or (after
 /// `closing`) finishes its current response.
-async fn connection(
+async fn connection<S>(
     stream: TcpStream,
-    router: Router,
+    app: S,
     limits: Limits,
     closing: CancellationToken,
     _slot: OwnedSemaphorePermit,
-) {
+) where
+    S: Service<Request<Body>, Response = axum::response::Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
     let activity = Arc::new(Activity {
         opened: Instant::now(),
         in_flight: AtomicUsize::new(0),
@@ -347,8 +356,8 @@ async fn connection(
     let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
         watch.request_started();
         let end = RequestEnd(watch.clone());
-        let mut router = router.clone();
-        let answer = router.call(request.map(Body::new));
+        let mut app = app.clone();
+        let answer = app.call(request.map(Body::new));
         async move {
             let response = match answer.await {
                 Ok(response) => response,

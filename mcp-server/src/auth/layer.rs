@@ -37,7 +37,7 @@ const CACHE_CAPACITY: usize = 10_000;
 /// | the validator cannot reach the authorization server | 503 | — |
 ///
 /// A validation is reused until the token expires (or for the validator's
-/// [`cache_ttl`](TokenValidator::cache_ttl)), keyed by a SHA-256 of the token. Tokens are
+/// [`cache_ttl`](TokenValidator::cache_ttl)), keyed by a keyed hash of the token. Tokens are
 /// never logged and never passed on: the `Authorization` header is removed before the inner
 /// service runs.
 ///

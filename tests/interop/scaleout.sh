@@ -10,7 +10,9 @@
 #   2. a 2026 `subscriptions/listen` stream opened through the balancer hears the tool list
 #      change made on each replica (the notification bus);
 #   3. Redis is stopped for 10 s: a legacy session's requests get 503 with Retry-After and
-#      nothing else, 2026 requests are served; with Redis back the session goes on.
+#      nothing else, 2026 requests are served; with Redis back the session goes on;
+#   4. a legacy call's SSE stream left on one replica resumes (Last-Event-ID) on another
+#      with each event once, also when its replica has been killed (SIGKILL, by the client).
 #
 #   tests/interop/scaleout.sh     (after tests/interop/run.sh has installed the clients)
 #
@@ -223,6 +225,11 @@ pids=()
 while ((SECONDS - redis_stopped < 10)); do sleep 0.5; done
 start_redis
 client redis-up "$node" "$here/clients/scaleout.mjs" redis-up "$lb" "$session"
+wait "${pids[@]}" || true
+pids=()
+
+say "4. SSE streams resumed on another replica, also after their replica is killed"
+client resume "$node" "$here/clients/scaleout.mjs" resume "$lb" "${replicas[0]},${replicas[1]}" "${replica_pid[0]}"
 wait "${pids[@]}" || true
 pids=()
 

@@ -14,14 +14,18 @@
 //       error), 2026 requests are served.
 //   node scaleout.mjs redis-up LB_URL SESSION
 //       with Redis back: the same session is served again by every replica.
+//   node scaleout.mjs resume LB_URL REPLICA_A,REPLICA_B,... PID_OF_A
+//       a legacy call's SSE stream, left on replica A, resumes on B (Last-Event-ID) with
+//       each event once; then A is killed (SIGKILL, PID_OF_A) after a stream of its own
+//       was left, and the events A wrote are resumed through the balancer, each once.
 // Prints `ok - …` / `not ok - …` per check; exits 1 on any failure.
 
-import { ok, strictEqual } from 'node:assert/strict';
+import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { reporter } from './checks.mjs';
 
-const [mode, url, arg] = process.argv.slice(2);
+const [mode, url, arg, pid] = process.argv.slice(2);
 const report = reporter(`scaleout ${mode}`);
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
@@ -251,6 +255,103 @@ async function redisUp(id) {
     });
 }
 
+/**
+ * Reads SSE events ({id, message}; a priming event's message is null) from `response` until
+ * `enough(events)`, the stream ends, or `ms` pass; then lets the connection go.
+ */
+async function readSse(response, ms, enough = () => false) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const events = [];
+    const deadline = Date.now() + ms;
+    let buffer = '';
+    let ended = false;
+    while (!enough(events)) {
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        const chunk = await Promise.race([reader.read(), sleep(left).then(() => null)]);
+        if (chunk === null) break;
+        if (chunk.done) {
+            ended = true;
+            break;
+        }
+        buffer += decoder.decode(chunk.value, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+            const lines = buffer.slice(0, end).split('\n');
+            buffer = buffer.slice(end + 2);
+            const id = lines.find(l => l.startsWith('id: '))?.slice(4);
+            const data = lines.find(l => l.startsWith('data: '))?.slice(6) ?? '';
+            events.push({ id, message: data.trim() ? JSON.parse(data) : null });
+        }
+    }
+    await reader.cancel().catch(() => {});
+    return { events, ended };
+}
+
+async function resume(replicas, victim) {
+    const [a, b] = replicas;
+    const init = await post(url, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'scaleout-resume', version: '1.0.0' } },
+    });
+    const session = init.headers.get('mcp-session-id');
+    const headers = { 'mcp-protocol-version': LEGACY, 'mcp-session-id': session };
+    await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    const progressOf = e => e.message?.params?.progress;
+    // A call reporting progress once a second, its stream read on `target` up to the first
+    // progress; the connection then goes (the call goes on).
+    const leave = async (target, id, seconds) => {
+        const response = await fetch(target, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+            body: JSON.stringify({
+                jsonrpc: '2.0',
+                id,
+                method: 'tools/call',
+                params: { name: 'slow_compute', arguments: { seconds, label: 'resumed' }, _meta: { progressToken: `p${id}` } },
+            }),
+        });
+        strictEqual(response.status, 200);
+        const { events } = await readSse(response, 10_000, ev => ev.some(e => progressOf(e) === 1));
+        const last = events.at(-1);
+        strictEqual(progressOf(last), 1, JSON.stringify(events));
+        return last.id;
+    };
+    const reconnect = target =>
+        fetch(target, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': lastId } });
+    let lastId = '';
+    await report.check('a stream left on one replica resumes on another with each event once', async () => {
+        lastId = await leave(a, 2, 3);
+        const resumed = await reconnect(b);
+        strictEqual(resumed.status, 200);
+        const { events, ended } = await readSse(resumed, 15_000);
+        ok(ended, `the stream ends with the answer: ${JSON.stringify(events)}`);
+        deepStrictEqual(events.map(e => progressOf(e) ?? e.message?.id), [2, 3, 2]);
+        ok(events[2].message.result.content[0].text.includes('computed resumed in 3 s'), JSON.stringify(events[2]));
+        const tag = id => id.split('.')[0];
+        ok(events.every(e => tag(e.id) === tag(lastId)), 'the ids are those of the stream left');
+    });
+    await report.check('after its replica dies, what it wrote resumes through the balancer, each event once', async () => {
+        lastId = await leave(a, 3, 20);
+        // Away for 2.5 s: progress 2 and 3 are written meanwhile; then the replica dies.
+        await sleep(2_500);
+        process.kill(Number(victim), 'SIGKILL');
+        await sleep(300);
+        const resumed = await reconnect(url);
+        strictEqual(resumed.status, 200);
+        const { events } = await readSse(resumed, 3_000);
+        const progress = events.map(progressOf);
+        ok(progress.length >= 2, `the events written before the kill: ${JSON.stringify(events)}`);
+        deepStrictEqual(
+            progress,
+            progress.map((_, i) => i + 2),
+            'each progress after the last one seen, once and in order; no answer (its request died)',
+        );
+    });
+}
+
 switch (mode) {
     case 'load':
         await load(Number(arg));
@@ -266,6 +367,9 @@ switch (mode) {
         break;
     case 'redis-up':
         await redisUp(arg);
+        break;
+    case 'resume':
+        await resume(arg.split(','), pid);
         break;
     default:
         throw new Error(`unknown mode ${mode}`);

@@ -12,13 +12,16 @@ pub enum Era {
     Modern,
 }
 
-/// Which of the two tools is called.
+/// Which tool is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
     /// `echo(text)`: the text comes back unchanged.
     Echo,
     /// `add(a, b)`: the decimal sum comes back.
     Add,
+    /// `greet(name)`: `Hello, {name}!` (the `everything` example's tool, for load through
+    /// a balancer in front of its replicas).
+    Greet,
 }
 
 const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcp-bench","version":"0.1.0"}}"#;
@@ -40,6 +43,7 @@ impl Calls {
         match self.tool {
             Tool::Echo => "echo",
             Tool::Add => "add",
+            Tool::Greet => "greet",
         }
     }
 
@@ -75,6 +79,10 @@ impl Calls {
                 out,
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":7}}{meta}}}}}"#
             ),
+            Tool::Greet => write!(
+                out,
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"greet","arguments":{{"name":"n{id}"}}{meta}}}}}"#
+            ),
         };
     }
 
@@ -83,6 +91,7 @@ impl Calls {
         match self.tool {
             Tool::Echo => format!("hello {id}{}", self.pad),
             Tool::Add => (id + 7).to_string(),
+            Tool::Greet => format!("Hello, n{id}!"),
         }
     }
 

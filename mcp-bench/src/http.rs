@@ -271,7 +271,8 @@ pub struct HttpRun {
     pub count: u64,
     /// Concurrent workers, one connection each.
     pub workers: usize,
-    /// The server command (`{addr}` is replaced).
+    /// The server command (`{addr}` is replaced); empty: a server (or a load balancer)
+    /// already listens on the port, and its CPU and memory are not reported.
     pub command: Vec<String>,
     /// The port.
     pub port: u16,
@@ -280,8 +281,13 @@ pub struct HttpRun {
 impl HttpRun {
     /// Runs the calls; any wrong or missing answer is an error.
     pub async fn run(self) -> Result<CallRun, Error> {
-        let server = Spawned::start(&self.command, self.port).await?;
-        let pid = server.pid();
+        let opened = Instant::now();
+        let server = if self.command.is_empty() {
+            None
+        } else {
+            Some(Spawned::start(&self.command, self.port).await?)
+        };
+        let pid = server.as_ref().map(Spawned::pid);
         // Start-up: spawn to the first answer.
         let mut first = Connection::open(self.port, self.calls.era).await?;
         match self.calls.era {
@@ -301,7 +307,10 @@ impl HttpRun {
                 }
             }
         }
-        let startup = server.spawned.elapsed();
+        let startup = server
+            .as_ref()
+            .map_or(opened, |s| s.spawned)
+            .elapsed();
         drop(first);
 
         let mut connections = Vec::with_capacity(self.workers);
@@ -313,7 +322,7 @@ impl HttpRun {
             connections.push(connection);
         }
         let next = Arc::new(AtomicU64::new(1));
-        let cpu_before = cpu_time(pid);
+        let cpu_before = pid.and_then(cpu_time);
         let started = Instant::now();
         let mut tasks = Vec::new();
         for connection in connections {
@@ -327,7 +336,8 @@ impl HttpRun {
             latencies.extend(task.await??);
         }
         let elapsed = started.elapsed();
-        let cpu = cpu_time(pid)
+        let cpu = pid
+            .and_then(cpu_time)
             .zip(cpu_before)
             .map(|(after, before)| after - before);
         if latencies.len() as u64 != self.count {
@@ -345,7 +355,7 @@ impl HttpRun {
             elapsed,
             latencies: Latencies(latencies),
             cpu,
-            peak_rss_kb: status_kb(pid, "VmHWM"),
+            peak_rss_kb: pid.and_then(|pid| status_kb(pid, "VmHWM")),
             startup,
         })
     }

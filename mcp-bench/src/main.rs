@@ -2,8 +2,8 @@
 //! SDK), and this SDK's benchmark server. See `docs/benchmarks.md` and `benches/peers/`.
 //!
 //! ```text
-//! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
-//! mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
+//! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
+//! mcp-bench http     [--calls N] [--workers W] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] [-- CMD ARGS...]
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
 //! mcp-bench otlp-sink [--port P]
@@ -111,7 +111,8 @@ impl Args {
         let tool = match self.value("tool").unwrap_or("echo") {
             "echo" => Tool::Echo,
             "add" => Tool::Add,
-            other => return Err(format!("--tool: echo or add, not {other}").into()),
+            "greet" => Tool::Greet,
+            other => return Err(format!("--tool: echo, add or greet, not {other}").into()),
         };
         let payload: usize = self.number("payload", 0)?;
         if payload > 0 && tool != Tool::Echo {
@@ -141,8 +142,8 @@ impl Args {
 }
 
 const USAGE: &str = "usage:
-  mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
-  mcp-bench http     [--calls N] [--workers W] [--tool echo|add] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] -- CMD ARGS...
+  mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
+  mcp-bench http     [--calls N] [--workers W] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] [-- CMD ARGS...]   (no command: a server already on --port)
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
   mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
   mcp-bench otlp-sink [--port P]
@@ -193,7 +194,8 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                 &[
                     "calls", "workers", "tool", "era", "port", "label", "payload",
                 ],
-                true,
+                // Without a command: an endpoint already listening on --port.
+                false,
             )?;
             let run = http::HttpRun {
                 label: args.label(),

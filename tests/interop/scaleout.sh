@@ -12,7 +12,9 @@
 #   3. Redis is stopped for 10 s: a legacy session's requests get 503 with Retry-After and
 #      nothing else, 2026 requests are served; with Redis back the session goes on;
 #   4. a legacy call's SSE stream left on one replica resumes (Last-Event-ID) on another
-#      with each event once, also when its replica has been killed (SIGKILL, by the client).
+#      with each event once, also when its replica has been killed (SIGKILL, by the client);
+#   5. a soak with the project's load driver (mcp-bench): 200 legacy sessions x 500 calls,
+#      then 20,000 calls in the 2026 era, every answer checked.
 #
 #   tests/interop/scaleout.sh     (after tests/interop/run.sh has installed the clients)
 #
@@ -43,9 +45,10 @@ fi
 bash "$root/scripts/redis.sh" install
 redis_bin=$(command -v redis-server)
 
-say "building the everything example"
-(cd "$root" && cargo build -q -p mcp-examples --bin everything)
+say "building the everything example and the load driver"
+(cd "$root" && cargo build -q -p mcp-examples --bin everything && cargo build -q -p mcp-bench)
 everything="${CARGO_TARGET_DIR:-$root/target}/debug/everything"
+bench="${CARGO_TARGET_DIR:-$root/target}/debug/mcp-bench"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcp-scaleout.XXXXXX")
 pids=()
@@ -232,6 +235,26 @@ say "4. SSE streams resumed on another replica, also after their replica is kill
 client resume "$node" "$here/clients/scaleout.mjs" resume "$lb" "${replicas[0]},${replicas[1]}" "${replica_pid[0]}"
 wait "${pids[@]}" || true
 pids=()
+wait "${replica_pid[0]}" 2>/dev/null || true
+start_replica 0
+
+# soak ERA WORKERS CALLS: the project's load driver through the balancer, one session (or,
+# in the 2026 era, one connection) per worker; every answer is checked.
+soak() {
+  local era=$1 workers=$2 calls=$3 name="soak-$1" report
+  outputs+=("$name")
+  if report=$(timeout 300 "$bench" http --era "$era" --workers "$workers" --calls "$calls" \
+    --tool greet --port "$lb_port" --label "$name" 2>"$work/$name.err"); then
+    printf 'ok - %s: %s calls from %s workers through the balancer, every answer checked: %s\n' \
+      "$name" "$calls" "$workers" "$report" >"$work/$name.out"
+  else
+    printf 'not ok - %s: %s calls from %s workers through the balancer\n' \
+      "$name" "$calls" "$workers" >"$work/$name.out"
+  fi
+}
+say "5. a soak through the balancer: 200 legacy sessions x 500 calls, then the 2026 era"
+soak legacy 200 100000
+soak modern 50 20000
 
 passed=0
 failed=0

@@ -307,10 +307,7 @@ impl HttpRun {
                 }
             }
         }
-        let startup = server
-            .as_ref()
-            .map_or(opened, |s| s.spawned)
-            .elapsed();
+        let startup = server.as_ref().map_or(opened, |s| s.spawned).elapsed();
         drop(first);
 
         let mut connections = Vec::with_capacity(self.workers);

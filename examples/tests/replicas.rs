@@ -1,7 +1,7 @@
 //! Two replicas of `everything --http … --redis URL` sharing one real Redis and one
 //! `MCP_REQUEST_STATE_KEYS`, as behind a load balancer with no stickiness: a legacy session
-//! minted on one continues on the other, and a 2026 multi round-trip request started on
-//! one completes on the other.
+//! minted on one continues on the other, a 2026 multi round-trip request started on one
+//! completes on the other, and a task whose replica is killed fails on the other.
 //!
 //! Needs `MCP_TEST_REDIS_URL` (eval "$(scripts/redis.sh start)"); skipped with a note
 //! without it, unless `CI` or `MCP_REDIS_REQUIRED` is set: then it fails.
@@ -88,17 +88,26 @@ async fn legacy(url: &str, session: Option<&str>, body: Value) -> reqwest::Respo
 async fn modern(url: &str, name: &str, params: Value) -> Value {
     let mut params = params;
     params["name"] = json!(name);
+    modern_rpc(url, "tools/call", name, params).await
+}
+
+/// A 2026 request (`Mcp-Name: name`) from a client that takes elicitation and tasks.
+async fn modern_rpc(url: &str, method: &str, name: &str, params: Value) -> Value {
+    let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
     });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let response = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
+        .header("mcp-method", method)
         .header("mcp-name", name)
         .timeout(SOON)
         .body(body.to_string())
@@ -200,4 +209,42 @@ async fn a_multi_round_trip_request_started_on_one_replica_completes_on_another(
     )
     .await;
     assert!(refused["error"].is_object(), "{refused}");
+}
+
+#[tokio::test]
+async fn a_task_whose_replica_is_killed_fails_on_the_other() {
+    let Some(redis) = redis_url() else { return };
+    let (mut a, a_url) = replica(&redis, KEYS).await;
+    let (_b, b_url) = replica(&redis, KEYS).await;
+    let started = modern(
+        &a_url,
+        "slow_compute",
+        json!({"arguments": {"seconds": 600}}),
+    )
+    .await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let id = started["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = || modern_rpc(&b_url, "tasks/get", &id, json!({"taskId": id}));
+    // Seen from B while A runs it: working, for longer than the lease (2 s: four poll
+    // intervals of 500 ms), since A renews it.
+    for _ in 0..6 {
+        let seen = get().await;
+        assert_eq!(seen["result"]["status"], "working", "{seen}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    a.kill().await.unwrap();
+    // A is gone with the computation: once its lease runs out, B reports the task failed.
+    let mut seen = Value::Null;
+    for _ in 0..40 {
+        seen = get().await;
+        if seen["result"]["status"] != "working" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(seen["result"]["status"], "failed", "{seen}");
+    let error = seen["result"]["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(error.contains("stopped"), "{seen}");
 }

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::Server;
-use mcp_server::http::{HttpOptions, RedisNotificationBus, RedisSessionStore, SharedSessionStore};
+use mcp_server::http::{
+    HttpOptions, RedisNotificationBus, RedisSessionStore, RedisTaskStore, SharedSessionStore,
+};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -523,28 +525,31 @@ fn task(id: &str, owner: Option<&str>, ttl: Duration) -> mcp_server::tasks::Task
         mcp_server::ProtocolVersion::V2025_11_25,
     );
     r.ttl = Some(ttl);
-    r.poll_interval = Some(Duration::from_millis(100));
+    // A lease of 20 s: no instance renews these, and they must read as working meanwhile.
+    r.poll_interval = Some(Duration::from_secs(5));
     r
+}
+
+/// Two connections to one Redis task store under a fresh prefix, as two instances have.
+async fn task_stores() -> Option<(RedisTaskStore, RedisTaskStore)> {
+    let url = env("MCP_TEST_REDIS_URL")?;
+    let prefix = prefix();
+    let connect = || async {
+        RedisTaskStore::connect(&url)
+            .await
+            .unwrap()
+            .with_prefix(&prefix)
+    };
+    Some((connect().await, connect().await))
 }
 
 #[tokio::test]
 async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
-    use mcp_server::http::RedisTaskStore;
     use mcp_server::tasks::{TaskOutcome, TaskStore, TaskStoreError};
     use mcp_server::types::TaskStatus;
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+    let Some((store, other)) = task_stores().await else {
         return;
     };
-    let prefix = prefix();
-    let store = RedisTaskStore::connect(&url)
-        .await
-        .unwrap()
-        .with_prefix(&prefix);
-    // Another instance's connection to the same store.
-    let other = RedisTaskStore::connect(&url)
-        .await
-        .unwrap()
-        .with_prefix(&prefix);
     let hour = Duration::from_secs(3_600);
     for i in 0..5 {
         let owner = if i % 2 == 0 { "session a" } else { "session b" };
@@ -621,7 +626,6 @@ async fn task_instance(
     prefix: &str,
     stopped: Arc<std::sync::atomic::AtomicUsize>,
 ) -> (Server, String) {
-    use mcp_server::http::RedisTaskStore;
     use mcp_server::types::{Tool, ToolExecution, ToolTaskSupport};
     let tasks = RedisTaskStore::connect(url)
         .await
@@ -1131,4 +1135,53 @@ async fn stream_stores_keep_the_latest_events_in_order_and_expire() {
     let prefix = prefix();
     let redis = redis_store(&url, &prefix).await;
     stream_store_contract(&redis).await;
+}
+
+#[tokio::test]
+async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
+    use mcp_server::tasks::{TaskOutcome, TaskStore};
+    use mcp_server::types::TaskStatus;
+    let Some((runner, other)) = task_stores().await else {
+        return;
+    };
+    // Lease: four poll intervals of 100 ms, at least a second.
+    let mut record = task("leased", Some("o"), Duration::from_secs(60));
+    record.poll_interval = Some(Duration::from_millis(100));
+    assert_eq!(record.lease(), Duration::from_secs(1));
+    runner.create(record.clone()).await.unwrap();
+    // Renewed every 300 ms for 1.8 s: working all along, as seen from another instance.
+    for _ in 0..6 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let seen = runner
+            .watch("leased", record.lease())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(seen.status, TaskStatus::Working);
+        let elsewhere = other.get("leased").await.unwrap().unwrap();
+        assert_eq!(elsewhere.status, TaskStatus::Working);
+    }
+    // The runner stops renewing (it died): after the lease, the task reads as failed, from
+    // get and from list, and stays failed.
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let listed = other.list(Some("o"), None, 10).await.unwrap();
+    assert_eq!(listed.tasks.len(), 1);
+    assert_eq!(listed.tasks[0].status, TaskStatus::Failed);
+    let failed = other.get("leased").await.unwrap().unwrap();
+    assert_eq!(failed.status, TaskStatus::Failed);
+    match &failed.outcome {
+        Some(TaskOutcome::Error(e)) => assert!(e.message.contains("stopped"), "{e:?}"),
+        other => panic!("{other:?}"),
+    }
+    // A late end from the runner changes nothing: the first end wins.
+    let mut late = record.clone();
+    late.status = TaskStatus::Completed;
+    late.outcome = Some(TaskOutcome::Result(json!({"content": []})));
+    assert!(!runner.update(late).await.unwrap());
+    let again = runner
+        .watch("leased", record.lease())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.status, TaskStatus::Failed);
 }

@@ -290,7 +290,7 @@ impl Engine {
         });
         // One future for the whole run: a re-read in flight when another branch fires is not
         // started over.
-        let elsewhere = cancelled_elsewhere(tasks, &record.id, recheck);
+        let elsewhere = cancelled_elsewhere(tasks, &record.id, record.lease(), recheck);
         tokio::pin!(elsewhere);
         let mut shown = (record.status, None::<String>);
         let ended = loop {
@@ -406,6 +406,7 @@ impl Engine {
 async fn cancelled_elsewhere(
     tasks: &super::Tasks,
     id: &str,
+    lease: Duration,
     recheck: Option<tokio::time::Interval>,
 ) {
     let Some(mut recheck) = recheck else {
@@ -413,9 +414,11 @@ async fn cancelled_elsewhere(
     };
     loop {
         recheck.tick().await;
-        match tasks.store.get(id).await {
-            Ok(Some(r)) if r.status != TaskStatus::Cancelled => {}
-            // Cancelled, or gone (expired, removed): nobody can collect its result.
+        // Each re-read also renews the task's lease: this instance still runs it.
+        match tasks.store.watch(id, lease).await {
+            Ok(Some(r)) if !r.status.is_terminal() => {}
+            // Cancelled (or ended otherwise: a store that took this instance for dead), or
+            // gone (expired, removed): nobody can collect its result.
             Ok(_) => return,
             Err(e) => {
                 tracing::warn!(task = %id, error = %e, "cannot re-read the task from its store");

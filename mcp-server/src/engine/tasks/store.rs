@@ -63,6 +63,13 @@ impl TaskRecord {
         }
     }
 
+    /// How long the instance running the task may go without renewing it (its re-reads
+    /// through [`TaskStore::watch`], every poll interval) before a shared store counts that
+    /// instance as stopped: four poll intervals, at least a second.
+    pub fn lease(&self) -> Duration {
+        (self.poll_interval.unwrap_or(Duration::from_millis(500)) * 4).max(Duration::from_secs(1))
+    }
+
     /// Whether the task's time to live has passed at `now`.
     pub fn is_expired(&self, now: SystemTime) -> bool {
         self.ttl
@@ -139,10 +146,24 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>>;
 
     /// Whether other instances of the server share this store (and may cancel a task this
-    /// one runs). The instance running a task then re-reads it every poll interval, so a
-    /// cancellation recorded elsewhere stops it. `false` by default.
+    /// one runs). The instance running a task then re-reads it every poll interval
+    /// ([`watch`](Self::watch)), so a cancellation recorded elsewhere stops it. `false` by
+    /// default.
     fn shared(&self) -> bool {
         false
+    }
+
+    /// The re-read of a [`shared`](Self::shared) store by the instance running the task:
+    /// the task as [`get`](Self::get) gives it, and word that it is still being run, good
+    /// for `lease` ([`TaskRecord::lease`]). A shared store may report a task whose lease
+    /// ran out (its instance died) as failed. By default, [`get`](Self::get).
+    fn watch<'a>(
+        &'a self,
+        id: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let _ = lease;
+        self.get(id)
     }
 }
 

@@ -15,16 +15,17 @@ use crate::engine::tasks::{
     StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
 };
 
-/// Stores a new task and lists it under its owner, at once: 1 when stored (or when this
-/// very record is there already: a retry whose first reply was lost), 0 when another task
-/// has the id. The owner's list lives as long as its longest-lived task (a list holding a
-/// task with no time to live does not expire).
+/// Stores a new task, lists it under its owner and takes its lease (KEYS[3], for ARGV[5]
+/// ms), at once: 1 when stored (or when this very record is there already: a retry whose
+/// first reply was lost), 0 when another task has the id. The owner's list lives as long as
+/// its longest-lived task (a list holding a task with no time to live does not expire).
 const CREATE: &str = r"
 local current = redis.call('GET', KEYS[1])
 if current then
   if current == ARGV[1] then return 1 end
   return 0
 end
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[5])
 local fresh = redis.call('EXISTS', KEYS[2]) == 0
 if ARGV[4] == '' then
   redis.call('SET', KEYS[1], ARGV[1])
@@ -52,6 +53,22 @@ redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
 return 1
 ";
 
+/// Renews a task's lease (KEYS[2], for ARGV[1] ms) and reads the task.
+const WATCH: &str = r"
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+return redis.call('GET', KEYS[1])
+";
+
+/// A task, and whether its lease holds (1) or ran out (0); nil when there is no task.
+const READ: &str = r"
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+return {value, redis.call('EXISTS', KEYS[2])}
+";
+
+/// What a task whose instance stopped renewing its lease ends with.
+const STOPPED: &str = "the server instance running this task stopped before it finished";
+
 /// A [`TaskStore`] in Redis: one key per task (`mcp:task:<id>` by default), expiring with
 /// the task's time to live, and one sorted set per owner listing its tasks by creation
 /// time, for `tasks/list`.
@@ -59,7 +76,11 @@ return 1
 /// The first end wins across instances (an update of an ended task changes nothing, checked
 /// in Redis itself). An instance running a task re-reads it every poll interval, so a
 /// `tasks/cancel` answered by another instance stops the handler there within that
-/// interval. Input a 2026 task asks for is answered (`tasks/update`) on the instance that
+/// interval; each re-read renews the task's lease (`mcp:task-lease:<id>`, four poll
+/// intervals and at least a second, [`TaskRecord::lease`]). A task whose lease runs out
+/// while it is still working (its instance died or lost Redis) is read as **failed**, with
+/// an internal error saying its instance stopped, and stays so: its clients stop waiting
+/// for a result that will never come. Input a 2026 task asks for is answered (`tasks/update`) on the instance that
 /// runs it: route `tasks/*` to it, or keep tasks that ask for input on one instance.
 ///
 /// Every operation is bounded by a timeout (1 s by default); a Redis that is down makes
@@ -207,6 +228,30 @@ impl RedisTaskStore {
         format!("{}task:{id}", self.prefix)
     }
 
+    fn lease_key(&self, id: &str) -> String {
+        format!("{}task-lease:{id}", self.prefix)
+    }
+
+    /// `record`, read while its lease had run out: failed now (the first end wins, so an
+    /// end recorded meanwhile stays), as stored.
+    async fn stopped(&self, mut record: TaskRecord) -> Result<Option<TaskRecord>, TaskStoreError> {
+        tracing::warn!(task = %record.id, "the instance running a task stopped renewing it; the task fails");
+        record.status = TaskStatus::Failed;
+        record.status_message = Some(STOPPED.into());
+        record.last_updated_at = SystemTime::now();
+        record.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(STOPPED)));
+        if self.update(record.clone()).await? {
+            return Ok(Some(record));
+        }
+        self.get_plain(&record.id).await
+    }
+
+    async fn get_plain(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
+        let mut get = redis::cmd("GET");
+        get.arg(self.key(id));
+        live(self.redis.run(get).await.map_err(|e| backend(&e))?)
+    }
+
     /// The sorted set of `owner`'s tasks (`-` for tasks of no one in particular; an owner
     /// is never empty, so `=` before a name keeps the two apart).
     fn index(&self, owner: Option<&str>) -> String {
@@ -215,6 +260,12 @@ impl RedisTaskStore {
             None => format!("{}tasks-of:-", self.prefix),
         }
     }
+}
+
+/// The task a stored value holds, unless its time to live has passed.
+fn live(value: Option<String>) -> Result<Option<TaskRecord>, TaskStoreError> {
+    let record = value.as_deref().map(decode).transpose()?;
+    Ok(record.filter(|r| !r.is_expired(SystemTime::now())))
 }
 
 /// How long a key lives: what is left of the task's time to live (at least 1 ms).
@@ -228,13 +279,15 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let mut eval = redis::cmd("EVAL");
             eval.arg(CREATE)
-                .arg(2)
+                .arg(3)
                 .arg(self.key(&record.id))
                 .arg(self.index(record.owner.as_deref()))
+                .arg(self.lease_key(&record.id))
                 .arg(encode(&record)?)
                 .arg(since_epoch(record.created_at))
                 .arg(&record.id)
-                .arg(remaining(&record).map_or(String::new(), |px| px.to_string()));
+                .arg(remaining(&record).map_or(String::new(), |px| px.to_string()))
+                .arg(ms(record.lease()));
             let created: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
             if created == 1 {
                 Ok(())
@@ -249,11 +302,40 @@ impl TaskStore for RedisTaskStore {
         id: &'a str,
     ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
         Box::pin(async move {
-            let mut get = redis::cmd("GET");
-            get.arg(self.key(id));
-            let value: Option<String> = self.redis.run(get).await.map_err(|e| backend(&e))?;
-            let record = value.as_deref().map(decode).transpose()?;
-            Ok(record.filter(|r| !r.is_expired(SystemTime::now())))
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(READ)
+                .arg(2)
+                .arg(self.key(id))
+                .arg(self.lease_key(id));
+            let read: Option<(String, i64)> =
+                self.redis.run(eval).await.map_err(|e| backend(&e))?;
+            let Some((value, leased)) = read else {
+                return Ok(None);
+            };
+            let record = decode(&value)?;
+            if record.is_expired(SystemTime::now()) {
+                return Ok(None);
+            }
+            if leased == 0 && !record.status.is_terminal() {
+                return self.stopped(record).await;
+            }
+            Ok(Some(record))
+        })
+    }
+
+    fn watch<'a>(
+        &'a self,
+        id: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(WATCH)
+                .arg(2)
+                .arg(self.key(id))
+                .arg(self.lease_key(id))
+                .arg(ms(lease).max(1));
+            live(self.redis.run(eval).await.map_err(|e| backend(&e))?)
         })
     }
 
@@ -294,22 +376,34 @@ impl TaskStore for RedisTaskStore {
             if ids.is_empty() {
                 return Ok(TaskPage::default());
             }
+            // The tasks, then their leases.
             let mut get = redis::cmd("MGET");
             for id in &ids {
                 get.arg(self.key(id));
             }
-            let values: Vec<Option<String>> = self.redis.run(get).await.map_err(|e| backend(&e))?;
+            for id in &ids {
+                get.arg(self.lease_key(id));
+            }
+            let mut values: Vec<Option<String>> =
+                self.redis.run(get).await.map_err(|e| backend(&e))?;
+            let leases = values.split_off(ids.len().min(values.len()));
             let now = SystemTime::now();
             let mut page = TaskPage::default();
             let (mut consumed, mut gone) = (0, Vec::new());
-            for (id, value) in ids.iter().zip(values) {
+            for ((id, value), lease) in ids.iter().zip(values).zip(leases) {
                 if page.tasks.len() == window {
                     break;
                 }
                 consumed += 1;
                 match value.as_deref().map(decode).transpose()? {
                     Some(r) if r.owner.as_deref() == owner && !r.is_expired(now) => {
-                        page.tasks.push(r)
+                        if lease.is_none() && !r.status.is_terminal() {
+                            if let Some(failed) = self.stopped(r).await? {
+                                page.tasks.push(failed);
+                            }
+                        } else {
+                            page.tasks.push(r);
+                        }
                     }
                     Some(_) => {}
                     None => gone.push(id.clone()),

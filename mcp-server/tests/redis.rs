@@ -693,10 +693,15 @@ async fn task_instance(
         )
         .unwrap();
     let sessions = redis_store(url, prefix).await;
+    let bus = RedisNotificationBus::connect(url)
+        .await
+        .unwrap()
+        .with_channel(prefix);
     let app = server.http_router(
         HttpOptions::default()
             .shared_sessions(Arc::new(sessions))
-            .shared_session_recheck(Duration::ZERO),
+            .shared_session_recheck(Duration::ZERO)
+            .notification_bus(Arc::new(bus)),
         tokio_util::sync::CancellationToken::new(),
     );
     serve((server, app)).await
@@ -820,22 +825,29 @@ async fn modern_rpc(endpoint: &str, method: &str, name: &str, params: Value) -> 
         .unwrap()
 }
 
-#[tokio::test]
-async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+/// Two task instances on one Redis, and the answer to a `confirm` call (a task that asks
+/// for input) started on the first.
+async fn confirm_on_the_first() -> Option<((Server, String), (Server, String), Value)> {
+    let url = env("MCP_TEST_REDIS_URL")?;
     let prefix = prefix();
     let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let (_a_server, a) = task_instance(&url, &prefix, stopped.clone()).await;
-    let (_b_server, b) = task_instance(&url, &prefix, stopped).await;
+    let a = task_instance(&url, &prefix, stopped.clone()).await;
+    let b = task_instance(&url, &prefix, stopped).await;
     let created = modern_rpc(
-        &a,
+        &a.1,
         "tools/call",
         "confirm",
         json!({"name": "confirm", "arguments": {}}),
     )
     .await;
+    Some((a, b, created))
+}
+
+#[tokio::test]
+async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
+    let Some(((_a_server, a), (_b_server, b), created)) = confirm_on_the_first().await else {
+        return;
+    };
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let mut waiting = Value::Null;
@@ -1184,4 +1196,93 @@ async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
         .unwrap()
         .unwrap();
     assert_eq!(again.status, TaskStatus::Failed);
+}
+
+#[tokio::test]
+async fn a_task_on_one_instance_is_followed_by_a_listen_stream_on_another() {
+    let Some(((a_server, a), (_b_server, b), created)) = confirm_on_the_first().await else {
+        return;
+    };
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {
+        "notifications": {"taskIds": [id], "toolsListChanged": true},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {
+                      "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+    }});
+    let mut on_b = reqwest::Client::new()
+        .post(&b)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    let task_states = |events: &[Value]| -> Vec<Value> {
+        events
+            .iter()
+            .filter(|m| m["method"] == "notifications/tasks" && m["params"]["taskId"] == id)
+            .map(|m| m["params"].clone())
+            .collect()
+    };
+    // Acknowledged on B with the task A runs, and its state now (read from Redis).
+    let mut seen = read_events(&mut on_b, Duration::from_millis(500)).await;
+    assert_eq!(
+        seen[0]["params"]["notifications"]["taskIds"],
+        json!([id]),
+        "{seen:?}"
+    );
+    // Once B hears A's changes at all (its bus subscription is up)…
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    let mut heard = false;
+    for n in 0..50 {
+        a_server
+            .registry()
+            .add_tool(
+                mcp_server::types::Tool::new(format!("extra-{n}"), schema.clone()),
+                mcp_server::registry::tool_fn(|_: Value, _| async { "extra" }),
+                None,
+            )
+            .unwrap();
+        let more = read_events(&mut on_b, Duration::from_millis(100)).await;
+        heard = more
+            .iter()
+            .any(|m| m["method"] == "notifications/tools/list_changed");
+        seen.extend(more);
+        if heard {
+            break;
+        }
+    }
+    assert!(heard, "B never heard A");
+    let before = task_states(&seen);
+    // …the answer A takes ends the task there, and B's stream hears it end.
+    let opened = before
+        .last()
+        .expect("the task's state when the stream opened");
+    assert_eq!(opened["status"], "input_required", "{opened}");
+    // What the task asks for is known where it runs.
+    let waiting = modern_rpc(&a, "tasks/get", &id, json!({"taskId": id})).await;
+    let key = waiting["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap();
+    let answer = json!({"taskId": id, "inputResponses": {key.as_str(): {"action": "accept", "content": {"ok": true}}}});
+    let taken = modern_rpc(&a, "tasks/update", &id, answer).await;
+    assert!(taken.get("result").is_some(), "{taken}");
+    let mut last = Value::Null;
+    for _ in 0..30 {
+        let states = task_states(&read_events(&mut on_b, Duration::from_millis(100)).await);
+        if let Some(state) = states.last() {
+            last = state.clone();
+        }
+        if last["status"] == "completed" {
+            break;
+        }
+    }
+    assert_eq!(last["status"], "completed", "{last}");
+    assert_eq!(last["result"]["content"][0]["text"], "Accept", "{last}");
 }

@@ -75,6 +75,9 @@ pub(crate) struct TaskChange {
     pub(crate) ended: bool,
     /// The task as `tasks/get` would answer it, without `resultType`.
     pub(crate) task: Value,
+    /// Relayed from another instance (a notification bus): not published again.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) remote: bool,
 }
 
 /// How many changes a listen stream may fall behind before it re-reads its tasks.
@@ -129,7 +132,24 @@ impl Tasks {
             id: record.id.clone(),
             ended: record.status.is_terminal(),
             task,
+            remote: false,
         }));
+    }
+
+    /// Tells this instance's listen streams of a change another instance announced (the
+    /// notification bus); nothing when none listens.
+    // HTTP only: the bus is an HTTP option.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn relay(&self, id: String, ended: bool, task: Value) {
+        // The bus's own receiver does not count: it takes no remote changes.
+        if self.changes.receiver_count() > 1 {
+            let _ = self.changes.send(Arc::new(TaskChange {
+                id,
+                ended,
+                task,
+                remote: true,
+            }));
+        }
     }
 
     fn running(&self, id: &str) -> Option<Arc<Running>> {

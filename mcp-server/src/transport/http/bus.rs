@@ -1,21 +1,25 @@
 //! Change notifications shared by the instances of a server behind a load balancer: what
-//! one instance's registry announces (`list_changed`, `resources/updated`) is published on
-//! a [`NotificationBus`] (Redis pub/sub, with the `redis` feature), and every other
-//! instance announces it to the sessions and `subscriptions/listen` streams it holds.
+//! one instance's registry announces (`list_changed`, `resources/updated`) and the changes
+//! of the 2026 tasks it runs are published on a [`NotificationBus`] (Redis pub/sub, with
+//! the `redis` feature), and every other instance announces them to the sessions and
+//! `subscriptions/listen` streams it holds.
 //!
 //! Delivery is at most once: a message published while an instance is reconnecting to the
-//! bus does not reach it. Both kinds of notification are hints to re-read (a list, a
-//! resource), so a client that missed one sees the change at its next read.
+//! bus does not reach it. Registry notifications are hints to re-read (a list, a resource),
+//! so a client that missed one sees the change at its next read; a task's state is always
+//! there for `tasks/get`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use super::shared::StoreFuture;
 use crate::engine::Engine;
+use crate::engine::tasks::TaskChange;
 use crate::registry::RegistryEvent;
 
 /// Where the instances of a server tell each other what changed.
@@ -35,10 +39,14 @@ pub trait NotificationBus: Send + Sync + 'static {
 struct Wire {
     /// The instance that published it.
     from: String,
-    /// `tools`, `prompts`, `resources` (a list changed) or `updated` (a resource).
+    /// `tools`, `prompts`, `resources` (a list changed), `updated` (a resource) or `task`
+    /// (a 2026 task's new state).
     event: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     uri: Option<String>,
+    /// The task's id, state (as `tasks/get` answers it) and whether it has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    task: Option<(String, Value, bool)>,
 }
 
 impl Wire {
@@ -53,6 +61,16 @@ impl Wire {
             from: from.to_owned(),
             event: name.to_owned(),
             uri,
+            task: None,
+        }
+    }
+
+    fn task(from: &str, change: &TaskChange) -> Wire {
+        Wire {
+            from: from.to_owned(),
+            event: "task".to_owned(),
+            uri: None,
+            task: Some((change.id.clone(), change.task.clone(), change.ended)),
         }
     }
 
@@ -86,6 +104,8 @@ pub(crate) async fn run(
     }
     let me: String = id.iter().map(|b| format!("{b:02x}")).collect();
     let mut local = registry.subscribe();
+    let tasks = engine.tasks();
+    let mut task_changes = tasks.changes();
     let (tx, mut remote) = mpsc::channel::<String>(1_024);
     let subscriber = {
         let bus = bus.clone();
@@ -113,6 +133,10 @@ pub(crate) async fn run(
                     continue;
                 };
                 if wire.from == me {
+                    continue;
+                }
+                if let Some((id, task, ended)) = wire.task {
+                    tasks.relay(id, ended, task);
                     continue;
                 }
                 if let Some(event) = wire.event() {
@@ -144,6 +168,21 @@ pub(crate) async fn run(
                 }
                 Err(broadcast::error::RecvError::Closed) => return,
             },
+            change = task_changes.recv() => match change {
+                Ok(change) if !change.remote => {
+                    let Ok(text) = serde_json::to_string(&Wire::task(&me, &change)) else {
+                        continue;
+                    };
+                    if let Err(e) = bus.publish(text).await {
+                        tracing::warn!(error = %e, "cannot publish a task's change on the notification bus");
+                    }
+                }
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "the notification bus fell behind this instance's task changes");
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
         }
     }
 }
@@ -167,5 +206,19 @@ mod tests {
         }
         let unknown: Wire = serde_json::from_str(r#"{"from":"x","event":"updated"}"#).unwrap();
         assert_eq!(unknown.event(), None, "an update names its resource");
+        let change = TaskChange {
+            id: "t1".into(),
+            ended: true,
+            task: serde_json::json!({"taskId": "t1", "status": "completed"}),
+            remote: false,
+        };
+        let text = serde_json::to_string(&Wire::task("me", &change)).unwrap();
+        let back: Wire = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.task, Some(("t1".into(), change.task.clone(), true)));
+        assert_eq!(
+            back.event(),
+            None,
+            "a task's change is not a registry event"
+        );
     }
 }

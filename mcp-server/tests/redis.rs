@@ -825,6 +825,32 @@ async fn modern_rpc(endpoint: &str, method: &str, name: &str, params: Value) -> 
         .unwrap()
 }
 
+/// Adds tools on `server` until `stream`, held by another instance, hears the tool list
+/// change: that instance's bus subscription is up. What the stream got meanwhile.
+async fn until_heard(server: &Server, stream: &mut reqwest::Response) -> Vec<Value> {
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    let mut seen = Vec::new();
+    for n in 0..50 {
+        server
+            .registry()
+            .add_tool(
+                mcp_server::types::Tool::new(format!("extra-{n}"), schema.clone()),
+                mcp_server::registry::tool_fn(|_: Value, _| async { "extra" }),
+                None,
+            )
+            .unwrap();
+        let more = read_events(stream, Duration::from_millis(100)).await;
+        let heard = more
+            .iter()
+            .any(|m| m["method"] == "notifications/tools/list_changed");
+        seen.extend(more);
+        if heard {
+            return seen;
+        }
+    }
+    panic!("the other instance never heard this one: {seen:?}");
+}
+
 /// Two task instances on one Redis, and the answer to a `confirm` call (a task that asks
 /// for input) started on the first.
 async fn confirm_on_the_first() -> Option<((Server, String), (Server, String), Value)> {
@@ -1235,27 +1261,7 @@ async fn a_task_on_one_instance_is_followed_by_a_listen_stream_on_another() {
         "{seen:?}"
     );
     // Once B hears A's changes at all (its bus subscription is up)…
-    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
-    let mut heard = false;
-    for n in 0..50 {
-        a_server
-            .registry()
-            .add_tool(
-                mcp_server::types::Tool::new(format!("extra-{n}"), schema.clone()),
-                mcp_server::registry::tool_fn(|_: Value, _| async { "extra" }),
-                None,
-            )
-            .unwrap();
-        let more = read_events(&mut on_b, Duration::from_millis(100)).await;
-        heard = more
-            .iter()
-            .any(|m| m["method"] == "notifications/tools/list_changed");
-        seen.extend(more);
-        if heard {
-            break;
-        }
-    }
-    assert!(heard, "B never heard A");
+    seen.extend(until_heard(&a_server, &mut on_b).await);
     let before = task_states(&seen);
     // …the answer A takes ends the task there, and B's stream hears it end.
     let opened = before
@@ -1285,4 +1291,42 @@ async fn a_task_on_one_instance_is_followed_by_a_listen_stream_on_another() {
     }
     assert_eq!(last["status"], "completed", "{last}");
     assert_eq!(last["result"]["content"][0]["text"], "Accept", "{last}");
+}
+
+#[tokio::test]
+async fn a_legacy_tasks_status_reaches_the_sessions_stream_on_another_instance() {
+    let Some(url) = env("MCP_TEST_REDIS_URL") else {
+        return;
+    };
+    let prefix = prefix();
+    let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (a_server, a) = task_instance(&url, &prefix, stopped.clone()).await;
+    let (_b_server, b) = task_instance(&url, &prefix, stopped).await;
+    let session = initialize(&a, None).await;
+    // The session's GET stream is on B.
+    let mut on_b = get_stream(&b, &session, None).await;
+    assert_eq!(on_b.status(), StatusCode::OK);
+    // Once B hears A at all (its bus subscription is up)…
+    until_heard(&a_server, &mut on_b).await;
+    let _ = read_events(&mut on_b, Duration::from_millis(200)).await;
+    // …a task A runs for the session reports its end on the session's stream on B, once.
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "quick", "arguments": {}, "task": {"ttl": 60_000}}})
+    .to_string();
+    let created: Value = post(&a, Some(&session), None, &call)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let statuses: Vec<Value> = read_events(&mut on_b, Duration::from_millis(1_500))
+        .await
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/tasks/status" && m["params"]["taskId"] == id)
+        .map(|m| m["params"]["status"].clone())
+        .collect();
+    assert_eq!(statuses, vec![json!("completed")], "{statuses:?}");
 }

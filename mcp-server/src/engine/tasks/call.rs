@@ -395,6 +395,10 @@ impl Engine {
                 Some(&params),
             );
             if let Ok(text) = serde_json::to_string(&note) {
+                // Another instance may hold the session's stream (a shared session).
+                if let Some(owner) = &record.owner {
+                    self.tasks().note_legacy(owner, &text);
+                }
                 running.sink.try_send(text);
             }
         }

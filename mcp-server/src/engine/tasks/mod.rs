@@ -92,6 +92,9 @@ pub(crate) struct Tasks {
     limits: TaskLimits,
     /// 2026 tasks' changes; built only while a listen stream asks for tasks.
     changes: broadcast::Sender<Arc<TaskChange>>,
+    /// 2025 tasks' status notifications (owner, message), for a notification bus to carry
+    /// to the instance holding the session's stream; sent only while one listens.
+    legacy_notes: broadcast::Sender<Arc<(String, String)>>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -112,6 +115,23 @@ impl Tasks {
             shutdown: CancellationToken::new(),
             limits,
             changes: broadcast::channel(CHANGES_BUFFERED).0,
+            legacy_notes: broadcast::channel(CHANGES_BUFFERED).0,
+        }
+    }
+
+    /// The status notifications of 2025 tasks from now on: (owner, message).
+    // HTTP only: the bus is an HTTP option.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn legacy_notes(&self) -> broadcast::Receiver<Arc<(String, String)>> {
+        self.legacy_notes.subscribe()
+    }
+
+    /// Offers a 2025 task's status notification to the notification bus, if one listens.
+    fn note_legacy(&self, owner: &str, message: &str) {
+        if self.legacy_notes.receiver_count() > 0 {
+            let _ = self
+                .legacy_notes
+                .send(Arc::new((owner.to_owned(), message.to_owned())));
         }
     }
 

@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use super::session::SessionStore;
 use super::shared::StoreFuture;
 use crate::engine::Engine;
 use crate::engine::tasks::TaskChange;
@@ -47,6 +48,10 @@ struct Wire {
     /// The task's id, state (as `tasks/get` answers it) and whether it has ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     task: Option<(String, Value, bool)>,
+    /// A 2025 task's status notification: the task's owner (`session <id>`) and the
+    /// message, for the instance holding that session's stream (`legacy-task`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<(String, String)>,
 }
 
 impl Wire {
@@ -62,6 +67,7 @@ impl Wire {
             event: name.to_owned(),
             uri,
             task: None,
+            note: None,
         }
     }
 
@@ -71,6 +77,17 @@ impl Wire {
             event: "task".to_owned(),
             uri: None,
             task: Some((change.id.clone(), change.task.clone(), change.ended)),
+            note: None,
+        }
+    }
+
+    fn legacy_task(from: &str, note: &(String, String)) -> Wire {
+        Wire {
+            from: from.to_owned(),
+            event: "legacy-task".to_owned(),
+            uri: None,
+            task: None,
+            note: Some(note.clone()),
         }
     }
 
@@ -94,6 +111,7 @@ const ECHOES_MAX: usize = 1_024;
 pub(crate) async fn run(
     bus: Arc<dyn NotificationBus>,
     engine: Engine,
+    sessions: Arc<dyn SessionStore>,
     shutdown: CancellationToken,
 ) {
     let registry = engine.registry();
@@ -106,6 +124,7 @@ pub(crate) async fn run(
     let mut local = registry.subscribe();
     let tasks = engine.tasks();
     let mut task_changes = tasks.changes();
+    let mut legacy_notes = tasks.legacy_notes();
     let (tx, mut remote) = mpsc::channel::<String>(1_024);
     let subscriber = {
         let bus = bus.clone();
@@ -139,6 +158,13 @@ pub(crate) async fn run(
                     tasks.relay(id, ended, task);
                     continue;
                 }
+                if let Some((owner, note)) = wire.note {
+                    // To the session's stream, if it is held here.
+                    if let Some(session) = owner.strip_prefix("session ").and_then(|id| sessions.get(id)) {
+                        session.conn.sink().try_send(note);
+                    }
+                    continue;
+                }
                 if let Some(event) = wire.event() {
                     if echoes.len() == ECHOES_MAX {
                         echoes.remove(0);
@@ -155,12 +181,7 @@ pub(crate) async fn run(
                         echoes.remove(i);
                         continue;
                     }
-                    let Ok(text) = serde_json::to_string(&Wire::new(&me, &event)) else {
-                        continue;
-                    };
-                    if let Err(e) = bus.publish(text).await {
-                        tracing::warn!(error = %e, "cannot publish a change on the notification bus");
-                    }
+                    publish(&*bus, &Wire::new(&me, &event)).await;
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {
                     tracing::warn!(missed = n, "the notification bus fell behind this instance's changes");
@@ -169,21 +190,39 @@ pub(crate) async fn run(
                 Err(broadcast::error::RecvError::Closed) => return,
             },
             change = task_changes.recv() => match change {
-                Ok(change) if !change.remote => {
-                    let Ok(text) = serde_json::to_string(&Wire::task(&me, &change)) else {
-                        continue;
-                    };
-                    if let Err(e) = bus.publish(text).await {
-                        tracing::warn!(error = %e, "cannot publish a task's change on the notification bus");
-                    }
-                }
+                Ok(change) if !change.remote => publish(&*bus, &Wire::task(&me, &change)).await,
                 Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    tracing::warn!(missed = n, "the notification bus fell behind this instance's task changes");
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
+                Err(e) => if fell_behind(e, "task changes") { return },
+            },
+            note = legacy_notes.recv() => match note {
+                Ok(note) => publish(&*bus, &Wire::legacy_task(&me, &note)).await,
+                Err(e) => if fell_behind(e, "task statuses") { return },
             },
         }
+    }
+}
+
+/// Publishes `wire`; a failure is logged (the bus is best effort).
+async fn publish(bus: &dyn NotificationBus, wire: &Wire) {
+    let Ok(text) = serde_json::to_string(wire) else {
+        return;
+    };
+    if let Err(e) = bus.publish(text).await {
+        tracing::warn!(error = %e, event = %wire.event, "cannot publish on the notification bus");
+    }
+}
+
+/// Logs that this instance's `what` outran the bus; true when their channel has closed.
+fn fell_behind(error: broadcast::error::RecvError, what: &str) -> bool {
+    match error {
+        broadcast::error::RecvError::Lagged(n) => {
+            tracing::warn!(
+                missed = n,
+                "the notification bus fell behind this instance's {what}"
+            );
+            false
+        }
+        broadcast::error::RecvError::Closed => true,
     }
 }
 

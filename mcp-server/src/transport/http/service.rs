@@ -96,7 +96,12 @@ impl Endpoint {
     pub(crate) fn ensure_bus(self: &Arc<Self>) {
         let Some(bus) = &self.options.bus else { return };
         self.bus.get_or_init(|| {
-            let run = super::bus::run(bus.clone(), self.engine.clone(), self.shutdown.clone());
+            let run = super::bus::run(
+                bus.clone(),
+                self.engine.clone(),
+                self.store.clone(),
+                self.shutdown.clone(),
+            );
             self.tasks.spawn(run);
         });
     }

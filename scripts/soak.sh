@@ -8,7 +8,8 @@
 # sessions opened and closed, calls with progress, subscriptions/listen streams, GET streams,
 # cancellations, clients disconnecting mid-stream) and over stdio (two servers the driver
 # starts, one per era). Every 10 s it samples each server's RSS, open file descriptors
-# (/proc/PID/fd) and threads into a CSV, and prints first/last/max after the warm-up.
+# (/proc/PID/fd), threads and live tokio tasks (which the server reports on its stderr)
+# into a CSV, and prints first/last/max after the warm-up.
 # Exits non-zero on any client error, lost answer, or server that died.
 #
 # Environment: SOAK_SECONDS (1800), SOAK_PORT (18090), SOAK_SESSIONS (1000),
@@ -52,15 +53,18 @@ done
 driver=$!
 
 sample() { # name pid elapsed
-  local name=$1 pid=$2 t=$3 rss threads fds
+  local name=$1 pid=$2 t=$3 rss threads fds tasks
   [ -r "/proc/$pid/status" ] || return 0
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
   threads=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")
   fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-  [ -n "$rss" ] && echo "$t,$name,$pid,$rss,$fds,$threads" >>"$csv"
+  # The live tokio tasks the server last reported (every 10 s, on its stderr).
+  tasks=$(grep -h "^soak-tasks pid=$pid " "$out/server.log" "$out/driver.log" 2>/dev/null |
+    tail -n 1 | sed 's/.*alive=//')
+  [ -n "$rss" ] && echo "$t,$name,$pid,$rss,$fds,$threads,${tasks:-}" >>"$csv"
 }
 
-echo "t_s,process,pid,rss_kb,fds,threads" >"$csv"
+echo "t_s,process,pid,rss_kb,fds,threads,tasks" >"$csv"
 start=$(date +%s)
 # Bounded: the driver's own run plus its grace, then it is stopped.
 limit=$((seconds + 180))
@@ -98,9 +102,10 @@ for name in dict.fromkeys(r["process"] for r in rows):
     mine = [r for r in rows if r["process"] == name]
     after = [r for r in mine if int(r["t_s"]) >= warm] or mine
     print(f"{name} (pid {mine[0]['pid']}, {len(mine)} samples, {len(after)} after {warm} s of warm-up):")
-    for key, unit in (("rss_kb", " KiB"), ("fds", ""), ("threads", "")):
-        v = [int(r[key]) for r in after]
-        print(f"  {key:8} first {v[0]}{unit}, last {v[-1]}{unit}, max {max(v)}{unit}")
+    for key, unit in (("rss_kb", " KiB"), ("fds", ""), ("threads", ""), ("tasks", "")):
+        v = [int(r[key]) for r in after if r.get(key)]
+        if v:
+            print(f"  {key:8} first {v[0]}{unit}, last {v[-1]}{unit}, max {max(v)}{unit}")
 EOF
 if [ "$alive" -ne 1 ]; then
   echo "soak: FAILED: the HTTP server died (see $out/server.log)" >&2

@@ -64,7 +64,9 @@ impl Soak {
 }
 
 /// Serves the soak server on stdio, or over Streamable HTTP at `addr`; every `tick` the
-/// `marker` tool is disabled or enabled again (a `tools/list_changed` each time).
+/// `marker` tool is disabled or enabled again (a `tools/list_changed` each time), and every
+/// ten ticks the runtime's live task count goes to stderr as `soak-tasks pid=P alive=N`
+/// (what `scripts/soak.sh` samples).
 pub async fn serve_soak(
     addr: Option<String>,
     tick: std::time::Duration,
@@ -75,8 +77,15 @@ pub async fn serve_soak(
         let mut interval = tokio::time::interval(tick);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut enabled = true;
-        loop {
+        let pid = std::process::id();
+        for n in 0u64.. {
             interval.tick().await;
+            if n % 10 == 0 {
+                let alive = tokio::runtime::Handle::current()
+                    .metrics()
+                    .num_alive_tasks();
+                eprintln!("soak-tasks pid={pid} alive={alive}");
+            }
             if enabled {
                 registry.registry().disable_tool("marker");
             } else {

@@ -102,11 +102,11 @@ pub mod __fuzz;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
-        BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
-        HttpSession, InMemorySessionStore, InMemorySharedSessionStore, MAX_STORED_EVENTS,
-        MediaTypeLayer, NotificationBus, OriginPolicy, Principal, SESSION_HEADER, SessionStore,
-        SharedSessionStore, SharedStoreError, StoreFuture, StoredStream, StreamKind, StreamWrite,
-        shutdown_signal,
+        BodyLimitLayer, Checked, CheckedFuture, ENDED_STREAM_KEPT, HostOriginLayer, HostPolicy,
+        HttpOptions, HttpSession, InMemorySessionStore, InMemorySharedSessionStore,
+        MAX_STORED_EVENTS, MediaTypeLayer, NotificationBus, OriginPolicy, Principal,
+        SESSION_HEADER, SessionStore, SharedSessionStore, SharedStoreError, StoreFuture,
+        StoredStream, StreamKind, StreamWrite, shutdown_signal,
     };
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

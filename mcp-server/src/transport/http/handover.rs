@@ -12,7 +12,10 @@
 //!   reach from now on.
 //!
 //! Each event reaches the client once: the replay starts after the client's last event, and
-//! the follower asks only for events after the last one it passed on.
+//! the follower asks only for events after the last one it passed on. Events are passed on
+//! only without a hole: when the event after the client's last one is gone (trimmed, or a
+//! write to the store failed), nothing is replayed, and a hole later on ends the connection
+//! there.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,9 +74,14 @@ impl Endpoint {
                 ));
             }
         };
-        let last = stored.events.last().map_or(after, |(n, _)| *n);
-        let frames: Vec<Bytes> = stored
-            .events
+        let (events, whole) = contiguous(after, stored.events);
+        if !whole && events.is_empty() {
+            // The event after the client's last one is gone (trimmed, or never written):
+            // nothing can be replayed exactly.
+            return Ok(Elsewhere::Unknown);
+        }
+        let last = events.last().map_or(after, |(n, _)| *n);
+        let frames: Vec<Bytes> = events
             .into_iter()
             .map(|(_, frame)| Bytes::from(frame))
             .collect();
@@ -84,7 +92,8 @@ impl Endpoint {
                 for frame in frames {
                     let _ = tx.try_send(frame);
                 }
-                if !stored.finished {
+                // After a hole the stream is not followed: the connection ends at the hole.
+                if whole && !stored.finished {
                     let store = shared.store.clone();
                     let shutdown = self.shutdown.clone();
                     self.tasks
@@ -117,16 +126,18 @@ async fn follow(
         }
         match store.read_stream(&key, after).await {
             Ok(Some(stored)) => {
-                if !stored.events.is_empty() {
+                let (events, whole) = contiguous(after, stored.events);
+                if !events.is_empty() {
                     heard = Instant::now();
                 }
-                for (n, frame) in stored.events {
+                for (n, frame) in events {
                     if tx.send(Bytes::from(frame)).await.is_err() {
                         return;
                     }
                     after = n;
                 }
-                if stored.finished {
+                // A hole (this follower fell more than the store keeps behind): end here.
+                if stored.finished || !whole {
                     return;
                 }
             }
@@ -137,5 +148,47 @@ async fn follow(
         if heard.elapsed() >= idle {
             return;
         }
+    }
+}
+
+/// The events that follow `after` without a gap, and whether that is all of them.
+fn contiguous(after: u64, events: Vec<(u64, String)>) -> (Vec<(u64, String)>, bool) {
+    let mut kept = Vec::with_capacity(events.len());
+    for (next, (n, frame)) in (after + 1..).zip(events) {
+        if n != next {
+            return (kept, false);
+        }
+        kept.push((n, frame));
+    }
+    (kept, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(numbers: &[u64]) -> Vec<(u64, String)> {
+        numbers.iter().map(|n| (*n, format!("e{n}"))).collect()
+    }
+
+    #[test]
+    fn only_events_without_a_hole_are_replayed() {
+        let numbers = |(kept, whole): (Vec<(u64, String)>, bool)| {
+            (kept.iter().map(|(n, _)| *n).collect::<Vec<_>>(), whole)
+        };
+        assert_eq!(
+            numbers(contiguous(3, events(&[4, 5, 6]))),
+            (vec![4, 5, 6], true)
+        );
+        assert_eq!(numbers(contiguous(3, events(&[]))), (vec![], true));
+        assert_eq!(
+            numbers(contiguous(0, events(&[1, 2, 4]))),
+            (vec![1, 2], false)
+        );
+        assert_eq!(
+            numbers(contiguous(3, events(&[6, 7]))),
+            (vec![], false),
+            "trimmed"
+        );
     }
 }

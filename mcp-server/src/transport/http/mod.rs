@@ -50,8 +50,8 @@ pub use redis_tasks::RedisTaskStore;
 pub use serve::shutdown_signal;
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 pub use shared::{
-    InMemorySharedSessionStore, MAX_STORED_EVENTS, SharedSessionStore, SharedStoreError,
-    StoreFuture, StoredStream, StreamKind, StreamWrite,
+    ENDED_STREAM_KEPT, InMemorySharedSessionStore, MAX_STORED_EVENTS, SharedSessionStore,
+    SharedStoreError, StoreFuture, StoredStream, StreamKind, StreamWrite,
 };
 
 pub(crate) use serve::serve;

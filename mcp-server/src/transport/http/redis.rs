@@ -10,8 +10,8 @@ use tokio::sync::mpsc;
 
 use super::bus::NotificationBus;
 use super::shared::{
-    MAX_STORED_EVENTS, SharedSessionStore, SharedStoreError, StoreFuture, StoredStream, StreamKind,
-    StreamWrite,
+    ENDED_STREAM_KEPT, MAX_STORED_EVENTS, SharedSessionStore, SharedStoreError, StoreFuture,
+    StoredStream, StreamKind, StreamWrite,
 };
 
 /// One multiplexed connection that reconnects by itself, each operation bounded by a
@@ -158,7 +158,7 @@ fn millis(ttl: Duration) -> u64 {
 /// -1, the end marker at -2, events from 1. A stream that was never opened (or expired)
 /// is not made by a later write. Events more than `ARGV[6]` behind the newest are dropped.
 /// KEYS[1]: the stream; ARGV: kind marker or '', event number, frame or '', '1' when
-/// finished, time to live (ms), events kept.
+/// finished, time to live (ms), events kept, time to live once finished (ms).
 const WRITE_STREAM: &str = r"
 if ARGV[1] ~= '' then
   redis.call('ZADD', KEYS[1], -1, ARGV[1])
@@ -174,8 +174,10 @@ if ARGV[3] ~= '' then
 end
 if ARGV[4] == '1' then
   redis.call('ZADD', KEYS[1], -2, '@end')
+  redis.call('PEXPIRE', KEYS[1], math.min(tonumber(ARGV[5]), tonumber(ARGV[7])))
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 ";
 
@@ -230,7 +232,8 @@ impl SharedSessionStore for RedisSessionStore {
                 .arg(frame)
                 .arg(if write.finished { "1" } else { "0" })
                 .arg(millis(ttl))
-                .arg(MAX_STORED_EVENTS);
+                .arg(MAX_STORED_EVENTS)
+                .arg(millis(ENDED_STREAM_KEPT));
             self.run::<i64>(eval).await.map(drop)
         })
     }

@@ -42,6 +42,11 @@ struct Stream {
     live: Option<mpsc::Sender<Bytes>>,
     finished: bool,
     opened: u64,
+    /// Its kind while the shared store holds it whole; `None`: kept here only (no store,
+    /// or a write to it failed: later events are not written, so that another instance
+    /// never replays a stream with a hole in it, and a store that is down costs one
+    /// timeout per stream, not one per event).
+    stored: Option<StreamKind>,
 }
 
 /// A `Last-Event-ID` that is not one of ours at all.
@@ -75,11 +80,15 @@ pub(crate) struct SharedEvents {
 }
 
 impl SharedEvents {
-    /// Writes to the store; a failure is logged and the event stays resumable here only.
-    async fn write(&self, tag: &str, stream: u64, write: StreamWrite) {
+    /// Writes to the store; false (logged) when it failed.
+    async fn write(&self, tag: &str, stream: u64, write: StreamWrite) -> bool {
         let key = stream_key(&self.session, tag, stream);
-        if let Err(e) = self.store.write_stream(&key, write, self.ttl).await {
-            tracing::warn!(error = %e, "an SSE event was not written to the shared store; it can be resumed on this instance only");
+        match self.store.write_stream(&key, write, self.ttl).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "an SSE stream could not be written to the shared store; it can be resumed on this instance only");
+                false
+            }
         }
     }
 }
@@ -171,6 +180,7 @@ impl EventLog {
                 live: Some(tx),
                 finished: false,
                 opened: number,
+                stored: None,
             },
         );
         (number, rx)
@@ -185,7 +195,27 @@ impl EventLog {
                 opened: Some(kind),
                 ..StreamWrite::default()
             };
-            shared.write(&self.tag, stream, write).await;
+            if shared.write(&self.tag, stream, write).await
+                && let Some(s) = lock(&self.streams).get_mut(&stream)
+            {
+                s.stored = Some(kind);
+            }
+        }
+    }
+
+    /// Writes to the store for a stream it holds whole; on failure the stream is kept here
+    /// only from then on.
+    async fn write_stored(&self, stream: u64, kind: StreamKind, mut write: StreamWrite) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        // Every write names the kind: a stream whose key expired while it was quiet (the
+        // session's idle timeout) is made again rather than lost.
+        write.opened = Some(kind);
+        if !shared.write(&self.tag, stream, write).await
+            && let Some(s) = lock(&self.streams).get_mut(&stream)
+        {
+            s.stored = None;
         }
     }
 
@@ -218,24 +248,25 @@ impl EventLog {
     /// Appends a message to the stream and sends it to the connected client, if any; with a
     /// shared store, writes it there first. One task pushes to a stream, in order.
     pub(crate) async fn push(&self, stream: u64, json: &str) {
-        let Some(shared) = &self.shared else {
-            return self.push_local(stream, json);
-        };
-        let (seq, frame) = {
+        let (seq, frame, kind) = {
             let mut streams = lock(&self.streams);
             let Some(s) = streams.get_mut(&stream) else {
                 return;
             };
+            let Some(kind) = s.stored else {
+                drop(streams);
+                return self.push_local(stream, json);
+            };
             let seq = s.next_seq;
             s.next_seq += 1;
-            (seq, self.frame(stream, seq, json))
+            (seq, self.frame(stream, seq, json), kind)
         };
         let text = String::from_utf8_lossy(&frame).into_owned();
         let write = StreamWrite {
             event: Some((seq, text)),
             ..StreamWrite::default()
         };
-        shared.write(&self.tag, stream, write).await;
+        self.write_stored(stream, kind, write).await;
         // Kept and sent only now: a reconnection here in the meantime replays the events
         // before this one and then receives this one live, once.
         let mut streams = lock(&self.streams);
@@ -274,16 +305,17 @@ impl EventLog {
 
     /// The stream has ended: its client's connection closes after the last event.
     pub(crate) async fn finish(&self, stream: u64) {
-        if let Some(s) = lock(&self.streams).get_mut(&stream) {
+        let stored = lock(&self.streams).get_mut(&stream).and_then(|s| {
             s.finished = true;
             s.live = None;
-        }
-        if let Some(shared) = &self.shared {
+            s.stored
+        });
+        if let Some(kind) = stored {
             let write = StreamWrite {
                 finished: true,
                 ..StreamWrite::default()
             };
-            shared.write(&self.tag, stream, write).await;
+            self.write_stored(stream, kind, write).await;
         }
     }
 

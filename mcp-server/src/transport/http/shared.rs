@@ -155,6 +155,11 @@ impl StoredStream {
 /// in memory.
 pub const MAX_STORED_EVENTS: usize = super::resume::MAX_EVENTS;
 
+/// How long a store keeps a stream once it has ended (at most): long enough for a client
+/// to reconnect for its last events, short enough that finished response streams do not
+/// pile up for the session's whole idle timeout.
+pub const ENDED_STREAM_KEPT: Duration = Duration::from_secs(300);
+
 /// A [`SharedSessionStore`] in this process's memory: for tests, and for several endpoints
 /// of one process (a real deployment shares a store between processes, such as
 /// `RedisSessionStore`). Clones share their records; [`set_available`] simulates an outage.
@@ -261,13 +266,18 @@ impl SharedSessionStore for InMemorySharedSessionStore {
                 // Never opened, or expired: like Redis, the write makes no stream.
                 (None, None) => return Ok(()),
             };
-            entry.1 = now + ttl;
             if let Some(event) = write.event {
                 entry.0.events.push(event);
                 let extra = entry.0.events.len().saturating_sub(MAX_STORED_EVENTS);
                 entry.0.events.drain(..extra);
             }
             entry.0.finished |= write.finished;
+            entry.1 = now
+                + if write.finished {
+                    ttl.min(ENDED_STREAM_KEPT)
+                } else {
+                    ttl
+                };
             Ok(())
         })
     }

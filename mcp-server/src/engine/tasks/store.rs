@@ -64,10 +64,10 @@ impl TaskRecord {
     }
 
     /// How long the instance running the task may go without renewing it (its re-reads
-    /// through [`TaskStore::watch`], every poll interval) before a shared store counts that
-    /// instance as stopped: four poll intervals, at least a second.
+    /// through [`TaskStore::watch`], every poll interval) before a shared store may count
+    /// that instance as stopped: four poll intervals (a store may hold out longer).
     pub fn lease(&self) -> Duration {
-        (self.poll_interval.unwrap_or(Duration::from_millis(500)) * 4).max(Duration::from_secs(1))
+        self.poll_interval.unwrap_or(Duration::from_millis(500)) * 4
     }
 
     /// Whether the task's time to live has passed at `now`.

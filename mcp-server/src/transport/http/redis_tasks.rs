@@ -59,6 +59,17 @@ redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
 return redis.call('GET', KEYS[1])
 ";
 
+/// Fails a working task whose lease (KEYS[2]) has run out, with ARGV[1] as its new value;
+/// 1 when it did. Nothing when the lease holds (renewed since it was read) or the task has
+/// ended or gone: the first end wins.
+const FAIL_UNLEASED: &str = r"
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local current = redis.call('GET', KEYS[1])
+if not current or string.sub(current, 1, 1) == '1' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
+return 1
+";
+
 /// A task, and whether its lease holds (1) or ran out (0); nil when there is no task.
 const READ: &str = r"
 local value = redis.call('GET', KEYS[1])
@@ -77,7 +88,7 @@ const STOPPED: &str = "the server instance running this task stopped before it f
 /// in Redis itself). An instance running a task re-reads it every poll interval, so a
 /// `tasks/cancel` answered by another instance stops the handler there within that
 /// interval; each re-read renews the task's lease (`mcp:task-lease:<id>`, four poll
-/// intervals and at least a second, [`TaskRecord::lease`]). A task whose lease runs out
+/// intervals ([`TaskRecord::lease`]) and at least 10 s, [`with_min_lease`](Self::with_min_lease)). A task whose lease runs out
 /// while it is still working (its instance died or lost Redis) is read as **failed**, with
 /// an internal error saying its instance stopped, and stays so: its clients stop waiting
 /// for a result that will never come. Input a 2026 task asks for is answered (`tasks/update`) on the instance that
@@ -104,6 +115,7 @@ const STOPPED: &str = "the server instance running this task stopped before it f
 pub struct RedisTaskStore {
     redis: Redis,
     prefix: String,
+    min_lease: Duration,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -135,6 +147,9 @@ struct Stored {
     result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<ErrorObject>,
+    /// Whether its instance renews a lease (tasks stored before leases existed do not).
+    #[serde(default)]
+    leased: bool,
 }
 
 fn ms(d: Duration) -> u64 {
@@ -167,6 +182,7 @@ fn encode(r: &TaskRecord) -> Result<String, TaskStoreError> {
         poll_ms: r.poll_interval.map(ms),
         result,
         error,
+        leased: true,
     };
     let json =
         serde_json::to_string(&stored).map_err(|e| TaskStoreError::Backend(e.to_string()))?;
@@ -177,6 +193,11 @@ fn encode(r: &TaskRecord) -> Result<String, TaskStoreError> {
 }
 
 fn decode(value: &str) -> Result<TaskRecord, TaskStoreError> {
+    decode_leased(value).map(|(record, _)| record)
+}
+
+/// The task, and whether its instance renews a lease for it.
+fn decode_leased(value: &str) -> Result<(TaskRecord, bool), TaskStoreError> {
     let bad = |why: String| TaskStoreError::Backend(format!("a stored task does not read: {why}"));
     let json = value.get(1..).ok_or_else(|| bad("empty".into()))?;
     let s: Stored = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
@@ -194,7 +215,7 @@ fn decode(value: &str) -> Result<TaskRecord, TaskStoreError> {
         (None, Some(e)) => Some(TaskOutcome::Error(e)),
         (None, None) => None,
     };
-    Ok(r)
+    Ok((r, s.leased))
 }
 
 impl RedisTaskStore {
@@ -207,7 +228,17 @@ impl RedisTaskStore {
         Ok(RedisTaskStore {
             redis: Redis::connect(url).await?,
             prefix: "mcp:".into(),
+            min_lease: Duration::from_secs(10),
         })
+    }
+
+    /// The shortest lease a running task gets (10 s by default): how long its instance may
+    /// go without renewing it (a Redis failover, a stalled thread) before the task is
+    /// taken for lost. A task's own lease is four poll intervals when that is longer.
+    #[must_use]
+    pub fn with_min_lease(mut self, lease: Duration) -> Self {
+        self.min_lease = lease;
+        self
     }
 
     /// Prefixes every key with `prefix` instead of `mcp:` (several servers on one Redis).
@@ -240,10 +271,23 @@ impl RedisTaskStore {
         record.status_message = Some(STOPPED.into());
         record.last_updated_at = SystemTime::now();
         record.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(STOPPED)));
-        if self.update(record.clone()).await? {
+        let mut eval = redis::cmd("EVAL");
+        eval.arg(FAIL_UNLEASED)
+            .arg(2)
+            .arg(self.key(&record.id))
+            .arg(self.lease_key(&record.id))
+            .arg(encode(&record)?);
+        let failed: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
+        if failed == 1 {
             return Ok(Some(record));
         }
+        // Renewed meanwhile, or ended: as stored now.
         self.get_plain(&record.id).await
+    }
+
+    /// The lease a task gets: its own (four poll intervals) or the store's minimum.
+    fn lease(&self, lease: Duration) -> u64 {
+        ms(lease.max(self.min_lease)).max(1)
     }
 
     async fn get_plain(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
@@ -287,7 +331,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(since_epoch(record.created_at))
                 .arg(&record.id)
                 .arg(remaining(&record).map_or(String::new(), |px| px.to_string()))
-                .arg(ms(record.lease()));
+                .arg(self.lease(record.lease()));
             let created: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
             if created == 1 {
                 Ok(())
@@ -312,11 +356,11 @@ impl TaskStore for RedisTaskStore {
             let Some((value, leased)) = read else {
                 return Ok(None);
             };
-            let record = decode(&value)?;
+            let (record, renewed) = decode_leased(&value)?;
             if record.is_expired(SystemTime::now()) {
                 return Ok(None);
             }
-            if leased == 0 && !record.status.is_terminal() {
+            if renewed && leased == 0 && !record.status.is_terminal() {
                 return self.stopped(record).await;
             }
             Ok(Some(record))
@@ -334,7 +378,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(2)
                 .arg(self.key(id))
                 .arg(self.lease_key(id))
-                .arg(ms(lease).max(1));
+                .arg(self.lease(lease));
             live(self.redis.run(eval).await.map_err(|e| backend(&e))?)
         })
     }
@@ -395,9 +439,9 @@ impl TaskStore for RedisTaskStore {
                     break;
                 }
                 consumed += 1;
-                match value.as_deref().map(decode).transpose()? {
-                    Some(r) if r.owner.as_deref() == owner && !r.is_expired(now) => {
-                        if lease.is_none() && !r.status.is_terminal() {
+                match value.as_deref().map(decode_leased).transpose()? {
+                    Some((r, renewed)) if r.owner.as_deref() == owner && !r.is_expired(now) => {
+                        if renewed && lease.is_none() && !r.status.is_terminal() {
                             if let Some(failed) = self.stopped(r).await? {
                                 page.tasks.push(failed);
                             }

@@ -137,7 +137,10 @@ impl Endpoint {
                                     continue;
                                 }
                                 if let Some(message) = engine::legacy_notification(&legacy, &event) {
-                                    session.conn.sink().send(message).await;
+                                    // Never waits: one session whose stream is 256 messages
+                                    // behind must not hold up every other (and the sweep);
+                                    // these notifications are hints to re-read.
+                                    session.conn.sink().try_send(message);
                                 }
                             }
                         }

@@ -59,8 +59,8 @@ sample() { # name pid elapsed
   threads=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")
   fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
   # The live tokio tasks the server last reported (every 10 s, on its stderr).
-  tasks=$(grep -h "^soak-tasks pid=$pid " "$out/server.log" "$out/driver.log" 2>/dev/null |
-    tail -n 1 | sed 's/.*alive=//')
+  tasks=$(grep -hoE "soak-tasks pid=$pid alive=[0-9]+" "$out/server.log" "$out/driver.log" \
+    2>/dev/null | tail -n 1 | sed 's/.*alive=//')
   [ -n "$rss" ] && echo "$t,$name,$pid,$rss,$fds,$threads,${tasks:-}" >>"$csv"
 }
 

@@ -84,7 +84,9 @@ pub async fn serve_soak(
                 let alive = tokio::runtime::Handle::current()
                     .metrics()
                     .num_alive_tasks();
-                eprintln!("soak-tasks pid={pid} alive={alive}");
+                // One write: the stdio servers share the driver's stderr.
+                let line = format!("soak-tasks pid={pid} alive={alive}\n");
+                let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
             }
             if enabled {
                 registry.registry().disable_tool("marker");

@@ -926,13 +926,20 @@ async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
 }
 
 /// Two [`stream_instance`]s on one Redis and a session started on the first.
-async fn two_stream_instances() -> Option<((Server, String), (Server, String), String)> {
+async fn two_stream_instances() -> Option<(
+    (Server, String),
+    (Server, String),
+    String,
+    RedisSessionStore,
+)> {
     let url = env("MCP_TEST_REDIS_URL")?;
     let prefix = prefix();
     let a = stream_instance(&url, &prefix).await;
     let b = stream_instance(&url, &prefix).await;
     let session = initialize(&a.1, None).await;
-    Some((a, b, session))
+    // A look into what they share.
+    let store = redis_store(&url, &prefix).await;
+    Some((a, b, session, store))
 }
 
 /// SSE events (id, parsed data; the priming event's data is `Null`) read from `response`
@@ -986,7 +993,7 @@ async fn get_stream(
 
 #[tokio::test]
 async fn a_response_stream_resumes_on_another_instance_exactly_once() {
-    let Some(((_a_server, a), (_b_server, b), session)) = two_stream_instances().await else {
+    let Some(((_a_server, a), (_b_server, b), session, _)) = two_stream_instances().await else {
         return;
     };
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
@@ -1050,7 +1057,7 @@ async fn a_response_stream_resumes_on_another_instance_exactly_once() {
 
 #[tokio::test]
 async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
-    let Some(((a_server, a), (b_server, b), session)) = two_stream_instances().await else {
+    let Some(((a_server, a), (b_server, b), session, store)) = two_stream_instances().await else {
         return;
     };
     assert_eq!(
@@ -1072,9 +1079,24 @@ async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
     drop(on_a);
     // Sent while the client is away: kept by A, in memory and in Redis. (No bus here, so B's
     // copy of the session hears only B's own updates.)
-    tokio::time::sleep(Duration::from_millis(200)).await;
     a_server.registry().notify_resource_updated("note://a");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut parts = last_id.split('.');
+    let (tag, stream, seq) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap().parse::<u64>().unwrap(),
+    );
+    let key = format!("{session}:ev:{tag}:{stream}");
+    let mut written = false;
+    for _ in 0..100 {
+        let stored = store.read_stream(&key, seq).await.unwrap().unwrap();
+        if !stored.events.is_empty() {
+            written = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(written, "A never wrote the update to Redis");
 
     let mut on_b = get_stream(&b, &session, Some(&last_id)).await;
     assert_eq!(on_b.status(), StatusCode::OK);
@@ -1182,15 +1204,16 @@ async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
     let Some((runner, other)) = task_stores().await else {
         return;
     };
-    // Lease: four poll intervals of 100 ms, raised to the store's minimum (1 s here; 10 s
+    // Lease: four poll intervals of 100 ms, raised to the store's minimum (2 s here; 10 s
     // by default).
-    let runner = runner.with_min_lease(Duration::from_secs(1));
+    let runner = runner.with_min_lease(Duration::from_secs(2));
     let mut record = task("leased", Some("o"), Duration::from_secs(60));
     record.poll_interval = Some(Duration::from_millis(100));
     assert_eq!(record.lease(), Duration::from_millis(400));
     runner.create(record.clone()).await.unwrap();
-    // Renewed every 300 ms for 1.8 s: working all along, as seen from another instance.
-    for _ in 0..6 {
+    // Renewed every 300 ms for 3 s, longer than the lease: working all along, as seen from
+    // another instance.
+    for _ in 0..10 {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let seen = runner
             .watch("leased", record.lease())
@@ -1203,7 +1226,7 @@ async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
     }
     // The runner stops renewing (it died): after the lease, the task reads as failed, from
     // get and from list, and stays failed.
-    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    tokio::time::sleep(Duration::from_millis(2_300)).await;
     let listed = other.list(Some("o"), None, 10).await.unwrap();
     assert_eq!(listed.tasks.len(), 1);
     assert_eq!(listed.tasks[0].status, TaskStatus::Failed);
@@ -1324,7 +1347,7 @@ async fn a_legacy_tasks_status_reaches_the_sessions_stream_on_another_instance()
         .as_str()
         .unwrap_or_else(|| panic!("{created}"))
         .to_owned();
-    let statuses: Vec<Value> = read_events(&mut on_b, Duration::from_millis(1_500))
+    let statuses: Vec<Value> = read_events(&mut on_b, Duration::from_secs(3))
         .await
         .into_iter()
         .filter(|m| m["method"] == "notifications/tasks/status" && m["params"]["taskId"] == id)

@@ -10,12 +10,7 @@ cd "$(dirname "$0")/../.."
 SHORT=${SHORT:-1000} LONG=${LONG:-6000} P=${PORT:-18124} OUT=${OUT:-/tmp/mcp-auth-callgrind}
 mkdir -p "$OUT"
 rm -f "$OUT"/*.out*
-state=$(mktemp -u /tmp/mcp-auth-bench.XXXXXX)
-eval "$(MCP_AUTH_STATE=$state bash scripts/auth-server.sh start)"
-trap 'MCP_AUTH_STATE=$state bash scripts/auth-server.sh stop' EXIT
-TOKEN=$(curl -s -u mcp-full:full-secret -d grant_type=client_credentials -d scope=mcp \
-  -d "resource=http://127.0.0.1:$P/mcp" "$MCP_AUTH_ISSUER/token" |
-  python3 -c 'import json,sys;print(json.load(sys.stdin)["access_token"])')
+source benches/auth/token.sh
 B=./target/release/mcp-bench
 for era in legacy modern; do
   for n in "$SHORT" "$LONG"; do

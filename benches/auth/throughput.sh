@@ -9,12 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-5} CALLS=${CALLS:-20000} P=${PORT:-18123}
-state=$(mktemp -u /tmp/mcp-auth-bench.XXXXXX)
-eval "$(MCP_AUTH_STATE=$state bash scripts/auth-server.sh start)"
-trap 'MCP_AUTH_STATE=$state bash scripts/auth-server.sh stop' EXIT
-TOKEN=$(curl -s -u mcp-full:full-secret -d grant_type=client_credentials -d scope=mcp \
-  -d "resource=http://127.0.0.1:$P/mcp" "$MCP_AUTH_ISSUER/token" |
-  python3 -c 'import json,sys;print(json.load(sys.stdin)["access_token"])')
+source benches/auth/token.sh
 echo "token: ${#TOKEN} bytes"
 B=./target/release/mcp-bench
 for round in $(seq "$ROUNDS"); do

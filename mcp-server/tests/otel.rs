@@ -11,7 +11,10 @@ use mcp_server::testing::{ClientOptions, TestClient};
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
 use opentelemetry::{KeyValue, Value};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
-use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::metrics::{
+    InMemoryMetricExporter, InMemoryMetricExporterBuilder, PeriodicReader, SdkMeterProvider,
+    Temporality,
+};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::json;
 
@@ -29,6 +32,30 @@ impl Calc {
     #[tool]
     fn fail(&self) -> Result<String, &'static str> {
         Err("no luck")
+    }
+
+    /// The OpenTelemetry trace the handler runs in (all zeros: none).
+    #[tool]
+    fn trace(&self) -> String {
+        use opentelemetry::trace::TraceContextExt as _;
+        opentelemetry::Context::current()
+            .span()
+            .span_context()
+            .trace_id()
+            .to_string()
+    }
+
+    /// Logs a line, then asks the user to confirm; says what the user chose.
+    #[tool]
+    async fn confirm(&self, ctx: Context) -> String {
+        ctx.info("asking").await;
+        let schema: mcp_server::types::ElicitRequestedSchema =
+            serde_json::from_value(json!({"type": "object", "properties": {}})).unwrap();
+        let params = mcp_server::types::ElicitRequestFormParams::new("Sure?", schema);
+        match ctx.elicit_form(params).await {
+            Ok(answer) => format!("{:?}", answer.action),
+            Err(e) => format!("failed: {e}"),
+        }
     }
 
     /// A greeting.
@@ -651,4 +678,239 @@ async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
         Some(2),
         "held by both endpoints now"
     );
+}
+
+/// A server with metrics-only telemetry, read by an in-memory exporter of `temporality`.
+fn metrics_only(temporality: Temporality) -> (Server, InMemoryMetricExporter, SdkMeterProvider) {
+    let metrics = InMemoryMetricExporterBuilder::new()
+        .with_temporality(temporality)
+        .build();
+    let meters = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(metrics.clone()).build())
+        .build();
+    let server = Server::with_handler(Calc)
+        .telemetry(Telemetry::metrics_only(&meters))
+        .build()
+        .unwrap();
+    (server, metrics, meters)
+}
+
+fn collect(metrics: &InMemoryMetricExporter, meters: &SdkMeterProvider) -> Vec<ResourceMetrics> {
+    metrics.reset();
+    meters.force_flush().unwrap();
+    metrics.get_finished_metrics().unwrap()
+}
+
+/// The count of the duration samples of `tools/call` for `tool`, in `version`.
+fn calls_of(metrics: &[ResourceMetrics], tool: &str, version: &str) -> u64 {
+    histogram(metrics, "mcp.server.operation.duration")
+        .iter()
+        .filter(|(a, _, _)| {
+            find(a, "gen_ai.tool.name").as_deref() == Some(tool)
+                && find(a, "mcp.protocol.version").as_deref() == Some(version)
+        })
+        .map(|(_, n, _)| n)
+        .sum()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn metrics_only_telemetry_measures_and_keeps_the_callers_trace_without_spans() {
+    let (server, metrics, meters) = metrics_only(Temporality::Cumulative);
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    for (options, version) in [
+        (ClientOptions::legacy(), "2025-11-25"),
+        (ClientOptions::modern(), "2026-07-28"),
+    ] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        for _ in 0..3 {
+            client
+                .call_tool("add", json!({"a": 1, "b": 2}))
+                .await
+                .unwrap();
+        }
+        client.call_tool("fail", json!({})).await.unwrap();
+        // No span of its own, but the handler runs in the caller's trace context.
+        let traced = client
+            .request(
+                "tools/call",
+                Some(json!({
+                    "name": "trace",
+                    "arguments": {},
+                    "_meta": {"traceparent": format!("00-{trace}-00f067aa0ba902b7-01")}
+                })),
+            )
+            .await
+            .unwrap();
+        assert_eq!(traced["content"][0]["text"], trace, "{traced}");
+        let untraced = client
+            .request(
+                "tools/call",
+                Some(json!({"name": "trace", "arguments": {}})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            untraced["content"][0]["text"],
+            TraceId::INVALID.to_string(),
+            "{untraced}"
+        );
+
+        let collected = collect(&metrics, &meters);
+        assert_eq!(calls_of(&collected, "add", version), 3, "{version}");
+        assert_eq!(calls_of(&collected, "trace", version), 2, "{version}");
+        let ops = histogram(&collected, "mcp.server.operation.duration");
+        let (fail, n, bounds) = ops
+            .iter()
+            .find(|(a, _, _)| {
+                find(a, "gen_ai.tool.name").as_deref() == Some("fail")
+                    && find(a, "mcp.protocol.version").as_deref() == Some(version)
+            })
+            .unwrap();
+        assert_eq!(*n, 1);
+        assert_eq!(bounds, &BOUNDARIES);
+        for (key, value) in [
+            ("mcp.method.name", "tools/call"),
+            ("gen_ai.operation.name", "execute_tool"),
+            ("network.transport", "pipe"),
+            ("error.type", "tool_error"),
+        ] {
+            assert_eq!(find(fail, key).as_deref(), Some(value), "{key}");
+        }
+        assert_eq!(gauge(&collected, "mcp.server.active_requests"), Some(0));
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn samples_keep_counting_across_delta_collections() {
+    let (server, metrics, meters) = metrics_only(Temporality::Delta);
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    for round in [3, 2, 0, 4] {
+        for _ in 0..round {
+            client
+                .call_tool("add", json!({"a": 1, "b": 2}))
+                .await
+                .unwrap();
+        }
+        let collected = collect(&metrics, &meters);
+        assert_eq!(calls_of(&collected, "add", "2025-11-25"), round);
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_sample_counts_however_many_attribute_sets_there_are() {
+    // More distinct tools (each unknown: a -32602) than the histogram binds: the rest are
+    // recorded unbound, and none is lost.
+    let (server, metrics, meters) = metrics_only(Temporality::Cumulative);
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let names = 1_300;
+    for n in 0..names {
+        let err = client
+            .call_tool(&format!("nope-{n}"), json!({}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, mcp_server::testing::TestClientError::Rpc(e) if e.code.0 == -32602),
+            "{err}"
+        );
+    }
+    // The first and the last again: bound, and unbound.
+    for n in [0, names - 1] {
+        client
+            .call_tool(&format!("nope-{n}"), json!({}))
+            .await
+            .unwrap_err();
+    }
+    let collected = collect(&metrics, &meters);
+    let ops = histogram(&collected, "mcp.server.operation.duration");
+    let unknown: Vec<_> = ops
+        .iter()
+        .filter(|(a, _, _)| find(a, "error.type").as_deref() == Some("-32602"))
+        .collect();
+    assert_eq!(unknown.len(), names);
+    assert_eq!(
+        unknown.iter().map(|(_, n, _)| n).sum::<u64>(),
+        names as u64 + 2
+    );
+    for n in [0, names - 1] {
+        assert_eq!(calls_of(&collected, &format!("nope-{n}"), "2025-11-25"), 2);
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn messages_to_the_client_carry_the_server_spans_trace_context() {
+    let o = observed();
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let asked = seen.clone();
+    let options = ClientOptions::legacy().with_elicitation(move |p| {
+        if let mcp_server::types::ElicitRequestParams::Form(form) = p {
+            let meta = form.meta.map(|m| m.extra).unwrap_or_default();
+            asked.lock().unwrap().push(meta.get("traceparent").cloned());
+        }
+        mcp_server::types::ElicitResult::decline()
+    });
+    let client = o
+        .client(options.with_log_level(mcp_server::types::LoggingLevel::Info))
+        .await;
+    let answer = client
+        .request(
+            "tools/call",
+            Some(json!({
+                "name": "confirm",
+                "arguments": {},
+                "_meta": {"traceparent": format!("00-{trace}-00f067aa0ba902b7-01")}
+            })),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer["content"][0]["text"], "Decline", "{answer}");
+    let span = o.span("tools/call confirm");
+    let expected = format!("00-{trace}-{}-01", span.span_context.span_id());
+    // The elicitation request, and the log notification.
+    assert_eq!(*seen.lock().unwrap(), [Some(json!(expected))]);
+    let logged: Vec<_> = client
+        .notifications()
+        .into_iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["params"]["_meta"]["traceparent"], json!(expected));
+    assert_eq!(logged[0]["params"]["data"], "asking");
+
+    // Outside a trace (no telemetry), nothing is added.
+    let plain = Server::with_handler(Calc).build().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let asked = seen.clone();
+    let client = TestClient::connect(
+        &plain,
+        ClientOptions::legacy()
+            .with_log_level(mcp_server::types::LoggingLevel::Info)
+            .with_elicitation(move |p| {
+                if let mcp_server::types::ElicitRequestParams::Form(form) = p {
+                    asked.lock().unwrap().push(form.meta.is_some());
+                }
+                mcp_server::types::ElicitResult::decline()
+            }),
+    )
+    .await
+    .unwrap();
+    client
+        .request(
+            "tools/call",
+            Some(json!({"name": "confirm", "arguments": {}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), [false]);
+    let logged: Vec<_> = client
+        .notifications()
+        .into_iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logged.len(), 1);
+    assert!(logged[0]["params"].get("_meta").is_none(), "{logged:?}");
 }

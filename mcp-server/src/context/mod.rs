@@ -511,6 +511,24 @@ impl Context {
     }
 
     async fn notify<P: Serialize>(&self, method: &str, params: &P) {
+        // Inside a traced request, the notification carries its trace context in `_meta`.
+        #[cfg(feature = "otel")]
+        if crate::otel::in_trace() {
+            match serde_json::to_value(params) {
+                Ok(mut value) => {
+                    crate::otel::add_trace_context(&mut value);
+                    return self.send_notification(method, &value).await;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, method, "notification does not serialize");
+                    return;
+                }
+            }
+        }
+        self.send_notification(method, params).await;
+    }
+
+    async fn send_notification<P: Serialize>(&self, method: &str, params: &P) {
         let msg = WireNotification::new(method, Some(params));
         match serde_json::to_string(&msg) {
             Ok(text) => self.inner.sink.send(text).await,

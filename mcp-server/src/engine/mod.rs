@@ -224,13 +224,16 @@ impl Engine {
                 use opentelemetry::context::FutureExt as _;
                 let meta = envelope.as_ref().ok().and_then(Envelope::meta);
                 let observed = span::start(telemetry, &req, meta, conn);
-                let routed = self
-                    .route(conn, &req, &envelope, sink, cancel, principal)
-                    .with_context(observed.context());
-                let reply = if span.is_disabled() {
-                    routed.await
-                } else {
-                    routed.instrument(span.clone()).await
+                let routed = self.route(conn, &req, &envelope, sink, cancel, principal);
+                // Wrapped in a context only when there is one to enter (a span, or the
+                // caller's trace context): entering it costs at every poll.
+                let reply = match (observed.context(), span.is_disabled()) {
+                    (Some(context), true) => routed.with_context(context).await,
+                    (Some(context), false) => {
+                        routed.with_context(context).instrument(span.clone()).await
+                    }
+                    (None, true) => routed.await,
+                    (None, false) => routed.instrument(span.clone()).await,
                 };
                 conn.end(&req.id);
                 span::record_outcome(&span, &reply);

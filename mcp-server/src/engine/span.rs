@@ -99,7 +99,7 @@ pub(crate) use observed::{finish, start};
 #[cfg(feature = "otel")]
 mod observed {
     use mcp_core::ProtocolVersion;
-    use mcp_core::jsonrpc::{Request, RequestId};
+    use mcp_core::jsonrpc::Request;
     use mcp_core::types::RequestMetaObject;
     use serde::Deserialize;
     use serde_json::Value;
@@ -109,12 +109,12 @@ mod observed {
     use crate::peer::session::{Connection, ConnectionEra};
 
     /// Starts the span of `req`, a child of the trace context in its `_meta` if any.
-    pub(crate) fn start(
-        telemetry: &Telemetry,
-        req: &Request,
-        meta: Option<&RequestMetaObject>,
-        conn: &Connection,
-    ) -> RequestTelemetry {
+    pub(crate) fn start<'a>(
+        telemetry: &'a Telemetry,
+        req: &'a Request,
+        meta: Option<&'a RequestMetaObject>,
+        conn: &'a Connection,
+    ) -> RequestTelemetry<'a> {
         let target = req
             .params
             .as_deref()
@@ -127,10 +127,7 @@ mod observed {
         };
         telemetry.request(RequestFacts {
             method,
-            id: match &req.id {
-                RequestId::Number(n) => n.to_string(),
-                RequestId::String(s) => s.clone(),
-            },
+            id: &req.id,
             tool: name.filter(|_| method == "tools/call"),
             prompt: name.filter(|_| method == "prompts/get"),
             uri: uri.filter(|_| method.starts_with("resources/")),
@@ -155,7 +152,7 @@ mod observed {
 
     /// Ends the span of a request answered with `reply`.
     pub(crate) fn finish(
-        telemetry: RequestTelemetry,
+        telemetry: RequestTelemetry<'_>,
         reply: &Reply,
         conn: &Connection,
         meta: Option<&RequestMetaObject>,
@@ -174,8 +171,11 @@ mod observed {
         let (error, tool_error) = match reply {
             Reply::Response(r) => (
                 r.error.map(|code| {
-                    let message = serde_json::from_str::<ErrorReply>(&r.json)
-                        .ok()
+                    // The message is the span's status; without a span, nothing reads it.
+                    let message = telemetry
+                        .traced()
+                        .then(|| serde_json::from_str::<ErrorReply>(&r.json).ok())
+                        .flatten()
                         .map(|e| e.error.message);
                     (code.0, message)
                 }),

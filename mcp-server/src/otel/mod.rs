@@ -54,11 +54,14 @@
 mod otlp;
 mod prometheus;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
-use opentelemetry::metrics::{Histogram, MeterProvider};
+use opentelemetry::metrics::{BoundHistogram, Histogram, MeterProvider};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
@@ -97,9 +100,12 @@ pub struct Telemetry {
 }
 
 struct Instruments {
-    tracer: SdkTracer,
+    /// `None`: metrics only, no spans ([`Telemetry::metrics_only`]).
+    tracer: Option<SdkTracer>,
     propagator: TraceContextPropagator,
     operation_duration: Histogram<f64>,
+    /// `operation_duration` bound to each attribute set seen so far.
+    operations: BoundSamples,
     session_duration: Histogram<f64>,
     // The gauges are counted in atomics and observed when metrics are collected: a request
     // pays two atomic adds instead of two aggregations of an up-down counter.
@@ -154,6 +160,33 @@ impl Telemetry {
     /// Instruments from these providers, under the instrumentation scope `mcp-server` (with
     /// this crate's version).
     pub fn new(tracers: &SdkTracerProvider, meters: &impl MeterProvider) -> Telemetry {
+        Telemetry::build(Some(tracers), meters)
+    }
+
+    /// Metrics only: the histograms and gauges, and no spans. A request's W3C trace context
+    /// (`traceparent` in its `_meta`) is still the current OpenTelemetry context while its
+    /// handler runs, so spans the handler makes with a tracer of its own join the caller's
+    /// trace. For a server that serves `/metrics` and exports no traces: a span costs more
+    /// than every metric together, and the SDK records it even when no exporter reads it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use mcp_server::otel::{Prometheus, Telemetry};
+    /// use opentelemetry_sdk::metrics::SdkMeterProvider;
+    ///
+    /// let prometheus = Prometheus::new();
+    /// let meters = SdkMeterProvider::builder()
+    ///     .with_reader(prometheus.reader())
+    ///     .build();
+    /// let telemetry = Telemetry::metrics_only(&meters);
+    /// # let _ = telemetry;
+    /// ```
+    pub fn metrics_only(meters: &impl MeterProvider) -> Telemetry {
+        Telemetry::build(None, meters)
+    }
+
+    fn build(tracers: Option<&SdkTracerProvider>, meters: &impl MeterProvider) -> Telemetry {
         let scope = InstrumentationScope::builder(env!("CARGO_PKG_NAME"))
             .with_version(env!("CARGO_PKG_VERSION"))
             .build();
@@ -197,12 +230,13 @@ impl Telemetry {
         };
         Telemetry {
             inner: Arc::new(Instruments {
-                tracer: tracers.tracer_with_scope(scope),
+                tracer: tracers.map(|t| t.tracer_with_scope(scope)),
                 propagator: TraceContextPropagator::new(),
                 operation_duration: histogram(
                     "mcp.server.operation.duration",
                     "MCP request duration as observed on the server, from its receipt until its result or error is sent.",
                 ),
+                operations: BoundSamples::default(),
                 session_duration: histogram(
                     "mcp.server.session.duration",
                     "The duration of an MCP session as observed on the server.",
@@ -232,56 +266,31 @@ impl Telemetry {
     }
 
     /// Starts the span and the clock of one request.
-    pub(crate) fn request(&self, req: RequestFacts<'_>) -> RequestTelemetry {
+    pub(crate) fn request<'a>(&'a self, req: RequestFacts<'a>) -> RequestTelemetry<'a> {
         let i = &*self.inner;
-        let parent = match req.trace_parent {
-            Some(carrier) => i.propagator.extract_with_context(&Context::new(), &carrier),
-            None => Context::new(),
+        let target = match (req.tool, req.prompt) {
+            (Some(tool), _) => Some(Target::Tool(tool)),
+            (None, Some(prompt)) => Some(Target::Prompt(prompt)),
+            (None, None) => None,
         };
-        let name = match req.tool.or(req.prompt) {
-            Some(target) => format!("{} {target}", req.method),
-            None => req.method.to_owned(),
+        let parent = req
+            .trace_parent
+            .as_ref()
+            .map(|carrier| i.propagator.extract_with_context(&Context::new(), carrier));
+        let context = match &i.tracer {
+            Some(tracer) => {
+                let parent = parent.unwrap_or_default();
+                let span = start_span(tracer, &req, target, &parent);
+                Some(parent.with_span(span))
+            }
+            None => parent,
         };
-        let method = match known_method(req.method) {
-            Some(m) => Value::from(m),
-            None => Value::from(req.method.to_owned()),
-        };
-        let mut metric = Vec::with_capacity(8);
-        metric.push(KeyValue::new("mcp.method.name", method));
-        metric.push(KeyValue::new("network.transport", req.transport));
-        // One shared string: the span's attributes clone it without copying.
-        let target = req
-            .tool
-            .or(req.prompt)
-            .map(|t| Value::String(Arc::<str>::from(t).into()));
-        if let Some(tool) = target.clone().filter(|_| req.tool.is_some()) {
-            metric.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            metric.push(KeyValue::new("gen_ai.tool.name", tool));
-        }
-        if let Some(prompt) = target.filter(|_| req.prompt.is_some()) {
-            metric.push(KeyValue::new("gen_ai.prompt.name", prompt));
-        }
-        // Cheap clones: the values are static strings or the shared target.
-        let mut span = Vec::with_capacity(metric.len() + 3);
-        span.extend_from_slice(&metric);
-        span.push(KeyValue::new("jsonrpc.request.id", req.id));
-        if let Some(uri) = req.uri {
-            span.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
-        }
-        if let Some(session) = req.session_id {
-            span.push(KeyValue::new("mcp.session.id", session.to_owned()));
-        }
-        let span = i
-            .tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Server)
-            .with_attributes(span)
-            .start_with_context(&i.tracer, &parent);
         i.active_requests.add(req.transport, 1);
         RequestTelemetry {
-            telemetry: self.clone(),
-            context: parent.with_span(span),
-            metric,
+            telemetry: self,
+            context,
+            method: req.method,
+            target,
             transport: req.transport,
             started: Instant::now(),
         }
@@ -313,6 +322,42 @@ impl Telemetry {
             ],
             started: Instant::now(),
         }
+    }
+}
+
+/// Whether the current OpenTelemetry context has a span (the request's, or the caller's
+/// from its `_meta`) whose trace context a message the server sends should carry.
+pub(crate) fn in_trace() -> bool {
+    Context::map_current(|cx| cx.span().span_context().is_valid())
+}
+
+/// Adds the current trace context (`traceparent`, and `tracestate` when not empty) to the
+/// `_meta` of `params`, an object, as a request's `_meta` brings it in: so a client's
+/// tracing links a server-to-client request or notification to the server span it came from.
+/// Nothing outside a span; `_meta` members already there are kept.
+pub(crate) fn add_trace_context(params: &mut serde_json::Value) {
+    let serde_json::Value::Object(members) = params else {
+        return;
+    };
+    let context = Context::current();
+    if !context.span().span_context().is_valid() {
+        return;
+    }
+    let meta = members
+        .entry("_meta")
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+    if let serde_json::Value::Object(meta) = meta {
+        TraceContextPropagator::new().inject_context(&context, &mut MetaInjector(meta));
+    }
+}
+
+/// Writes propagated fields into a `_meta` object.
+struct MetaInjector<'a>(&'a mut serde_json::Map<String, serde_json::Value>);
+
+impl opentelemetry::propagation::Injector for MetaInjector<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0
+            .insert(key.to_owned(), serde_json::Value::String(value));
     }
 }
 
@@ -349,7 +394,7 @@ fn known_method(method: &str) -> Option<&'static str> {
 /// What the engine knows of a request when it arrives.
 pub(crate) struct RequestFacts<'a> {
     pub(crate) method: &'a str,
-    pub(crate) id: String,
+    pub(crate) id: &'a mcp_core::jsonrpc::RequestId,
     pub(crate) tool: Option<&'a str>,
     pub(crate) prompt: Option<&'a str>,
     pub(crate) uri: Option<&'a str>,
@@ -388,62 +433,361 @@ pub(crate) struct Outcome {
     pub(crate) tool_error: bool,
 }
 
+/// What a request is about: the tool or prompt it names.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Tool(&'a str),
+    Prompt(&'a str),
+}
+
+/// The SERVER span of a request, a child of `parent`.
+fn start_span(
+    tracer: &SdkTracer,
+    req: &RequestFacts<'_>,
+    target: Option<Target<'_>>,
+    parent: &Context,
+) -> opentelemetry_sdk::trace::Span {
+    let name: Cow<'static, str> = match (target, known_method(req.method)) {
+        (Some(Target::Tool(t) | Target::Prompt(t)), _) => format!("{} {t}", req.method).into(),
+        (None, Some(m)) => m.into(),
+        (None, None) => req.method.to_owned().into(),
+    };
+    let mut attributes = shared_attributes(req.method, req.transport, target);
+    let id = match req.id {
+        mcp_core::jsonrpc::RequestId::Number(n) => n.to_string(),
+        mcp_core::jsonrpc::RequestId::String(s) => s.clone(),
+    };
+    attributes.push(KeyValue::new("jsonrpc.request.id", id));
+    if let Some(uri) = req.uri {
+        attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+    }
+    if let Some(session) = req.session_id {
+        attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
+    }
+    tracer
+        .span_builder(name)
+        .with_kind(SpanKind::Server)
+        .with_attributes(attributes)
+        .start_with_context(tracer, parent)
+}
+
+/// The attributes a request's span and its duration sample share: the method, the
+/// transport, and the tool or prompt (room is left for the others).
+fn shared_attributes(
+    method: &str,
+    transport: &'static str,
+    target: Option<Target<'_>>,
+) -> Vec<KeyValue> {
+    let mut attributes = Vec::with_capacity(8);
+    let method = known_method(method).map_or_else(|| Value::from(method.to_owned()), Value::from);
+    attributes.push(KeyValue::new("mcp.method.name", method));
+    attributes.push(KeyValue::new("network.transport", transport));
+    match target {
+        Some(Target::Tool(tool)) => {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+        }
+        Some(Target::Prompt(prompt)) => {
+            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+        }
+        None => {}
+    }
+    attributes
+}
+
 /// One request's span and clock; ending it records the duration sample.
-pub(crate) struct RequestTelemetry {
-    telemetry: Telemetry,
-    context: Context,
-    metric: Vec<KeyValue>,
+pub(crate) struct RequestTelemetry<'a> {
+    telemetry: &'a Telemetry,
+    /// The request's span in its parent's context; without spans, the caller's context
+    /// when it sent one.
+    context: Option<Context>,
+    method: &'a str,
+    target: Option<Target<'a>>,
     transport: &'static str,
     started: Instant,
 }
 
-impl RequestTelemetry {
-    /// The context the handler runs in: the request's span.
-    pub(crate) fn context(&self) -> Context {
+impl RequestTelemetry<'_> {
+    /// The context the handler runs in: the request's span, or the caller's context. `None`
+    /// when there is neither.
+    pub(crate) fn context(&self) -> Option<Context> {
         self.context.clone()
     }
 
+    /// Whether the request has a span of its own (whose status wants an error's message).
+    pub(crate) fn traced(&self) -> bool {
+        self.telemetry.inner.tracer.is_some()
+    }
+
     /// Ends the span and records the request's duration.
-    pub(crate) fn finish(mut self, outcome: Outcome) {
+    pub(crate) fn finish(self, outcome: Outcome) {
         let elapsed = self.started.elapsed().as_secs_f64();
-        let span = self.context.span();
-        let mut ending = Vec::with_capacity(3);
-        if let Some(version) = outcome.version {
-            let kv = KeyValue::new("mcp.protocol.version", version);
-            self.metric.push(kv.clone());
-            ending.push(kv);
-        }
-        match outcome.error {
-            Some((code, message)) => {
-                let code = code.to_string();
-                for kv in [
-                    KeyValue::new("error.type", code.clone()),
-                    KeyValue::new("rpc.response.status_code", code),
-                ] {
-                    self.metric.push(kv.clone());
-                    ending.push(kv);
-                }
-                span.set_status(Status::error(message.unwrap_or_default()));
+        let ending = match &outcome.error {
+            Some((code, _)) => Ending::Code(*code),
+            None if outcome.tool_error => Ending::ToolError,
+            None => Ending::Ok,
+        };
+        let sample = Sample {
+            method: self.method,
+            target: self.target,
+            transport: self.transport,
+            version: outcome.version,
+            ending,
+        };
+        if let (true, Some(context)) = (self.traced(), &self.context) {
+            let span = context.span();
+            let mut attributes = Vec::with_capacity(3);
+            sample.ending_attributes(&mut attributes);
+            match outcome.error {
+                Some((_, message)) => span.set_status(Status::error(message.unwrap_or_default())),
+                None if outcome.tool_error => span.set_status(Status::error("tool_error")),
+                None => {}
             }
-            None if outcome.tool_error => {
-                let kv = KeyValue::new("error.type", "tool_error");
-                self.metric.push(kv.clone());
-                ending.push(kv);
-                span.set_status(Status::error("tool_error"));
-            }
-            None => {}
+            span.set_attributes(attributes);
+            span.end();
         }
-        span.set_attributes(ending);
-        span.end();
         let i = &*self.telemetry.inner;
-        i.operation_duration.record(elapsed, &self.metric);
+        i.operations.record(&i.operation_duration, &sample, elapsed);
     }
 }
 
-impl Drop for RequestTelemetry {
+impl Drop for RequestTelemetry<'_> {
     fn drop(&mut self) {
         // Also when the request's future is dropped unfinished (its connection went away).
         self.telemetry.inner.active_requests.add(self.transport, -1);
+    }
+}
+
+/// How a request ended, as the duration histogram tells them apart.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Ending {
+    Ok,
+    /// A `tools/call` result with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error response with this code.
+    Code(i64),
+}
+
+/// The attributes of one duration sample, borrowed from the request.
+#[derive(Clone, Copy)]
+struct Sample<'a> {
+    method: &'a str,
+    target: Option<Target<'a>>,
+    transport: &'static str,
+    version: Option<&'static str>,
+    ending: Ending,
+}
+
+impl Sample<'_> {
+    /// The attributes the sample is recorded with.
+    fn attributes(&self) -> Vec<KeyValue> {
+        let mut attributes = shared_attributes(self.method, self.transport, self.target);
+        self.ending_attributes(&mut attributes);
+        attributes
+    }
+
+    /// The attributes known only when the request has ended: the protocol revision and the
+    /// error, if any.
+    fn ending_attributes(&self, attributes: &mut Vec<KeyValue>) {
+        if let Some(version) = self.version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version));
+        }
+        match self.ending {
+            Ending::Ok => {}
+            Ending::ToolError => attributes.push(KeyValue::new("error.type", "tool_error")),
+            Ending::Code(code) => {
+                let code = code.to_string();
+                attributes.push(KeyValue::new("error.type", code.clone()));
+                attributes.push(KeyValue::new("rpc.response.status_code", code));
+            }
+        }
+    }
+
+    fn hash_into(&self, h: &mut impl Hasher) {
+        self.method.hash(h);
+        match self.target {
+            Some(Target::Tool(t)) => (1u8, t).hash(h),
+            Some(Target::Prompt(p)) => (2u8, p).hash(h),
+            None => 0u8.hash(h),
+        }
+        self.transport.hash(h);
+        self.version.hash(h);
+        self.ending.hash(h);
+    }
+
+    fn is(&self, key: &SampleKey) -> bool {
+        let target = match self.target {
+            Some(Target::Tool(t)) => Some((true, t)),
+            Some(Target::Prompt(p)) => Some((false, p)),
+            None => None,
+        };
+        *self.method == *key.method
+            && target == key.target.as_ref().map(|(tool, t)| (*tool, &**t))
+            && self.transport == key.transport
+            && self.version == key.version
+            && self.ending == key.ending
+    }
+
+    fn key(&self) -> SampleKey {
+        SampleKey {
+            method: self.method.into(),
+            target: match self.target {
+                Some(Target::Tool(t)) => Some((true, t.into())),
+                Some(Target::Prompt(p)) => Some((false, p.into())),
+                None => None,
+            },
+            transport: self.transport,
+            version: self.version,
+            ending: self.ending,
+        }
+    }
+}
+
+/// A [`Sample`]'s attributes, owned.
+struct SampleKey {
+    method: Box<str>,
+    /// `true` for a tool, `false` for a prompt.
+    target: Option<(bool, Box<str>)>,
+    transport: &'static str,
+    version: Option<&'static str>,
+    ending: Ending,
+}
+
+/// How many attribute sets of the duration histogram are bound; samples with others are
+/// recorded unbound (the SDK's own cardinality limit still applies to both).
+const MAX_BOUND: usize = 1024;
+
+/// A histogram bound to each attribute set it has recorded, up to [`MAX_BOUND`] of them:
+/// the SDK looks an unbound sample's attributes up in a map keyed by the whole attribute
+/// list (hashing every key and value), where a bound one records straight into its
+/// buckets. Finding the bound histogram hashes the few parts of a [`Sample`] once.
+struct BoundSamples {
+    /// The seed of each sample's [`Folded`] hash.
+    seed: u64,
+    bound: RwLock<BoundMap>,
+    /// How many are bound: once [`MAX_BOUND`], a new attribute set takes no write lock.
+    len: AtomicUsize,
+}
+
+type BoundMap = HashMap<u64, Vec<(SampleKey, BoundHistogram<f64>)>, BuildHasherDefault<Prehashed>>;
+
+impl Default for BoundSamples {
+    fn default() -> BoundSamples {
+        BoundSamples {
+            seed: RandomState::new().hash_one(0_u64),
+            bound: RwLock::default(),
+            len: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl BoundSamples {
+    fn record(&self, histogram: &Histogram<f64>, sample: &Sample<'_>, value: f64) {
+        let mut h = Folded::new(self.seed);
+        sample.hash_into(&mut h);
+        let hash = h.finish();
+        {
+            let bound = self.bound.read().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, b)) = bound
+                .get(&hash)
+                .and_then(|list| list.iter().find(|(key, _)| sample.is(key)))
+            {
+                b.record(value);
+                return;
+            }
+        }
+        let attributes = sample.attributes();
+        if self.len.load(Ordering::Relaxed) >= MAX_BOUND {
+            histogram.record(value, &attributes);
+            return;
+        }
+        let mut bound = self.bound.write().unwrap_or_else(|e| e.into_inner());
+        let list = bound.entry(hash).or_default();
+        // Another thread may have bound it since the read.
+        if let Some((_, b)) = list.iter().find(|(key, _)| sample.is(key)) {
+            b.record(value);
+            return;
+        }
+        let b = histogram.bind(&attributes);
+        b.record(value);
+        list.push((sample.key(), b));
+        self.len.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A fast hasher for a [`Sample`]'s few short parts, seeded per process: a multiply-fold
+/// per eight bytes, where SipHash costs several hundred instructions. It need not resist
+/// chosen collisions: they only lengthen a list that [`MAX_BOUND`] bounds.
+struct Folded {
+    state: u64,
+}
+
+/// An odd constant with well-mixed bits (the fractional part of pi).
+const MIX: u64 = 0x243f_6a88_85a3_08d3;
+
+impl Folded {
+    fn new(seed: u64) -> Folded {
+        Folded { state: seed }
+    }
+
+    fn mix(&mut self, word: u64) {
+        let product = u128::from(self.state ^ word) * u128::from(MIX);
+        // The high and low halves folded: every input bit reaches every output bit.
+        #[allow(clippy::cast_possible_truncation)]
+        let folded = (product as u64) ^ ((product >> 64) as u64);
+        self.state = folded;
+    }
+}
+
+impl Hasher for Folded {
+    fn finish(&self) -> u64 {
+        self.state
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        let mut word = [0; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        // The length tells "ab" from "ab\0".
+        self.mix(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 56));
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n.cast_unsigned());
     }
 }
 

@@ -219,7 +219,12 @@ impl Otel {
         }
         let tracers = tracers.build();
         let meters = meters.build();
-        otel.telemetry = Some(Telemetry::new(&tracers, &meters));
+        // No span exporter: no spans, which the SDK would record for nobody.
+        otel.telemetry = Some(if config.traces {
+            Telemetry::new(&tracers, &meters)
+        } else {
+            Telemetry::metrics_only(&meters)
+        });
         otel.tracers = Some(tracers);
         otel.meters = Some(meters);
         Ok(otel)

@@ -206,6 +206,13 @@ impl LegacySession {
             "mcp-server-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed)
         ));
+        // Inside a traced request, the request carries its trace context in `_meta`.
+        #[cfg(feature = "otel")]
+        let params = {
+            let mut params = params;
+            crate::otel::add_trace_context(&mut params);
+            params
+        };
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let text = serde_json::to_string(&WireRequest::new(id.clone(), method, Some(&params)))

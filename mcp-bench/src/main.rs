@@ -5,7 +5,7 @@
 //! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
 //! mcp-bench http     [--calls N] [--workers W] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] [-- CMD ARGS...]
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
+//! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --metrics | --otlp]
 //! mcp-bench otlp-sink [--port P]
 //! mcp-bench serve    --soak [--http ADDR] [--tick-ms MS]
 //! mcp-bench soak     [--seconds S] [--port P] [--sessions N] [--stdio-pids FILE] -- CMD ARGS...
@@ -16,6 +16,8 @@
 //! request carries `Authorization: Bearer $MCP_BENCH_BEARER` when that variable is set.
 //! `serve --auth-issuer URL` requires tokens from that issuer for `http://ADDR/mcp`.
 //! `serve --otel` records OpenTelemetry spans and metrics (no exporter), to measure their cost;
+//! `serve --metrics` records the metrics only, for a Prometheus reader (as the examples'
+//! `--metrics` does when no OTLP endpoint is set);
 //! `serve --otlp` exports them over OTLP as the `OTEL_*` variables configure it, for example
 //! to `otlp-sink`, which accepts every export and logs its size to stderr.
 //! `--payload` adds that many bytes of text to each `echo` argument (and so to each answer).
@@ -145,7 +147,7 @@ const USAGE: &str = "usage:
   mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] [-- CMD ARGS...]   (no command: a server already on --port)
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
-  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --otlp]
+  mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --metrics | --otlp]
   mcp-bench otlp-sink [--port P]
   mcp-bench serve    --soak [--http ADDR] [--tick-ms MS]
   mcp-bench soak     [--seconds S] [--port P] [--sessions N] [--stdio-pids FILE] -- CMD ARGS...";
@@ -229,6 +231,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     "auth-issuer",
                     "redis",
                     "otel",
+                    "metrics",
                     "otlp",
                     "soak",
                     "tick-ms",
@@ -257,8 +260,13 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     args.has("sse"),
                     args.value("auth-issuer").map(str::to_owned),
                     args.value("redis").map(str::to_owned),
-                    args.has("otel"),
-                    args.has("otlp"),
+                    match (args.has("otel"), args.has("metrics"), args.has("otlp")) {
+                        (false, false, false) => server::Observe::Nothing,
+                        (true, false, false) => server::Observe::Recorded,
+                        (false, true, false) => server::Observe::Metrics,
+                        (false, false, true) => server::Observe::Exported,
+                        _ => return Err("give one of --otel, --metrics and --otlp".into()),
+                    },
                 ))
                 .map_err(|e| e.to_string().into())
         }

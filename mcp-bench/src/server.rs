@@ -112,42 +112,63 @@ pub async fn serve_soak(
     Ok(served?)
 }
 
+/// What `serve` does with OpenTelemetry.
+pub enum Observe {
+    /// No telemetry.
+    Nothing,
+    /// Spans and metrics recorded by the SDK with no exporter, metrics read by a Prometheus
+    /// reader: the whole cost of the instrumentation short of exporting.
+    Recorded,
+    /// Metrics only, read by a Prometheus reader (`Otel::from_env_with_prometheus` with no
+    /// OTLP endpoint set, as the examples' `--metrics`).
+    Metrics,
+    /// Spans and metrics exported over OTLP as the `OTEL_*` variables say.
+    Exported,
+}
+
 /// Serves stdio, or Streamable HTTP at `addr` (`sse`: every response as an SSE stream;
 /// `auth_issuer`: bearer tokens from this issuer, for `http://ADDR/mcp`, checked by
 /// `AuthLayer` with a `JwtValidator`; `redis`: legacy sessions shared through this Redis;
-/// `otel`: OpenTelemetry spans and metrics, recorded by the SDK with no exporter, metrics read
-/// by a Prometheus reader; `otlp`: the same exported over OTLP as the `OTEL_*` variables say).
+/// `observe`: the telemetry).
 pub async fn serve(
     addr: Option<String>,
     sse: bool,
     auth_issuer: Option<String>,
     redis: Option<String>,
-    otel: bool,
-    otlp: bool,
+    observe: Observe,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    use mcp_server::otel::{Otel, Prometheus, Telemetry};
     let mut builder = Server::with_handler(Bench);
     // Kept until the server ends: dropping it exports what is still buffered.
     let mut exporters = None;
-    if otel && otlp {
-        return Err("give one of --otel and --otlp".into());
-    }
-    if otlp {
-        let o = mcp_server::otel::Otel::from_env()?;
-        if !o.exports_traces() || !o.exports_metrics() {
-            return Err(
-                "--otlp: set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. to `mcp-bench otlp-sink`)".into(),
-            );
+    match observe {
+        Observe::Nothing => {}
+        Observe::Recorded => {
+            let tracers = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+            let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+                .with_reader(Prometheus::new().reader())
+                .build();
+            builder = builder.telemetry(Telemetry::new(&tracers, &meters));
         }
-        builder = builder.telemetry(o.telemetry());
-        exporters = Some(o);
-    }
-    if otel {
-        use mcp_server::otel::{Prometheus, Telemetry};
-        let tracers = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
-        let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
-            .with_reader(Prometheus::new().reader())
-            .build();
-        builder = builder.telemetry(Telemetry::new(&tracers, &meters));
+        Observe::Metrics => {
+            let o = Otel::from_env_with_prometheus(&Prometheus::new())?;
+            if o.exports_traces() || o.exports_metrics() {
+                return Err("--metrics: unset OTEL_EXPORTER_OTLP_ENDPOINT".into());
+            }
+            builder = builder.telemetry(o.telemetry());
+            exporters = Some(o);
+        }
+        Observe::Exported => {
+            let o = Otel::from_env()?;
+            if !o.exports_traces() || !o.exports_metrics() {
+                return Err(
+                    "--otlp: set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. to `mcp-bench otlp-sink`)"
+                        .into(),
+                );
+            }
+            builder = builder.telemetry(o.telemetry());
+            exporters = Some(o);
+        }
     }
     let server = builder.build()?;
     match addr {

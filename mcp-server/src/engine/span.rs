@@ -23,6 +23,155 @@ struct Target<'a> {
     uri: Option<&'a str>,
 }
 
+/// The tool or prompt `name`, or the resource `uri`, that `req` is about, for the methods
+/// that have one: read from the params up to that member only, so the members after it (a
+/// tool's arguments, however large) are not read again.
+fn target(req: &Request) -> (Option<&str>, Option<&str>) {
+    let key = match req.method.as_str() {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        _ => return (None, None),
+    };
+    let Some(params) = req.params.as_deref() else {
+        return (None, None);
+    };
+    let found = match member(params.get(), key) {
+        Member::Str(s) => Some(s),
+        Member::Absent => None,
+        // An escape the scan does not decode: as serde reads it (borrowed, so an escaped
+        // value is none, as before).
+        Member::Unsure => serde_json::from_str::<Target<'_>>(params.get())
+            .ok()
+            .and_then(|t| if key == "name" { t.name } else { t.uri }),
+    };
+    if key == "name" {
+        (found, None)
+    } else {
+        (None, found)
+    }
+}
+
+/// What a scan of a params object found for one top-level member.
+#[derive(Debug, PartialEq, Eq)]
+enum Member<'a> {
+    /// A string without escapes.
+    Str(&'a str),
+    /// Not there, or not a string.
+    Absent,
+    /// A key or the value has an escape, or the text is not what the envelope parser lets
+    /// through: read it properly.
+    Unsure,
+}
+
+/// Finds the top-level member `key` of `params`, JSON text the envelope parser has already
+/// checked, stopping at it: members after it are not read, members before it are skipped
+/// by their brackets and quotes.
+fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
+    let b = params.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Member::Absent;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Member::Absent;
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return Member::Unsure;
+        }
+        let Some((end, escaped)) = string_end(b, i) else {
+            return Member::Unsure;
+        };
+        if escaped {
+            return Member::Unsure;
+        }
+        let name = &params[i + 1..end - 1];
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return Member::Unsure;
+        }
+        i = skip_ws(b, i + 1);
+        if name == key {
+            return match b.get(i) {
+                Some(b'"') => match string_end(b, i) {
+                    Some((end, false)) => Member::Str(&params[i + 1..end - 1]),
+                    _ => Member::Unsure,
+                },
+                _ => Member::Absent,
+            };
+        }
+        let Some(next) = skip_value(b, i) else {
+            return Member::Unsure;
+        };
+        i = skip_ws(b, next);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Member::Absent,
+            _ => return Member::Unsure,
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the string that opens at `b[i]` (a `"`), and whether it has an
+/// escape.
+fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    let mut j = i + 1;
+    loop {
+        let at = j + memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        if b[at] == b'"' {
+            return Some((at + 1, escaped));
+        }
+        escaped = true;
+        j = at + 2;
+    }
+}
+
+/// The index just past the value that starts at `b[i]`.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    let (open, close) = match b.get(i)? {
+        b'"' => return string_end(b, i).map(|(end, _)| end),
+        b'{' => (b'{', b'}'),
+        b'[' => (b'[', b']'),
+        // A number, `true`, `false` or `null`: up to the next delimiter.
+        _ => {
+            let len = b[i..]
+                .iter()
+                .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?;
+            return Some(i + len);
+        }
+    };
+    // Only this kind of bracket nests it (the text is well formed); strings are skipped
+    // whole, brackets in them do not count.
+    let mut depth = 0_usize;
+    let mut j = i;
+    loop {
+        let at = j + memchr::memchr3(b'"', open, close, b.get(j..)?)?;
+        match b[at] {
+            b'"' => j = string_end(b, at)?.0,
+            c if c == open => {
+                depth += 1;
+                j = at + 1;
+            }
+            _ => {
+                depth -= 1;
+                j = at + 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+        }
+    }
+}
+
 /// A SERVER span for `req`: `mcp.method.name`, `jsonrpc.request.id`, the target attributes
 /// of its method, and `otel.name` = "{method} {target}".
 pub(crate) fn request(req: &Request) -> Span {
@@ -42,11 +191,7 @@ pub(crate) fn request(req: &Request) -> Span {
     if span.is_disabled() {
         return span;
     }
-    let target = req
-        .params
-        .as_deref()
-        .and_then(|p| serde_json::from_str::<Target<'_>>(p.get()).ok());
-    let (name, uri) = target.map_or((None, None), |t| (t.name, t.uri));
+    let (name, uri) = target(req);
     let shown = match req.method.as_str() {
         "tools/call" => name.inspect(|n| {
             span.record("gen_ai.operation.name", "execute_tool");
@@ -104,7 +249,7 @@ mod observed {
     use serde::Deserialize;
     use serde_json::Value;
 
-    use super::{Reply, Target};
+    use super::Reply;
     use crate::otel::{Outcome, RequestFacts, RequestTelemetry, Telemetry, TraceCarrier};
     use crate::peer::session::{Connection, ConnectionEra};
 
@@ -115,11 +260,7 @@ mod observed {
         meta: Option<&'a RequestMetaObject>,
         conn: &'a Connection,
     ) -> RequestTelemetry<'a> {
-        let target = req
-            .params
-            .as_deref()
-            .and_then(|p| serde_json::from_str::<Target<'_>>(p.get()).ok());
-        let (name, uri) = target.map_or((None, None), |t| (t.name, t.uri));
+        let (name, uri) = super::target(req);
         let method = req.method.as_str();
         let text = |key: &str| match meta?.extra.get(key)? {
             Value::String(s) => Some(s.as_str()),
@@ -188,5 +329,65 @@ mod observed {
             error,
             tool_error,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Member, member};
+
+    /// What serde reads for `key`: a string member, else nothing.
+    fn by_serde(params: &str, key: &str) -> Option<String> {
+        let v: serde_json::Value = serde_json::from_str(params).unwrap();
+        v.get(key).and_then(|v| v.as_str()).map(str::to_owned)
+    }
+
+    #[test]
+    fn the_scan_finds_the_member_serde_finds() {
+        let cases = [
+            r#"{"name":"echo","arguments":{"text":"hi"}}"#,
+            r#"{"arguments":{"text":"a \"name\": \"x\" {[}"},"name":"echo"}"#,
+            r#"{ "arguments" : [1, {"name":"inner"}, "]}"] , "name" : "deep" }"#,
+            r#"{"arguments":{"a":{"b":[{"c":"}"}]}},"name":"nested"}"#,
+            r#"{"n":1,"m":-2.5e3,"t":true,"f":false,"z":null,"name":"after-scalars"}"#,
+            r#"{"n":1}"#,
+            r#"{"name":5}"#,
+            r#"{"name":null}"#,
+            r#"{"name":{"name":"x"}}"#,
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"other":"x"}"#,
+            r#"{"_meta":{"name":"not this"},"uri":"file:///a"}"#,
+            "{\n\t\"name\"\r\n:\n\"ws\"\n}",
+            r#"{"x":"\\","name":"after-backslash"}"#,
+            r#"{"x":"\"","name":"after-quote"}"#,
+            r#"{"x":"\\\"","name":"after-both"}"#,
+            r#"{"name":""}"#,
+            r#"[1,2]"#,
+            r#""name""#,
+            r#"7"#,
+        ];
+        for params in cases {
+            for key in ["name", "uri"] {
+                let got = match member(params, key) {
+                    Member::Str(s) => Some(s.to_owned()),
+                    Member::Absent => None,
+                    Member::Unsure => panic!("unsure of {key} in {params}"),
+                };
+                assert_eq!(got, by_serde(params, key), "{key} in {params}");
+            }
+        }
+    }
+
+    #[test]
+    fn escapes_in_the_key_or_value_sought_are_left_to_serde() {
+        assert_eq!(member(r#"{"name":"caf\u00e9"}"#, "name"), Member::Unsure);
+        assert_eq!(member(r#"{"na\u006de":"x"}"#, "name"), Member::Unsure);
+        assert_eq!(member(r#"{"name":"a\"b"}"#, "name"), Member::Unsure);
+        // An escape in another member's value is skipped over.
+        assert_eq!(
+            member(r#"{"a":"\u0041\"","name":"x"}"#, "name"),
+            Member::Str("x")
+        );
     }
 }

@@ -5,7 +5,9 @@
 //! - valid JSON is never a parse error, and JSON that serde_json rejects is never accepted;
 //! - every message (and every batch element) is classified as the reference says, and its
 //!   `id`, `method`, `params`, `result` and `error` are the ones the reference reads;
-//! - a message, written back out, parses to the same message.
+//! - a message, written back out, parses to the same message;
+//! - the telemetry's scan for a request's `name` or `uri` (`params_member`) finds the first
+//!   top-level member of that name, as a reference reading the members in order does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -104,6 +106,13 @@ fn agree(raw: &str, got: &Result<Message, EnvelopeError>) {
         }
     };
     assert_eq!(actual, expected, "{raw}");
+    if let Ok(Message::Request(r)) = got
+        && let Some(params) = r.params.as_deref()
+    {
+        for key in ["name", "uri"] {
+            member_agrees(params.get(), key);
+        }
+    }
     if let Ok(message) = got {
         let again = serde_json::to_vec(&write(message)).expect("a message serializes");
         match parse(&again) {
@@ -288,5 +297,58 @@ fn reference(raw: &str) -> Expected {
             }
         }
         _ => Expected::Invalid,
+    }
+}
+
+/// The members of a JSON object in order, repeats kept.
+struct Members(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Members, D::Error> {
+        struct InOrder;
+        impl<'de> Visitor<'de> for InOrder {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut members = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                    members.push(entry);
+                }
+                Ok(Members(members))
+            }
+        }
+        d.deserialize_map(InOrder)
+    }
+}
+
+/// The scan for `key` in `params` against the first member of that (decoded) name.
+fn member_agrees(params: &str, key: &str) {
+    let first = serde_json::from_str::<Members>(params)
+        .ok()
+        .and_then(|m| m.0.into_iter().find(|(k, _)| k == key));
+    match mcp_server::__fuzz::params_member(params, key) {
+        Some(Some(text)) => {
+            let (_, raw) = first.unwrap_or_else(|| panic!("{key} found in {params}, absent"));
+            assert_eq!(
+                raw.get(),
+                format!("\"{text}\""),
+                "{key} in {params}: the scan's text is not the member's"
+            );
+        }
+        Some(None) => {
+            if let Some((_, raw)) = first {
+                assert!(
+                    !raw.get().starts_with('"'),
+                    "{key} in {params} is a string, but the scan found none"
+                );
+            }
+        }
+        // Left to serde: only where there is an escape.
+        None => assert!(
+            params.contains('\\'),
+            "{key} in {params}: unsure without an escape"
+        ),
     }
 }

@@ -230,3 +230,14 @@ impl Sealer {
             })
     }
 }
+
+/// The telemetry's scan for the top-level member `key` of `params`, a JSON object the
+/// envelope parser let through: `Some(Some(text))` for a string without escapes,
+/// `Some(None)` when absent or not a string, `None` when an escape leaves it to serde.
+pub fn params_member<'a>(params: &'a str, key: &str) -> Option<Option<&'a str>> {
+    match engine::span::member(params, key) {
+        engine::span::Member::Str(s) => Some(Some(s)),
+        engine::span::Member::Absent => Some(None),
+        engine::span::Member::Unsure => None,
+    }
+}

@@ -53,7 +53,7 @@ fn target(req: &Request) -> (Option<&str>, Option<&str>) {
 
 /// What a scan of a params object found for one top-level member.
 #[derive(Debug, PartialEq, Eq)]
-enum Member<'a> {
+pub(crate) enum Member<'a> {
     /// A string without escapes.
     Str(&'a str),
     /// Not there, or not a string.
@@ -66,7 +66,7 @@ enum Member<'a> {
 /// Finds the top-level member `key` of `params`, JSON text the envelope parser has already
 /// checked, stopping at it: members after it are not read, members before it are skipped
 /// by their brackets and quotes.
-fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
+pub(crate) fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
     let b = params.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {

@@ -354,6 +354,7 @@ impl HttpRun {
             cpu,
             peak_rss_kb: pid.and_then(|pid| status_kb(pid, "VmHWM")),
             startup,
+            writes: None,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! SDK), and this SDK's benchmark server. See `docs/benchmarks.md` and `benches/peers/`.
 //!
 //! ```text
-//! mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
+//! mcp-bench stdio    [--calls N] [--pipeline K] [--writes batched|each] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] -- CMD ARGS...
 //! mcp-bench http     [--calls N] [--workers W] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] [-- CMD ARGS...]
 //! mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
 //! mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --metrics | --otlp]
@@ -144,7 +144,7 @@ impl Args {
 }
 
 const USAGE: &str = "usage:
-  mcp-bench stdio    [--calls N] [--pipeline K] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
+  mcp-bench stdio    [--calls N] [--pipeline K] [--writes batched|each] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--label L] [--timeout-s S] -- CMD ARGS...
   mcp-bench http     [--calls N] [--workers W] [--tool echo|add|greet] [--payload BYTES] [--era legacy|modern] [--port P] [--label L] [-- CMD ARGS...]   (no command: a server already on --port)
   mcp-bench sessions [--count N] [--port P] [--label L] -- CMD ARGS...
   mcp-bench serve    [--http ADDR] [--sse] [--auth-issuer URL] [--redis URL] [--otel | --metrics | --otlp]
@@ -177,14 +177,21 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                     "label",
                     "timeout-s",
                     "payload",
+                    "writes",
                 ],
                 true,
             )?;
+            let write_each = match args.value("writes") {
+                None | Some("batched") => false,
+                Some("each") => true,
+                Some(other) => return Err(format!("--writes {other}: give batched or each").into()),
+            };
             let run = stdio::StdioRun {
                 label: args.label(),
                 calls: args.calls()?,
                 count: args.number("calls", 10_000)?,
                 pipeline: args.number("pipeline", 1)?,
+                write_each,
                 command: args.command.clone(),
                 timeout: Duration::from_secs(args.number("timeout-s", 300)?),
             };

@@ -68,6 +68,9 @@ pub struct CallRun {
     pub peak_rss_kb: Option<u64>,
     /// Spawn to the first response.
     pub startup: Duration,
+    /// stdio: how requests were written, `batched` (many per write) or `each` (one write per
+    /// request).
+    pub writes: Option<&'static str>,
 }
 
 impl CallRun {
@@ -78,6 +81,7 @@ impl CallRun {
         serde_json::json!({
             "label": self.label,
             "mode": self.mode,
+            "writes": self.writes,
             "era": self.era,
             "pipeline": self.concurrency,
             "workers": self.concurrency,

@@ -25,6 +25,9 @@ pub struct StdioRun {
     pub count: u64,
     /// How many in flight (1 = sequential).
     pub pipeline: usize,
+    /// Pipelined: one write per request, as a client that writes each message as it is
+    /// made does, instead of filling a 64 KiB buffer and writing it when the window is full.
+    pub write_each: bool,
     /// The server command.
     pub command: Vec<String>,
     /// The whole run is abandoned (and the server killed) after this long.
@@ -160,6 +163,7 @@ impl StdioRun {
             cpu,
             peak_rss_kb,
             startup,
+            writes: Some(if self.write_each { "each" } else { "batched" }),
         })
     }
 
@@ -207,6 +211,7 @@ impl StdioRun {
         // reader empties one per answer.
         let (slots, freed) = sync_channel::<()>(self.pipeline);
         let calls = self.calls;
+        let write_each = self.write_each;
         let stamps = sent_at.clone();
         let writer_thread = std::thread::spawn(move || -> std::io::Result<()> {
             let mut request = Vec::with_capacity(256);
@@ -227,6 +232,9 @@ impl StdioRun {
                 request.push(b'\n');
                 stamps[id as usize].store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 writer.write_all(&request)?;
+                if write_each {
+                    writer.flush()?;
+                }
             }
             writer.flush()?;
             // EOF with up to `pipeline` answers still owed.

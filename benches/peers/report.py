@@ -15,6 +15,7 @@ from collections import defaultdict
 CASES = {
     "seq": "stdio, sequential (one call in flight)",
     "pipe": "stdio, pipelined",
+    "pipe-each": "stdio, pipelined, one write per request",
     "http-sse": "Streamable HTTP, 2025-11-25 sessions, SSE responses",
     "http-json": "Streamable HTTP, 2025-11-25, JSON responses",
     "http-modern": "Streamable HTTP, 2026-07-28 (no sessions)",
@@ -31,6 +32,8 @@ NOTES = {
     ("pipe", "ours-ct"): "the same server on tokio's current-thread runtime",
     ("seq", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
     ("pipe", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
+    ("pipe-each", "ours-ct"): "the same server on tokio's current-thread runtime",
+    ("pipe-each", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
 }
 
 

@@ -10,8 +10,10 @@
 # Counts (defaults, QUICK=1 ones in brackets): SEQ_CALLS 20000 [2000], PIPE_CALLS 100000
 # [10000], PIPELINE 32, HTTP_CALLS 50000 [3000], HTTP_SLOW_CALLS 5000 [500] (see below),
 # HTTP_WORKERS 16, SESSIONS 2000 [200],
-# TOOL echo. CASES limits the run to some of: seq pipe http-sse http-json http-modern
-# sessions (space-separated). Exits non-zero if any run failed; the others still count.
+# TOOL echo. CASES limits the run to some of: seq pipe pipe-each http-sse http-json
+# http-modern sessions (space-separated). `pipe` fills a 64 KiB buffer and writes it when the
+# window is full; `pipe-each` writes each request with a write of its own, as clients do.
+# Exits non-zero if any run failed; the others still count.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +31,7 @@ HTTP_WORKERS=${HTTP_WORKERS:-16}
 HTTP_SLOW_CALLS=${HTTP_SLOW_CALLS:-$(pick 5000 500)}
 SESSIONS=${SESSIONS:-$(pick 2000 200)}
 TOOL=${TOOL:-echo}
-CASES=${CASES:-seq pipe http-sse http-json http-modern sessions}
+CASES=${CASES:-seq pipe pipe-each http-sse http-json http-modern sessions}
 
 say() { printf 'peers: %s\n' "$*" >&2; }
 die() { printf 'peers: error: %s\n' "$*" >&2; exit 1; }
@@ -102,7 +104,7 @@ run() {
 # responses without TCP_NODELAY, see README.md): calls/s stays comparable.
 servers_for() {
   case $1 in
-    seq | pipe)
+    seq | pipe | pipe-each)
       echo "ours|stdio|$bench serve"
       echo "ours-ct|stdio|$bench serve --current-thread"
       echo "rmcp|stdio|$rmcp"
@@ -136,6 +138,7 @@ case_args() {
   case $1 in
     seq) echo "--calls ${2:-$SEQ_CALLS} --pipeline 1 --tool $TOOL" ;;
     pipe) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --tool $TOOL" ;;
+    pipe-each) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --writes each --tool $TOOL" ;;
     http-*) echo "--calls ${2:-$HTTP_CALLS} --workers $HTTP_WORKERS --tool $TOOL" ;;
     sessions) echo "--count $SESSIONS" ;;
   esac

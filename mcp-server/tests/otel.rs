@@ -800,14 +800,39 @@ async fn samples_keep_counting_across_delta_collections() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn every_sample_counts_however_many_attribute_sets_there_are() {
-    // More distinct tools (each unknown: a -32602) than the histogram binds: the rest are
-    // recorded unbound, and none is lost.
-    let (server, metrics, meters) = metrics_only(Temporality::Cumulative);
+    // More tools than the histogram binds (the rest are recorded unbound), and unknown ones
+    // (protocol errors, never bound): none is lost.
+    let metrics = InMemoryMetricExporter::default();
+    let meters = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(metrics.clone()).build())
+        .build();
+    let server = Server::builder("many", "1.0.0")
+        .telemetry(Telemetry::metrics_only(&meters))
+        .build();
+    let tools = 1_100;
+    for n in 0..tools {
+        let schema = serde_json::from_value(json!({"type": "object"})).unwrap();
+        server
+            .registry()
+            .add_tool(
+                mcp_server::types::Tool::new(format!("t-{n}"), schema),
+                mcp_server::registry::tool_fn(|_: serde_json::Value, _| async { "ok" }),
+                None,
+            )
+            .unwrap();
+    }
     let client = TestClient::connect(&server, ClientOptions::legacy())
         .await
         .unwrap();
-    let names = 1_300;
-    for n in 0..names {
+    // Under the SDK's default cardinality limit (2,000 sets) in all.
+    let unknown = 300;
+    for n in 0..tools {
+        client
+            .call_tool(&format!("t-{n}"), json!({}))
+            .await
+            .unwrap();
+    }
+    for n in 0..unknown {
         let err = client
             .call_tool(&format!("nope-{n}"), json!({}))
             .await
@@ -817,26 +842,42 @@ async fn every_sample_counts_however_many_attribute_sets_there_are() {
             "{err}"
         );
     }
-    // The first and the last again: bound, and unbound.
-    for n in [0, names - 1] {
+    // The first and the last of each again: bound, and unbound.
+    for (t, u) in [(0, 0), (tools - 1, unknown - 1)] {
         client
-            .call_tool(&format!("nope-{n}"), json!({}))
+            .call_tool(&format!("t-{t}"), json!({}))
+            .await
+            .unwrap();
+        client
+            .call_tool(&format!("nope-{u}"), json!({}))
             .await
             .unwrap_err();
     }
     let collected = collect(&metrics, &meters);
     let ops = histogram(&collected, "mcp.server.operation.duration");
-    let unknown: Vec<_> = ops
-        .iter()
-        .filter(|(a, _, _)| find(a, "error.type").as_deref() == Some("-32602"))
-        .collect();
-    assert_eq!(unknown.len(), names);
+    let calls = |ok: bool| -> Vec<_> {
+        ops.iter()
+            .filter(|(a, _, _)| {
+                find(a, "mcp.method.name").as_deref() == Some("tools/call")
+                    && find(a, "error.type").is_none() == ok
+            })
+            .collect()
+    };
+    let (answered, failed) = (calls(true), calls(false));
+    assert_eq!(answered.len(), tools);
+    assert_eq!(failed.len(), unknown);
     assert_eq!(
-        unknown.iter().map(|(_, n, _)| n).sum::<u64>(),
-        names as u64 + 2
+        answered.iter().map(|(_, n, _)| n).sum::<u64>(),
+        tools as u64 + 2
     );
-    for n in [0, names - 1] {
-        assert_eq!(calls_of(&collected, &format!("nope-{n}"), "2025-11-25"), 2);
+    assert_eq!(
+        failed.iter().map(|(_, n, _)| n).sum::<u64>(),
+        unknown as u64 + 2
+    );
+    for (t, u) in [(0, 0), (tools - 1, unknown - 1)] {
+        for name in [format!("t-{t}"), format!("nope-{u}")] {
+            assert_eq!(calls_of(&collected, &name, "2025-11-25"), 2, "{name}");
+        }
     }
 }
 

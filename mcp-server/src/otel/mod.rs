@@ -661,6 +661,13 @@ const MAX_BOUND: usize = 1024;
 /// the SDK looks an unbound sample's attributes up in a map keyed by the whole attribute
 /// list (hashing every key and value), where a bound one records straight into its
 /// buckets. Finding the bound histogram hashes the few parts of a [`Sample`] once.
+///
+/// Only answered requests (a result, `isError` included) are bound: their method and tool
+/// or prompt exist, so their sets are as many as the server's methods, tools and prompts.
+/// A request that ended in a protocol error (an unknown tool, say) is recorded unbound, as
+/// the client chose its name: a bound set is never released, and with delta temporality
+/// the SDK keeps a bound set's series (or the overflow series it was bound to past the
+/// cardinality limit) for as long as it is bound.
 struct BoundSamples {
     /// The seed of each sample's [`Folded`] hash.
     seed: u64,
@@ -697,7 +704,8 @@ impl BoundSamples {
             }
         }
         let attributes = sample.attributes();
-        if self.len.load(Ordering::Relaxed) >= MAX_BOUND {
+        if matches!(sample.ending, Ending::Code(_)) || self.len.load(Ordering::Relaxed) >= MAX_BOUND
+        {
             histogram.record(value, &attributes);
             return;
         }

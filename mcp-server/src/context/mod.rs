@@ -513,10 +513,10 @@ impl Context {
     async fn notify<P: Serialize>(&self, method: &str, params: &P) {
         // Inside a traced request, the notification carries its trace context in `_meta`.
         #[cfg(feature = "otel")]
-        if crate::otel::in_trace() {
+        if let Some(trace) = crate::otel::trace_context() {
             match serde_json::to_value(params) {
                 Ok(mut value) => {
-                    crate::otel::add_trace_context(&mut value);
+                    crate::otel::add_trace_context(&mut value, &trace);
                     return self.send_notification(method, &value).await;
                 }
                 Err(e) => {

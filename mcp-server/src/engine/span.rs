@@ -23,32 +23,41 @@ struct Target<'a> {
     uri: Option<&'a str>,
 }
 
-/// The tool or prompt `name`, or the resource `uri`, that `req` is about, for the methods
-/// that have one: read from the params up to that member only, so the members after it (a
-/// tool's arguments, however large) are not read again.
-fn target(req: &Request) -> (Option<&str>, Option<&str>) {
+/// What a request is about, for the methods that name something.
+#[derive(Clone, Copy)]
+pub(crate) enum About<'a> {
+    /// `tools/call`: the tool's name.
+    Tool(&'a str),
+    /// `prompts/get`: the prompt's name.
+    Prompt(&'a str),
+    /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`: the URI.
+    Resource(&'a str),
+}
+
+/// The tool, prompt or resource `req` is about: read from the params up to that member
+/// only, so the members after it (a tool's arguments, however large) are not read again.
+fn about(req: &Request) -> Option<About<'_>> {
     let key = match req.method.as_str() {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
-        _ => return (None, None),
+        _ => return None,
     };
-    let Some(params) = req.params.as_deref() else {
-        return (None, None);
-    };
-    let found = match member(params.get(), key) {
-        Member::Str(s) => Some(s),
-        Member::Absent => None,
+    let params = req.params.as_deref()?.get();
+    let found = match member(params, key) {
+        Member::Str(s) => s,
+        Member::Absent => return None,
         // An escape the scan does not decode: as serde reads it (borrowed, so an escaped
         // value is none, as before).
-        Member::Unsure => serde_json::from_str::<Target<'_>>(params.get())
-            .ok()
-            .and_then(|t| if key == "name" { t.name } else { t.uri }),
+        Member::Unsure => {
+            let t = serde_json::from_str::<Target<'_>>(params).ok()?;
+            if key == "name" { t.name } else { t.uri }?
+        }
     };
-    if key == "name" {
-        (found, None)
-    } else {
-        (None, found)
-    }
+    Some(match req.method.as_str() {
+        "tools/call" => About::Tool(found),
+        "prompts/get" => About::Prompt(found),
+        _ => About::Resource(found),
+    })
 }
 
 /// What a scan of a params object found for one top-level member.
@@ -191,23 +200,22 @@ pub(crate) fn request(req: &Request) -> Span {
     if span.is_disabled() {
         return span;
     }
-    let (name, uri) = target(req);
-    let shown = match req.method.as_str() {
-        "tools/call" => name.inspect(|n| {
+    let shown = match about(req) {
+        Some(About::Tool(n)) => {
             span.record("gen_ai.operation.name", "execute_tool");
             span.record("gen_ai.tool.name", n);
-        }),
-        "prompts/get" => name.inspect(|n| {
+            Some(n)
+        }
+        Some(About::Prompt(n)) => {
             span.record("gen_ai.prompt.name", n);
-        }),
+            Some(n)
+        }
         // The URI is an attribute, never the name: the conventions keep names low-cardinality.
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            if let Some(u) = uri {
-                span.record("mcp.resource.uri", u);
-            }
+        Some(About::Resource(u)) => {
+            span.record("mcp.resource.uri", u);
             None
         }
-        _ => None,
+        None => None,
     };
     match shown {
         Some(target) => span.record("otel.name", format!("{} {target}", req.method)),
@@ -249,8 +257,9 @@ mod observed {
     use serde::Deserialize;
     use serde_json::Value;
 
+    use super::About;
     use super::Reply;
-    use crate::otel::{Outcome, RequestFacts, RequestTelemetry, Telemetry, TraceCarrier};
+    use crate::otel::{Outcome, RequestFacts, RequestTelemetry, Target, Telemetry, TraceCarrier};
     use crate::peer::session::{Connection, ConnectionEra};
 
     /// Starts the span of `req`, a child of the trace context in its `_meta` if any.
@@ -260,18 +269,23 @@ mod observed {
         meta: Option<&'a RequestMetaObject>,
         conn: &'a Connection,
     ) -> RequestTelemetry<'a> {
-        let (name, uri) = super::target(req);
+        let about = super::about(req);
         let method = req.method.as_str();
         let text = |key: &str| match meta?.extra.get(key)? {
             Value::String(s) => Some(s.as_str()),
             _ => None,
         };
+        let (target, uri) = match about {
+            Some(About::Tool(t)) => (Some(Target::Tool(t)), None),
+            Some(About::Prompt(p)) => (Some(Target::Prompt(p)), None),
+            Some(About::Resource(u)) => (None, Some(u)),
+            None => (None, None),
+        };
         telemetry.request(RequestFacts {
             method,
             id: &req.id,
-            tool: name.filter(|_| method == "tools/call"),
-            prompt: name.filter(|_| method == "prompts/get"),
-            uri: uri.filter(|_| method.starts_with("resources/")),
+            target,
+            uri,
             session_id: conn.session_id(),
             transport: conn.transport().as_str(),
             trace_parent: text("traceparent").map(|traceparent| TraceCarrier {

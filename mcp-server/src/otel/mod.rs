@@ -268,11 +268,6 @@ impl Telemetry {
     /// Starts the span and the clock of one request.
     pub(crate) fn request<'a>(&'a self, req: RequestFacts<'a>) -> RequestTelemetry<'a> {
         let i = &*self.inner;
-        let target = match (req.tool, req.prompt) {
-            (Some(tool), _) => Some(Target::Tool(tool)),
-            (None, Some(prompt)) => Some(Target::Prompt(prompt)),
-            (None, None) => None,
-        };
         let parent = req
             .trace_parent
             .as_ref()
@@ -280,7 +275,7 @@ impl Telemetry {
         let context = match &i.tracer {
             Some(tracer) => {
                 let parent = parent.unwrap_or_default();
-                let span = start_span(tracer, &req, target, &parent);
+                let span = start_span(tracer, &req, &parent);
                 Some(parent.with_span(span))
             }
             None => parent,
@@ -290,7 +285,7 @@ impl Telemetry {
             telemetry: self,
             context,
             method: req.method,
-            target,
+            target: req.target,
             transport: req.transport,
             started: Instant::now(),
         }
@@ -325,29 +320,26 @@ impl Telemetry {
     }
 }
 
-/// Whether the current OpenTelemetry context has a span (the request's, or the caller's
+/// The current OpenTelemetry context when it has a span (the request's, or the caller's
 /// from its `_meta`) whose trace context a message the server sends should carry.
-pub(crate) fn in_trace() -> bool {
-    Context::map_current(|cx| cx.span().span_context().is_valid())
+pub(crate) fn trace_context() -> Option<Context> {
+    let context = Context::current();
+    context.span().span_context().is_valid().then_some(context)
 }
 
-/// Adds the current trace context (`traceparent`, and `tracestate` when not empty) to the
-/// `_meta` of `params`, an object, as a request's `_meta` brings it in: so a client's
-/// tracing links a server-to-client request or notification to the server span it came from.
-/// Nothing outside a span; `_meta` members already there are kept.
-pub(crate) fn add_trace_context(params: &mut serde_json::Value) {
+/// Adds the trace context of `context` (`traceparent`, and `tracestate` when not empty) to
+/// the `_meta` of `params`, an object, as a request's `_meta` brings it in: so a client's
+/// tracing links a server-to-client request or notification to the server span it came
+/// from. `_meta` members already there are kept.
+pub(crate) fn add_trace_context(params: &mut serde_json::Value, context: &Context) {
     let serde_json::Value::Object(members) = params else {
         return;
     };
-    let context = Context::current();
-    if !context.span().span_context().is_valid() {
-        return;
-    }
     let meta = members
         .entry("_meta")
         .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
     if let serde_json::Value::Object(meta) = meta {
-        TraceContextPropagator::new().inject_context(&context, &mut MetaInjector(meta));
+        TraceContextPropagator::new().inject_context(context, &mut MetaInjector(meta));
     }
 }
 
@@ -395,8 +387,8 @@ fn known_method(method: &str) -> Option<&'static str> {
 pub(crate) struct RequestFacts<'a> {
     pub(crate) method: &'a str,
     pub(crate) id: &'a mcp_core::jsonrpc::RequestId,
-    pub(crate) tool: Option<&'a str>,
-    pub(crate) prompt: Option<&'a str>,
+    /// The tool or prompt it names.
+    pub(crate) target: Option<Target<'a>>,
     pub(crate) uri: Option<&'a str>,
     pub(crate) session_id: Option<&'a str>,
     /// `network.transport`: `pipe` or `tcp`.
@@ -435,7 +427,7 @@ pub(crate) struct Outcome {
 
 /// What a request is about: the tool or prompt it names.
 #[derive(Clone, Copy)]
-enum Target<'a> {
+pub(crate) enum Target<'a> {
     Tool(&'a str),
     Prompt(&'a str),
 }
@@ -444,15 +436,14 @@ enum Target<'a> {
 fn start_span(
     tracer: &SdkTracer,
     req: &RequestFacts<'_>,
-    target: Option<Target<'_>>,
     parent: &Context,
 ) -> opentelemetry_sdk::trace::Span {
-    let name: Cow<'static, str> = match (target, known_method(req.method)) {
+    let name: Cow<'static, str> = match (req.target, known_method(req.method)) {
         (Some(Target::Tool(t) | Target::Prompt(t)), _) => format!("{} {t}", req.method).into(),
         (None, Some(m)) => m.into(),
         (None, None) => req.method.to_owned().into(),
     };
-    let mut attributes = shared_attributes(req.method, req.transport, target);
+    let mut attributes = shared_attributes(req.method, req.transport, req.target);
     let id = match req.id {
         mcp_core::jsonrpc::RequestId::Number(n) => n.to_string(),
         mcp_core::jsonrpc::RequestId::String(s) => s.clone(),

@@ -210,7 +210,9 @@ impl LegacySession {
         #[cfg(feature = "otel")]
         let params = {
             let mut params = params;
-            crate::otel::add_trace_context(&mut params);
+            if let Some(trace) = crate::otel::trace_context() {
+                crate::otel::add_trace_context(&mut params, &trace);
+            }
             params
         };
         let (tx, rx) = oneshot::channel();

@@ -682,17 +682,45 @@ async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
 
 /// A server with metrics-only telemetry, read by an in-memory exporter of `temporality`.
 fn metrics_only(temporality: Temporality) -> (Server, InMemoryMetricExporter, SdkMeterProvider) {
+    let (builder, metrics, meters) = metrics_only_builder(Server::with_handler(Calc), temporality);
+    (builder.build().unwrap(), metrics, meters)
+}
+
+/// `builder` with metrics-only telemetry, read by an in-memory exporter of `temporality`.
+fn metrics_only_builder<H>(
+    builder: mcp_server::ServerBuilder<H>,
+    temporality: Temporality,
+) -> (
+    mcp_server::ServerBuilder<H>,
+    InMemoryMetricExporter,
+    SdkMeterProvider,
+) {
     let metrics = InMemoryMetricExporterBuilder::new()
         .with_temporality(temporality)
         .build();
     let meters = SdkMeterProvider::builder()
         .with_reader(PeriodicReader::builder(metrics.clone()).build())
         .build();
-    let server = Server::with_handler(Calc)
-        .telemetry(Telemetry::metrics_only(&meters))
-        .build()
-        .unwrap();
-    (server, metrics, meters)
+    (
+        builder.telemetry(Telemetry::metrics_only(&meters)),
+        metrics,
+        meters,
+    )
+}
+
+/// A `tools/call` of `tool` with no arguments, in the trace `trace` (a remote parent span).
+async fn traced_call(client: &TestClient, tool: &str, trace: &str) -> serde_json::Value {
+    client
+        .request(
+            "tools/call",
+            Some(json!({
+                "name": tool,
+                "arguments": {},
+                "_meta": {"traceparent": format!("00-{trace}-00f067aa0ba902b7-01")}
+            })),
+        )
+        .await
+        .unwrap()
 }
 
 fn collect(metrics: &InMemoryMetricExporter, meters: &SdkMeterProvider) -> Vec<ResourceMetrics> {
@@ -730,17 +758,7 @@ async fn metrics_only_telemetry_measures_and_keeps_the_callers_trace_without_spa
         }
         client.call_tool("fail", json!({})).await.unwrap();
         // No span of its own, but the handler runs in the caller's trace context.
-        let traced = client
-            .request(
-                "tools/call",
-                Some(json!({
-                    "name": "trace",
-                    "arguments": {},
-                    "_meta": {"traceparent": format!("00-{trace}-00f067aa0ba902b7-01")}
-                })),
-            )
-            .await
-            .unwrap();
+        let traced = traced_call(&client, "trace", trace).await;
         assert_eq!(traced["content"][0]["text"], trace, "{traced}");
         let untraced = client
             .request(
@@ -802,13 +820,9 @@ async fn samples_keep_counting_across_delta_collections() {
 async fn every_sample_counts_however_many_attribute_sets_there_are() {
     // More tools than the histogram binds (the rest are recorded unbound), and unknown ones
     // (protocol errors, never bound): none is lost.
-    let metrics = InMemoryMetricExporter::default();
-    let meters = SdkMeterProvider::builder()
-        .with_reader(PeriodicReader::builder(metrics.clone()).build())
-        .build();
-    let server = Server::builder("many", "1.0.0")
-        .telemetry(Telemetry::metrics_only(&meters))
-        .build();
+    let (builder, metrics, meters) =
+        metrics_only_builder(Server::builder("many", "1.0.0"), Temporality::Cumulative);
+    let server = builder.build();
     let tools = 1_100;
     for n in 0..tools {
         let schema = serde_json::from_value(json!({"type": "object"})).unwrap();
@@ -897,17 +911,7 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
     let client = o
         .client(options.with_log_level(mcp_server::types::LoggingLevel::Info))
         .await;
-    let answer = client
-        .request(
-            "tools/call",
-            Some(json!({
-                "name": "confirm",
-                "arguments": {},
-                "_meta": {"traceparent": format!("00-{trace}-00f067aa0ba902b7-01")}
-            })),
-        )
-        .await
-        .unwrap();
+    let answer = traced_call(&client, "confirm", trace).await;
     assert_eq!(answer["content"][0]["text"], "Decline", "{answer}");
     let span = o.span("tools/call confirm");
     let expected = format!("00-{trace}-{}-01", span.span_context.span_id());

@@ -1,4 +1,6 @@
-//! `mcp_core::jsonrpc::parse`: the one envelope parse every incoming line goes through.
+//! `mcp_core::jsonrpc::parse`: the one envelope parse every incoming line goes through;
+//! `mcp_core::jsonrpc::to_string`: the one writer every outgoing message goes through,
+//! beside `serde_json::to_string` on the same values.
 //!
 //! `params` stays raw, so the large request measures how fast the parser skips over 10 KB
 //! of arguments it does not interpret, not how fast serde builds them.
@@ -73,5 +75,49 @@ fn envelope(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, envelope);
+/// A `tools/call` response as the engine writes it: a text block, `_meta` for 2026.
+fn call_response(text: &str) -> serde_json::Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": 42,
+        "result": {
+            "content": [{"type": "text", "text": text}],
+            "isError": false,
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "bench", "version": "0.1.0"}}
+        }
+    })
+}
+
+fn write(c: &mut Criterion) {
+    let values = [
+        ("small_response", call_response("hello")),
+        ("text_100k", call_response(&"lorem ipsum ".repeat(8_334))),
+        (
+            "text_100k_escapes",
+            call_response(&"line \"one\"\n\tindented\\ ".repeat(4_000)),
+        ),
+        (
+            "records_10k",
+            serde_json::from_slice(&tools_call(9, 100)).unwrap_or_default(),
+        ),
+    ];
+    let mut group = c.benchmark_group("json_write");
+    for (name, value) in &values {
+        let len = serde_json::to_string(value).map(|s| s.len()).unwrap_or(0);
+        assert_eq!(
+            mcp_core::jsonrpc::to_string(value).ok(),
+            serde_json::to_string(value).ok()
+        );
+        group.throughput(Throughput::Bytes(len as u64));
+        group.bench_function(format!("{name}/sdk"), |b| {
+            b.iter(|| mcp_core::jsonrpc::to_string(black_box(value)))
+        });
+        group.bench_function(format!("{name}/serde_json"), |b| {
+            b.iter(|| serde_json::to_string(black_box(value)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, envelope, write);
 criterion_main!(benches);

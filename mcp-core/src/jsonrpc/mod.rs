@@ -31,9 +31,11 @@ use crate::error::{ErrorCode, ErrorObject};
 
 mod parse;
 mod wire;
+mod write;
 
 pub use parse::{MAX_NESTING, parse, parse_message};
 pub use wire::{WireErrorResponse, WireNotification, WireRequest, WireResponse};
+pub use write::to_string;
 
 /// The only JSON-RPC version string MCP uses.
 pub const JSONRPC_VERSION: &str = "2.0";

@@ -7,7 +7,9 @@
 //!   `id`, `method`, `params`, `result` and `error` are the ones the reference reads;
 //! - a message, written back out, parses to the same message;
 //! - the telemetry's scan for a request's `name` or `uri` (`params_member`) finds the first
-//!   top-level member of that name, as a reference reading the members in order does.
+//!   top-level member of that name, as a reference reading the members in order does;
+//! - the SDK's JSON writer (`mcp_core::jsonrpc::to_string`) writes any value, and the input
+//!   taken as a string, byte for byte as serde_json does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,7 +23,19 @@ fuzz_target!(|data: &[u8]| check(data));
 
 fn check(data: &[u8]) {
     let parsed = parse(data);
-    match serde_json::from_slice::<Value>(data) {
+    let text = String::from_utf8_lossy(data);
+    assert_eq!(
+        mcp_core::jsonrpc::to_string(&text).ok(),
+        serde_json::to_string(&text).ok()
+    );
+    let value = serde_json::from_slice::<Value>(data);
+    if let Ok(value) = &value {
+        assert_eq!(
+            mcp_core::jsonrpc::to_string(value).ok(),
+            serde_json::to_string(value).ok()
+        );
+    }
+    match value {
         Err(e)
             if e.to_string().starts_with("recursion limit exceeded")
                 || e.to_string().starts_with("number out of range")

@@ -49,8 +49,11 @@ impl Engine {
             match item {
                 Err(e) => {
                     let error = e.to_error_object();
-                    responses[i] =
-                        serde_json::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).ok();
+                    responses[i] = mcp_core::jsonrpc::to_string(&WireErrorResponse::new(
+                        e.id.as_ref(),
+                        &error,
+                    ))
+                    .ok();
                 }
                 Ok(Message::Request(req)) => {
                     let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());

@@ -166,7 +166,7 @@ impl Listen {
         if let Value::Object(map) = &mut params {
             map.insert("_meta".into(), self.tag());
         }
-        serde_json::to_string(&WireNotification::new(method, Some(&params))).ok()
+        mcp_core::jsonrpc::to_string(&WireNotification::new(method, Some(&params))).ok()
     }
 
     /// The acknowledgement, the stream's first message.
@@ -233,7 +233,7 @@ impl Listen {
                         "resultType": "complete",
                         "_meta": { META_SUBSCRIPTION_ID: self.id }
                     });
-                    return serde_json::to_string(&mcp_core::jsonrpc::WireResponse::new(&self.id, &result)).ok();
+                    return mcp_core::jsonrpc::to_string(&mcp_core::jsonrpc::WireResponse::new(&self.id, &result)).ok();
                 }
                 event = self.events.recv() => match event {
                     Ok(event) => {

@@ -504,5 +504,5 @@ pub(crate) fn legacy_notification(
         ),
         _ => return None,
     };
-    serde_json::to_string(&WireNotification::new(method, params.as_ref())).ok()
+    mcp_core::jsonrpc::to_string(&WireNotification::new(method, params.as_ref())).ok()
 }

@@ -65,7 +65,7 @@ impl Status {
 
 impl Response {
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Response {
-        let json = serde_json::to_string(&WireErrorResponse::new(id, error)).unwrap_or_else(|_| {
+        let json = mcp_core::jsonrpc::to_string(&WireErrorResponse::new(id, error)).unwrap_or_else(|_| {
             // An error object always serializes; this is the shape it would have had.
             format!(
                 r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{},"message":"internal error"}}}}"#,
@@ -122,7 +122,7 @@ impl Engine {
         id: &RequestId,
         result: &R,
     ) -> Response {
-        match serde_json::to_string(&WireResponse::new(id, result)) {
+        match mcp_core::jsonrpc::to_string(&WireResponse::new(id, result)) {
             Ok(json) if json.len() <= self.config().max_response_size => Response {
                 json,
                 status: Status::Ok,

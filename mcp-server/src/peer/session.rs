@@ -217,8 +217,9 @@ impl LegacySession {
         };
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
-        let text = serde_json::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
-            .map_err(|e| OutboundError::InvalidResponse(e.to_string()))?;
+        let text =
+            mcp_core::jsonrpc::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
+                .map_err(|e| OutboundError::InvalidResponse(e.to_string()))?;
         sink.send(text).await;
         // If this future is dropped (the handler was cancelled) or gives up waiting, the
         // client is told to stop working on the request.
@@ -274,7 +275,7 @@ impl Drop for Abandon<'_> {
             return;
         }
         let params = serde_json::json!({"requestId": self.id, "reason": "the server no longer needs the answer"});
-        let Ok(text) = serde_json::to_string(&mcp_core::jsonrpc::WireNotification::new(
+        let Ok(text) = mcp_core::jsonrpc::to_string(&mcp_core::jsonrpc::WireNotification::new(
             "notifications/cancelled",
             Some(&params),
         )) else {

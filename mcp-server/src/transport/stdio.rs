@@ -89,7 +89,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
 fn envelope_error(e: &EnvelopeError) -> String {
     let error = e.to_error_object();
-    serde_json::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).unwrap_or_default()
+    mcp_core::jsonrpc::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).unwrap_or_default()
 }
 
 /// The output side, written by the serving loop itself: responses of requests answered on
@@ -246,7 +246,8 @@ where
                     engine.config().max_message_size
                 ));
                 out.write(
-                    &serde_json::to_string(&WireErrorResponse::new(None, &e)).unwrap_or_default(),
+                    &mcp_core::jsonrpc::to_string(&WireErrorResponse::new(None, &e))
+                        .unwrap_or_default(),
                 )
                 .await;
                 continue;

@@ -21,7 +21,7 @@ pub(crate) fn json(status: StatusCode, json: String) -> Response {
 }
 
 pub(crate) fn error(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> Response {
-    let body = serde_json::to_string(&WireErrorResponse::new(id, error)).unwrap_or_default();
+    let body = mcp_core::jsonrpc::to_string(&WireErrorResponse::new(id, error)).unwrap_or_default();
     json(status, body)
 }
 

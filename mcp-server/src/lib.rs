@@ -53,6 +53,7 @@
 //! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`, `http::RedisTaskStore`: legacy sessions, change notifications and tasks shared by several instances behind a load balancer (implies `http`) |
 //! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
 //! | `otlp` | `otel::Otel`: OTLP/HTTP-protobuf export of those spans and metrics, configured by the standard `OTEL_*` environment variables (implies `otel`) |
+//! | `otlp-grpc` | OTLP over gRPC as well (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`), through `tonic` (implies `otlp`) |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
 //!

@@ -1,9 +1,11 @@
-//! OTLP/HTTP-protobuf export configured by the standard `OTEL_*` environment variables
-//! (feature `otlp`).
+//! OTLP export (HTTP/protobuf or gRPC) configured by the standard `OTEL_*` environment
+//! variables (feature `otlp`).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+#[cfg(feature = "otlp-grpc")]
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,6 +16,12 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkError;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::SdkTracerProvider;
+#[cfg(feature = "otlp-grpc")]
+use opentelemetry_sdk::{
+    error::OTelSdkResult,
+    metrics::{Temporality, data::ResourceMetrics, exporter::PushMetricExporter},
+    trace::{SpanData, SpanExporter},
+};
 
 use super::{Prometheus, Telemetry};
 
@@ -33,19 +41,19 @@ pub struct OtelError(String);
 /// guard of its exporters: dropping it (or [`shutdown`](Self::shutdown)) exports what is
 /// still buffered and stops them.
 ///
-/// [`Otel::from_env`] exports spans (batched) and metrics (periodically) over
-/// OTLP/HTTP-protobuf when `OTEL_EXPORTER_OTLP_ENDPOINT` (or the per-signal
+/// [`Otel::from_env`] exports spans (batched) and metrics (periodically) over OTLP,
+/// HTTP/protobuf or gRPC, when `OTEL_EXPORTER_OTLP_ENDPOINT` (or the per-signal
 /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`) is set, and
 /// does nothing when none is: [`telemetry`](Self::telemetry) is then `None`, and the server
 /// pays nothing for telemetry.
 ///
 /// | variable | effect |
 /// |---|---|
-/// | `OTEL_EXPORTER_OTLP_ENDPOINT` | base URL (`http://collector:4318`); `/v1/traces` and `/v1/metrics` are appended |
+/// | `OTEL_EXPORTER_OTLP_ENDPOINT` | base URL (`http://collector:4318`); over HTTP `/v1/traces` and `/v1/metrics` are appended, gRPC uses it as given (`http://collector:4317`) |
 /// | `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` | one signal's full URL, used as given |
-/// | `OTEL_EXPORTER_OTLP_HEADERS` (and `_TRACES_` / `_METRICS_`) | `key=value,…` request headers (values percent-decoded) |
+/// | `OTEL_EXPORTER_OTLP_HEADERS` (and `_TRACES_` / `_METRICS_`) | `key=value,…` request headers, or gRPC metadata (values percent-decoded) |
 /// | `OTEL_EXPORTER_OTLP_TIMEOUT` (and `_TRACES_` / `_METRICS_`) | milliseconds per export (default 10000) |
-/// | `OTEL_EXPORTER_OTLP_PROTOCOL` (and `_TRACES_` / `_METRICS_`) | `http/protobuf`, the only one supported |
+/// | `OTEL_EXPORTER_OTLP_PROTOCOL` (and `_TRACES_` / `_METRICS_`) | `http/protobuf` (the default) or `grpc`; `http/json` is refused |
 /// | `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER` | `otlp` (default) or `none` |
 /// | `OTEL_SDK_DISABLED` | `true`: nothing is exported |
 /// | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource (the SDK reads them) |
@@ -53,10 +61,11 @@ pub struct OtelError(String);
 /// | `OTEL_METRIC_EXPORT_INTERVAL` | milliseconds between metric exports (the SDK reads it; default 60000) |
 /// | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (the SDK reads them) |
 ///
-/// Requests go over plain HTTP/1.1 (`http://` endpoints: a collector or agent beside the
-/// server); an `https://` endpoint is refused with an error. Exports run on a thread of
-/// their own (the SDK's batch and periodic workers, and a small runtime for the sockets), so
-/// they work whatever runtime, if any, the application uses.
+/// Requests go over plain HTTP/1.1, or HTTP/2 without TLS for gRPC (`http://` endpoints: a
+/// collector or agent beside the server); an `https://` endpoint is refused with an error.
+/// Exports run on a thread of their own (the SDK's batch and periodic workers, and a small
+/// runtime for the sockets and gRPC's channel), so they work whatever runtime, if any, the
+/// application uses.
 ///
 /// # Examples
 ///
@@ -192,27 +201,73 @@ impl Otel {
             None
         };
         let resource = Resource::builder().build();
+        let span_error = |e: opentelemetry_otlp::ExporterBuildError| {
+            OtelError(format!("OTLP span exporter: {e}"))
+        };
+        let metric_error = |e: opentelemetry_otlp::ExporterBuildError| {
+            OtelError(format!("OTLP metric exporter: {e}"))
+        };
         let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
         if let (true, Some(client)) = (config.traces, &client) {
-            let exporter = opentelemetry_otlp::SpanExporter::builder()
-                .with_http()
-                .with_protocol(Protocol::HttpBinary)
-                .with_timeout(config.traces_timeout)
-                .with_shared_http_client(client.clone())
-                .build()
-                .map_err(|e| OtelError(format!("OTLP span exporter: {e}")))?;
-            tracers = tracers.with_batch_exporter(exporter);
+            let builder = opentelemetry_otlp::SpanExporter::builder();
+            tracers = match config.traces_protocol {
+                Transport::HttpProtobuf => tracers.with_batch_exporter(
+                    builder
+                        .with_http()
+                        .with_protocol(Protocol::HttpBinary)
+                        .with_timeout(config.traces_timeout)
+                        .with_shared_http_client(client.clone())
+                        .build()
+                        .map_err(span_error)?,
+                ),
+                #[cfg(not(feature = "otlp-grpc"))]
+                Transport::Grpc => {
+                    return Err(grpc_not_built("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"));
+                }
+                #[cfg(feature = "otlp-grpc")]
+                Transport::Grpc => {
+                    tracers.with_batch_exporter(ExportRuntime::grpc(&otel.runtime, || {
+                        builder
+                            .with_tonic()
+                            .with_timeout(config.traces_timeout)
+                            .build()
+                            .map_err(span_error)
+                    })?)
+                }
+            };
         }
         let mut meters = SdkMeterProvider::builder().with_resource(resource);
         if let (true, Some(client)) = (config.metrics, &client) {
-            let exporter = opentelemetry_otlp::MetricExporter::builder()
-                .with_http()
-                .with_protocol(Protocol::HttpBinary)
-                .with_timeout(config.metrics_timeout)
-                .with_shared_http_client(client.clone())
-                .build()
-                .map_err(|e| OtelError(format!("OTLP metric exporter: {e}")))?;
-            meters = meters.with_reader(PeriodicReader::builder(exporter).build());
+            let builder = opentelemetry_otlp::MetricExporter::builder();
+            meters = match config.metrics_protocol {
+                Transport::HttpProtobuf => meters.with_reader(
+                    PeriodicReader::builder(
+                        builder
+                            .with_http()
+                            .with_protocol(Protocol::HttpBinary)
+                            .with_timeout(config.metrics_timeout)
+                            .with_shared_http_client(client.clone())
+                            .build()
+                            .map_err(metric_error)?,
+                    )
+                    .build(),
+                ),
+                #[cfg(not(feature = "otlp-grpc"))]
+                Transport::Grpc => {
+                    return Err(grpc_not_built("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"));
+                }
+                #[cfg(feature = "otlp-grpc")]
+                Transport::Grpc => meters.with_reader(
+                    PeriodicReader::builder(ExportRuntime::grpc(&otel.runtime, || {
+                        builder
+                            .with_tonic()
+                            .with_timeout(config.metrics_timeout)
+                            .build()
+                            .map_err(metric_error)
+                    })?)
+                    .build(),
+                ),
+            };
         }
         if let Some(prometheus) = prometheus {
             meters = meters.with_reader(prometheus.reader());
@@ -341,6 +396,17 @@ pub(crate) struct Config {
     metrics: bool,
     traces_timeout: Duration,
     metrics_timeout: Duration,
+    traces_protocol: Transport,
+    metrics_protocol: Transport,
+}
+
+/// How a signal is exported (`OTEL_EXPORTER_OTLP[_SIGNAL]_PROTOCOL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// `http/protobuf`: a protobuf body posted to `/v1/<signal>` over HTTP/1.1.
+    HttpProtobuf,
+    /// `grpc`: the collector's `Export` call over HTTP/2.
+    Grpc,
 }
 
 impl Config {
@@ -360,9 +426,10 @@ impl Config {
             check_endpoint("OTEL_EXPORTER_OTLP_ENDPOINT", url)?;
         }
         check_headers(env, "OTEL_EXPORTER_OTLP_HEADERS")?;
-        check_protocol(env, "OTEL_EXPORTER_OTLP_PROTOCOL")?;
+        let protocol =
+            protocol_of(env, "OTEL_EXPORTER_OTLP_PROTOCOL")?.unwrap_or(Transport::HttpProtobuf);
         let timeout = timeout_of(env, "OTEL_EXPORTER_OTLP_TIMEOUT")?.unwrap_or(DEFAULT_TIMEOUT);
-        let signal = |name: &str| -> Result<(bool, Duration), OtelError> {
+        let signal = |name: &str| -> Result<(bool, Duration, Transport), OtelError> {
             let upper = name.to_ascii_uppercase();
             let endpoint_var = format!("OTEL_EXPORTER_OTLP_{upper}_ENDPOINT");
             let endpoint = env.get(&endpoint_var)?;
@@ -370,7 +437,7 @@ impl Config {
                 check_endpoint(&endpoint_var, url)?;
             }
             check_headers(env, &format!("OTEL_EXPORTER_OTLP_{upper}_HEADERS"))?;
-            check_protocol(env, &format!("OTEL_EXPORTER_OTLP_{upper}_PROTOCOL"))?;
+            let own_protocol = protocol_of(env, &format!("OTEL_EXPORTER_OTLP_{upper}_PROTOCOL"))?;
             let own_timeout = timeout_of(env, &format!("OTEL_EXPORTER_OTLP_{upper}_TIMEOUT"))?;
             let exporter_var = format!("OTEL_{upper}_EXPORTER");
             let wanted = match env.get(&exporter_var)?.as_deref().map(str::trim) {
@@ -383,15 +450,21 @@ impl Config {
                 }
             };
             let on = !disabled && wanted && (endpoint.is_some() || base.is_some());
-            Ok((on, own_timeout.unwrap_or(timeout)))
+            Ok((
+                on,
+                own_timeout.unwrap_or(timeout),
+                own_protocol.unwrap_or(protocol),
+            ))
         };
-        let (traces, traces_timeout) = signal("traces")?;
-        let (metrics, metrics_timeout) = signal("metrics")?;
+        let (traces, traces_timeout, traces_protocol) = signal("traces")?;
+        let (metrics, metrics_timeout, metrics_protocol) = signal("metrics")?;
         Ok(Config {
             traces,
             metrics,
             traces_timeout,
             metrics_timeout,
+            traces_protocol,
+            metrics_protocol,
         })
     }
 }
@@ -424,11 +497,20 @@ fn check_endpoint(name: &str, url: &str) -> Result<(), OtelError> {
     }
 }
 
-fn check_protocol(env: &Env<'_>, name: &str) -> Result<(), OtelError> {
+fn grpc_not_built(name: &str) -> OtelError {
+    OtelError(format!(
+        "{name}: `grpc` needs mcp-server's `otlp-grpc` feature (`http/protobuf` needs none)"
+    ))
+}
+
+fn protocol_of(env: &Env<'_>, name: &str) -> Result<Option<Transport>, OtelError> {
     match env.get(name)?.as_deref().map(str::trim) {
-        None | Some("http/protobuf") => Ok(()),
+        None => Ok(None),
+        Some("http/protobuf") => Ok(Some(Transport::HttpProtobuf)),
+        Some("grpc") if cfg!(feature = "otlp-grpc") => Ok(Some(Transport::Grpc)),
+        Some("grpc") => Err(grpc_not_built(name)),
         Some(other) => Err(OtelError(format!(
-            "{name}: `{other}` is not supported (only `http/protobuf`)"
+            "{name}: `{other}` is not supported (give `http/protobuf` or `grpc`)"
         ))),
     }
 }
@@ -485,6 +567,102 @@ impl ExportRuntime {
     fn stop(self) {
         let _ = self.stop.send(());
         let _ = self.thread.join();
+    }
+
+    #[cfg(feature = "otlp-grpc")]
+    /// A gRPC exporter built, and later called, inside this runtime: tonic's channel spawns
+    /// its connection here and its timers run on it, while the SDK calls the exporter from
+    /// threads of its own, where no runtime is current.
+    fn grpc<E>(
+        runtime: &Option<ExportRuntime>,
+        build: impl FnOnce() -> Result<E, OtelError>,
+    ) -> Result<OnRuntime<E>, OtelError> {
+        let handle = match runtime {
+            Some(runtime) => runtime.handle.clone(),
+            None => return Err(OtelError("the OTLP export thread is not running".into())),
+        };
+        let entered = handle.enter();
+        let inner = build()?;
+        drop(entered);
+        Ok(OnRuntime { inner, handle })
+    }
+}
+
+#[cfg(feature = "otlp-grpc")]
+/// An exporter whose every call runs with the export runtime entered.
+#[derive(Debug)]
+struct OnRuntime<E> {
+    inner: E,
+    handle: tokio::runtime::Handle,
+}
+
+#[cfg(feature = "otlp-grpc")]
+impl<E> OnRuntime<E> {
+    fn entered<F: Future>(&self, future: F) -> Entered<F> {
+        Entered {
+            handle: self.handle.clone(),
+            future: Box::pin(future),
+        }
+    }
+}
+
+#[cfg(feature = "otlp-grpc")]
+/// A future polled with a runtime entered.
+struct Entered<F> {
+    handle: tokio::runtime::Handle,
+    future: Pin<Box<F>>,
+}
+
+#[cfg(feature = "otlp-grpc")]
+impl<F: Future> Future for Entered<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.get_mut();
+        let _entered = this.handle.enter();
+        this.future.as_mut().poll(cx)
+    }
+}
+
+#[cfg(feature = "otlp-grpc")]
+impl<E: SpanExporter> SpanExporter for OnRuntime<E> {
+    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
+        self.entered(self.inner.export(batch))
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        let _entered = self.handle.enter();
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        let _entered = self.handle.enter();
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
+    }
+}
+
+#[cfg(feature = "otlp-grpc")]
+impl<E: PushMetricExporter> PushMetricExporter for OnRuntime<E> {
+    fn export(&self, metrics: &ResourceMetrics) -> impl Future<Output = OTelSdkResult> + Send {
+        self.entered(self.inner.export(metrics))
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        let _entered = self.handle.enter();
+        self.inner.force_flush()
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        let _entered = self.handle.enter();
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn temporality(&self) -> Temporality {
+        self.inner.temporality()
     }
 }
 
@@ -630,6 +808,44 @@ mod tests {
         assert_eq!(c.metrics_timeout, Duration::from_millis(700));
     }
 
+    #[cfg(not(feature = "otlp-grpc"))]
+    #[test]
+    fn grpc_without_its_feature_is_refused_naming_it() {
+        let e = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4317"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`otlp-grpc` feature"), "{e}");
+    }
+
+    #[cfg(feature = "otlp-grpc")]
+    #[test]
+    fn the_protocol_general_and_per_signal() {
+        let base = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4317");
+        let c = read(&[base]).unwrap();
+        assert_eq!(
+            (c.traces_protocol, c.metrics_protocol),
+            (Transport::HttpProtobuf, Transport::HttpProtobuf)
+        );
+        let c = read(&[base, ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")]).unwrap();
+        assert_eq!(
+            (c.traces_protocol, c.metrics_protocol),
+            (Transport::Grpc, Transport::Grpc)
+        );
+        let c = read(&[
+            base,
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (c.traces_protocol, c.metrics_protocol),
+            (Transport::Grpc, Transport::HttpProtobuf)
+        );
+    }
+
     #[test]
     fn bad_values_are_errors_naming_the_variable() {
         let base = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318");
@@ -655,8 +871,12 @@ mod tests {
                 "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
             ),
             (
-                vec![base, ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")],
-                "only `http/protobuf`",
+                vec![base, ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")],
+                "OTEL_EXPORTER_OTLP_PROTOCOL: `http/json` is not supported",
+            ),
+            (
+                vec![base, ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "GRPC")],
+                "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
             ),
             (
                 vec![base, ("OTEL_EXPORTER_OTLP_HEADERS", "api-key")],

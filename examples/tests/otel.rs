@@ -1,12 +1,16 @@
-//! The examples' telemetry end to end: `quickstart` exporting OTLP/HTTP-protobuf to a
-//! receiver this test starts (spans and metrics decoded with the OpenTelemetry protobuf
-//! types), and `everything --metrics` scraped and parsed as Prometheus text.
+//! The examples' telemetry end to end: `quickstart` exporting OTLP, over HTTP/protobuf and
+//! over gRPC, to a receiver this test starts (spans and metrics decoded with the
+//! OpenTelemetry protobuf types), and `everything --metrics` scraped and parsed as
+//! Prometheus text.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcp_server::http::axum;
@@ -36,12 +40,23 @@ struct Received {
     requests: Vec<(String, String, String)>,
 }
 
-/// A minimal OTLP/HTTP collector on 127.0.0.1: `POST /v1/traces` and `POST /v1/metrics`
-/// with protobuf bodies, answered with an empty (fully successful) protobuf response.
-async fn receiver() -> (String, Arc<Mutex<Received>>) {
+/// How a receiver takes the exports.
+#[derive(Clone, Copy, PartialEq)]
+enum Otlp {
+    /// OTLP/HTTP: `POST /v1/traces` and `POST /v1/metrics` with protobuf bodies, answered
+    /// with an empty (fully successful) protobuf response.
+    Http,
+    /// OTLP/gRPC over HTTP/2 without TLS: the trace and metrics services' `Export` calls,
+    /// each one uncompressed length-prefixed protobuf message, answered with an empty
+    /// message and `grpc-status: 0`.
+    Grpc,
+}
+
+/// A minimal OTLP collector on 127.0.0.1: its base URL, and what it was sent.
+async fn receiver(otlp: Otlp) -> (String, Arc<Mutex<Received>>) {
     let received = Arc::new(Mutex::new(Received::default()));
     let record = |signal: &'static str, received: Arc<Mutex<Received>>| {
-        move |headers: axum::http::HeaderMap, body: axum::body::Bytes| async move {
+        move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: axum::body::Bytes| async move {
             let header = |name: &str| {
                 headers
                     .get(name)
@@ -51,41 +66,90 @@ async fn receiver() -> (String, Arc<Mutex<Received>>) {
             };
             let mut r = received.lock().unwrap();
             r.requests.push((
-                format!("/v1/{signal}"),
+                uri.path().to_owned(),
                 header("content-type"),
                 header("x-e2e"),
             ));
-            let decoded = match signal {
-                "traces" => ExportTraceServiceRequest::decode(body).map(|t| r.traces.push(t)),
-                _ => ExportMetricsServiceRequest::decode(body).map(|m| r.metrics.push(m)),
+            let message = match (otlp, body.as_ref()) {
+                (Otlp::Http, message) => message,
+                // A compression flag of 0, a big-endian length, the message.
+                (Otlp::Grpc, [0, a, b, c, d, rest @ ..])
+                    if u32::from_be_bytes([*a, *b, *c, *d]) as usize == rest.len() =>
+                {
+                    rest
+                }
+                (Otlp::Grpc, _) => panic!("not one uncompressed gRPC message: {body:?}"),
             };
-            match decoded {
-                Ok(()) => (
-                    axum::http::StatusCode::OK,
-                    [("content-type", "application/x-protobuf")],
-                    Vec::new(),
-                ),
-                Err(_) => (
-                    axum::http::StatusCode::BAD_REQUEST,
-                    [("content-type", "text/plain")],
-                    b"not an OTLP protobuf payload".to_vec(),
-                ),
+            let decoded = match signal {
+                "traces" => ExportTraceServiceRequest::decode(message).map(|t| r.traces.push(t)),
+                _ => ExportMetricsServiceRequest::decode(message).map(|m| r.metrics.push(m)),
+            };
+            let reply = axum::http::Response::builder();
+            match (otlp, decoded) {
+                (Otlp::Http, Ok(())) => reply
+                    .header("content-type", "application/x-protobuf")
+                    .body(axum::body::Body::empty()),
+                (Otlp::Http, Err(_)) => reply
+                    .status(axum::http::StatusCode::BAD_REQUEST)
+                    .header("content-type", "text/plain")
+                    .body(axum::body::Body::from("not an OTLP protobuf payload")),
+                (Otlp::Grpc, decoded) => {
+                    decoded.expect("an OTLP protobuf message");
+                    reply
+                        .header("content-type", "application/grpc")
+                        .body(axum::body::Body::new(GrpcOk(0)))
+                }
             }
+            .unwrap()
         }
+    };
+    let (traces, metrics) = match otlp {
+        Otlp::Http => ("/v1/traces", "/v1/metrics"),
+        Otlp::Grpc => (
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+            "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
+        ),
     };
     let app = axum::Router::new()
         .route(
-            "/v1/traces",
+            traces,
             axum::routing::post(record("traces", received.clone())),
         )
         .route(
-            "/v1/metrics",
+            metrics,
             axum::routing::post(record("metrics", received.clone())),
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     (format!("http://{addr}"), received)
+}
+
+/// A successful unary gRPC reply's body: an empty message (the `Export` responses carry
+/// only an optional partial-success member), then the trailers.
+struct GrpcOk(u8);
+
+impl http_body::Body for GrpcOk {
+    type Data = axum::body::Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Infallible>>> {
+        self.0 += 1;
+        Poll::Ready(match self.0 {
+            1 => Some(Ok(http_body::Frame::data(axum::body::Bytes::from_static(
+                &[0; 5],
+            )))),
+            2 => {
+                let mut trailers = axum::http::HeaderMap::new();
+                trailers.insert("grpc-status", axum::http::HeaderValue::from_static("0"));
+                Some(Ok(http_body::Frame::trailers(trailers)))
+            }
+            _ => None,
+        })
+    }
 }
 
 fn string(value: &Option<AnyValue>) -> Option<&str> {
@@ -169,18 +233,53 @@ async fn eventually<T>(
 }
 
 /// The quickstart over stdio, with only the standard variables set, exports the span of a
-/// `tools/call` (parented by the request's `traceparent`) and its duration sample, while it
-/// runs (the batch and periodic exporters, with short intervals), then exits cleanly.
+/// `tools/call` (parented by the request's `traceparent`) and its duration sample over
+/// OTLP/HTTP-protobuf, while it runs (the batch and periodic exporters, with short
+/// intervals), then exits cleanly.
 #[tokio::test]
 async fn quickstart_exports_spans_and_metrics_over_otlp() {
-    let (endpoint, received) = receiver().await;
+    let (endpoint, received) = receiver(Otlp::Http).await;
+    quickstart_exports(
+        &endpoint,
+        &received,
+        "http/protobuf",
+        "application/x-protobuf",
+    )
+    .await;
+}
+
+/// The same with `OTEL_EXPORTER_OTLP_PROTOCOL=grpc`: the `Export` calls of the collector's
+/// gRPC services, over HTTP/2.
+#[tokio::test]
+async fn quickstart_exports_spans_and_metrics_over_otlp_grpc() {
+    let (endpoint, received) = receiver(Otlp::Grpc).await;
+    quickstart_exports(&endpoint, &received, "grpc", "application/grpc").await;
+    let r = received.lock().unwrap();
+    let paths: std::collections::BTreeSet<&str> =
+        r.requests.iter().map(|(path, ..)| path.as_str()).collect();
+    assert_eq!(
+        paths.into_iter().collect::<Vec<_>>(),
+        [
+            "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+        ]
+    );
+}
+
+async fn quickstart_exports(
+    endpoint: &str,
+    received: &Mutex<Received>,
+    protocol: &str,
+    content_type: &str,
+) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_quickstart"));
     // Only what this test sets: nothing inherited may redirect or turn off the export.
     for (var, _) in std::env::vars().filter(|(k, _)| k.starts_with("OTEL_")) {
         command.env_remove(var);
     }
     let mut child = command
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
         .env("OTEL_EXPORTER_OTLP_HEADERS", "x-e2e=quickstart%20test")
         .env("OTEL_SERVICE_NAME", "quickstart-e2e")
         .env("OTEL_BSP_SCHEDULE_DELAY", "100")
@@ -220,11 +319,11 @@ async fn quickstart_exports_spans_and_metrics_over_otlp() {
     }
 
     // Exported while the server still runs.
-    let (service, span) = eventually(&received, "`tools/call add` span", |r| {
+    let (service, span) = eventually(received, "`tools/call add` span", |r| {
         spans_named(r, "tools/call add").into_iter().next()
     })
     .await;
-    let (unit, point) = eventually(&received, "operation duration sample", |r| {
+    let (unit, point) = eventually(received, "operation duration sample", |r| {
         histogram_points(r, "mcp.server.operation.duration", "add")
             .into_iter()
             .next()
@@ -282,8 +381,8 @@ async fn quickstart_exports_spans_and_metrics_over_otlp() {
 
     let r = received.lock().unwrap();
     assert!(!r.requests.is_empty());
-    for (path, content_type, header) in &r.requests {
-        assert_eq!(content_type, "application/x-protobuf", "{path}");
+    for (path, sent_type, header) in &r.requests {
+        assert_eq!(sent_type, content_type, "{path}");
         assert_eq!(
             header, "quickstart test",
             "{path}: OTEL_EXPORTER_OTLP_HEADERS, percent-decoded"
@@ -295,6 +394,12 @@ async fn quickstart_exports_spans_and_metrics_over_otlp() {
 /// cleanly (and soon) when stdin closes: a failed export is not the server's failure.
 #[tokio::test]
 async fn an_unreachable_collector_does_not_stop_the_server() {
+    for protocol in ["http/protobuf", "grpc"] {
+        unreachable_collector(protocol).await;
+    }
+}
+
+async fn unreachable_collector(protocol: &str) {
     // A port that was free a moment ago, and is closed now.
     let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -307,6 +412,7 @@ async fn an_unreachable_collector_does_not_stop_the_server() {
     }
     let mut child = command
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{closed}"))
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
         .env("OTEL_BSP_SCHEDULE_DELAY", "50")
         .env("RUST_LOG", "off")
         .stdin(Stdio::piped())
@@ -339,14 +445,14 @@ async fn an_unreachable_collector_does_not_stop_the_server() {
         }
     })
     .await
-    .expect("the server answers");
+    .unwrap_or_else(|_| panic!("{protocol}: the server answers"));
     assert_eq!(replies[1]["result"]["content"][0]["text"], "still here");
     drop(stdin);
     let status = tokio::time::timeout(SOON, child.wait())
         .await
-        .expect("the server exits when stdin closes")
+        .unwrap_or_else(|_| panic!("{protocol}: the server exits when stdin closes"))
         .unwrap();
-    assert!(status.success(), "exit status {status}");
+    assert!(status.success(), "{protocol}: exit status {status}");
 }
 
 /// A bad variable is a clear error before anything is served, not a panic.

@@ -959,3 +959,45 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
     assert_eq!(logged.len(), 1);
     assert!(logged[0]["params"].get("_meta").is_none(), "{logged:?}");
 }
+
+/// The 2026 era asks inside the result (`input_required`): each input request carries the
+/// trace context of the server span that asked, as a 2025 server-to-client request does.
+#[tokio::test(flavor = "current_thread")]
+async fn modern_input_requests_carry_the_server_spans_trace_context() {
+    let o = observed();
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    // The client can be asked (its answers are not needed: one round is enough).
+    let asks =
+        || ClientOptions::modern().with_elicitation(|_| mcp_server::types::ElicitResult::decline());
+    let client = o.client(asks()).await;
+    let result = traced_call(&client, "confirm", trace).await;
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let span = o.span("tools/call confirm");
+    let expected = format!("00-{trace}-{}-01", span.span_context.span_id());
+    let requests = result["inputRequests"].as_object().expect("input requests");
+    assert_eq!(requests.len(), 1, "{result}");
+    for request in requests.values() {
+        assert_eq!(request["method"], "elicitation/create", "{result}");
+        assert_eq!(
+            request["params"]["_meta"]["traceparent"],
+            json!(expected),
+            "{result}"
+        );
+        assert_eq!(request["params"]["message"], "Sure?", "{result}");
+    }
+
+    // Outside a trace (no telemetry), nothing is added.
+    let plain = Server::with_handler(Calc).build().unwrap();
+    let client = TestClient::connect(&plain, asks()).await.unwrap();
+    let result = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "confirm", "arguments": {}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    for request in result["inputRequests"].as_object().unwrap().values() {
+        assert!(request["params"].get("_meta").is_none(), "{result}");
+    }
+}

@@ -147,6 +147,9 @@ impl InputRequestBuilder<'_> {
                 let Some(mrtr) = &ctx.inner.mrtr else {
                     return Err(ContextError::Disconnected);
                 };
+                // Inside a traced request, the input request carries its trace context.
+                #[cfg(feature = "otel")]
+                let request = crate::otel::input_request_with_trace_context(request);
                 if let Some(task) = ctx.inner.task.as_ref().filter(|t| t.is_running()) {
                     return wait_for_answer(mrtr, task, self.key, kind, request).await;
                 }

@@ -343,6 +343,27 @@ pub(crate) fn add_trace_context(params: &mut serde_json::Value, context: &Contex
     }
 }
 
+/// `request` with the current trace context (when a span is current) in its params'
+/// `_meta`: a 2026 input request, which the client answers in the call's next round, links
+/// to the server span that asked, as a 2025 server-to-client request does.
+pub(crate) fn input_request_with_trace_context(
+    request: mcp_core::types::InputRequest,
+) -> mcp_core::types::InputRequest {
+    let Some(trace) = trace_context() else {
+        return request;
+    };
+    let Ok(mut value) = serde_json::to_value(&request) else {
+        return request;
+    };
+    if let serde_json::Value::Object(members) = &mut value {
+        let params = members
+            .entry("params")
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        add_trace_context(params, &trace);
+    }
+    serde_json::from_value(value).unwrap_or(request)
+}
+
 /// Writes propagated fields into a `_meta` object.
 struct MetaInjector<'a>(&'a mut serde_json::Map<String, serde_json::Value>);
 

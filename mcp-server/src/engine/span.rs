@@ -135,7 +135,18 @@ fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     let mut j = i + 1;
     loop {
-        let at = j + memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        // Names and URIs are short: a byte loop over the first bytes finds their end before
+        // `memchr` would have set up its vector search.
+        let rest = b.get(j..)?;
+        let mut n = 0;
+        let at = j + loop {
+            match rest.get(n) {
+                Some(b'"' | b'\\') => break n,
+                Some(_) if n < 32 => n += 1,
+                Some(_) => break n + memchr::memchr2(b'"', b'\\', rest.get(n..)?)?,
+                None => return None,
+            }
+        };
         if b[at] == b'"' {
             return Some((at + 1, escaped));
         }

@@ -61,3 +61,25 @@ async fn requests_run_in_spans_with_the_semantic_convention_attributes() {
         captured.clear();
     }
 }
+
+/// At INFO, the level servers usually log at, no request span is made: the handler's event
+/// is logged without one (the span is at DEBUG, where its cost is paid only when asked for).
+#[tokio::test(flavor = "current_thread")]
+async fn an_info_subscriber_gets_the_events_without_the_request_span() {
+    let (captured, _guard) = support::log::capture_at(tracing::Level::INFO);
+    let server = Server::new(Calc).unwrap();
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let r = client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(r.content[0].as_text(), Some("3"));
+    let log = captured.text();
+    let event = log
+        .lines()
+        .find(|l| l.contains("adding"))
+        .unwrap_or_else(|| panic!("the handler's event is logged: {log}"));
+    assert!(!event.contains("mcp.request"), "{event}");
+}

@@ -35,12 +35,18 @@ impl Write for Captured {
     }
 }
 
-/// Installs, for this thread, a plain-text subscriber that also logs span closes (with their
-/// fields); it stays until the guard is dropped.
+/// Installs, for this thread, a plain-text subscriber at DEBUG (the request spans' level)
+/// that also logs span closes (with their fields); it stays until the guard is dropped.
 pub fn capture() -> (Captured, DefaultGuard) {
+    capture_at(tracing::Level::DEBUG)
+}
+
+/// As [`capture`], at `level`.
+pub fn capture_at(level: tracing::Level) -> (Captured, DefaultGuard) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
+        .with_max_level(level)
         .with_writer(move || writer.clone())
         .with_ansi(false)
         .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)

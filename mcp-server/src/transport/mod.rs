@@ -1,5 +1,6 @@
 //! Transports: how messages reach the engine.
 
+pub(crate) mod heap;
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]

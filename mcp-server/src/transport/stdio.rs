@@ -158,6 +158,7 @@ impl<W: AsyncWrite + Unpin> Output<W> {
 
 /// Serves `server` over the process's stdin and stdout until stdin closes.
 pub(crate) async fn serve_stdio(engine: &Engine) -> std::io::Result<()> {
+    super::heap::keep_freed_buffers(engine.config().max_message_size);
     #[cfg(unix)]
     {
         let input: Box<dyn AsyncRead + Unpin + Send> = match pipes::stdin() {

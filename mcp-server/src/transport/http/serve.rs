@@ -81,6 +81,9 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> io::Result<()> {
     let local = listener.local_addr()?;
+    crate::transport::heap::keep_freed_buffers(
+        options.max_body_size.max(engine.config().max_message_size),
+    );
     warn_if_exposed(local, &options);
     tracing::info!(url = %format!("http://{local}/mcp"), "serving MCP over Streamable HTTP");
     let streams = CancellationToken::new();

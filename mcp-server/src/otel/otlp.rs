@@ -220,10 +220,6 @@ impl Otel {
                         .build()
                         .map_err(span_error)?,
                 ),
-                #[cfg(not(feature = "otlp-grpc"))]
-                Transport::Grpc => {
-                    return Err(grpc_not_built("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"));
-                }
                 #[cfg(feature = "otlp-grpc")]
                 Transport::Grpc => {
                     tracers.with_batch_exporter(ExportRuntime::grpc(&otel.runtime, || {
@@ -252,10 +248,6 @@ impl Otel {
                     )
                     .build(),
                 ),
-                #[cfg(not(feature = "otlp-grpc"))]
-                Transport::Grpc => {
-                    return Err(grpc_not_built("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"));
-                }
                 #[cfg(feature = "otlp-grpc")]
                 Transport::Grpc => meters.with_reader(
                     PeriodicReader::builder(ExportRuntime::grpc(&otel.runtime, || {
@@ -405,7 +397,9 @@ pub(crate) struct Config {
 pub(crate) enum Transport {
     /// `http/protobuf`: a protobuf body posted to `/v1/<signal>` over HTTP/1.1.
     HttpProtobuf,
-    /// `grpc`: the collector's `Export` call over HTTP/2.
+    /// `grpc`: the collector's `Export` call over HTTP/2 (feature `otlp-grpc`; without it,
+    /// reading the configuration refuses `grpc`).
+    #[cfg(feature = "otlp-grpc")]
     Grpc,
 }
 
@@ -497,18 +491,16 @@ fn check_endpoint(name: &str, url: &str) -> Result<(), OtelError> {
     }
 }
 
-fn grpc_not_built(name: &str) -> OtelError {
-    OtelError(format!(
-        "{name}: `grpc` needs mcp-server's `otlp-grpc` feature (`http/protobuf` needs none)"
-    ))
-}
-
 fn protocol_of(env: &Env<'_>, name: &str) -> Result<Option<Transport>, OtelError> {
     match env.get(name)?.as_deref().map(str::trim) {
         None => Ok(None),
         Some("http/protobuf") => Ok(Some(Transport::HttpProtobuf)),
-        Some("grpc") if cfg!(feature = "otlp-grpc") => Ok(Some(Transport::Grpc)),
-        Some("grpc") => Err(grpc_not_built(name)),
+        #[cfg(feature = "otlp-grpc")]
+        Some("grpc") => Ok(Some(Transport::Grpc)),
+        #[cfg(not(feature = "otlp-grpc"))]
+        Some("grpc") => Err(OtelError(format!(
+            "{name}: `grpc` needs mcp-server's `otlp-grpc` feature (`http/protobuf` needs none)"
+        ))),
         Some(other) => Err(OtelError(format!(
             "{name}: `{other}` is not supported (give `http/protobuf` or `grpc`)"
         ))),

@@ -36,10 +36,13 @@ pub(crate) enum About<'a> {
 
 /// The tool, prompt or resource `req` is about: read from the params up to that member
 /// only, so the members after it (a tool's arguments, however large) are not read again.
-fn about(req: &Request) -> Option<About<'_>> {
-    let key = match req.method.as_str() {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+fn about<'a>(req: &'a Request) -> Option<About<'a>> {
+    let (key, about): (_, fn(&'a str) -> About<'a>) = match req.method.as_str() {
+        "tools/call" => ("name", About::Tool),
+        "prompts/get" => ("name", About::Prompt),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            ("uri", About::Resource)
+        }
         _ => return None,
     };
     let params = req.params.as_deref()?.get();
@@ -53,11 +56,7 @@ fn about(req: &Request) -> Option<About<'_>> {
             if key == "name" { t.name } else { t.uri }?
         }
     };
-    Some(match req.method.as_str() {
-        "tools/call" => About::Tool(found),
-        "prompts/get" => About::Prompt(found),
-        _ => About::Resource(found),
-    })
+    Some(about(found))
 }
 
 /// What a scan of a params object found for one top-level member.

@@ -248,13 +248,13 @@ impl Writer {
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Seq<'a>;
-    type SerializeTuple = Seq<'a>;
-    type SerializeTupleStruct = Seq<'a>;
-    type SerializeTupleVariant = Seq<'a>;
-    type SerializeMap = Map<'a>;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
     type SerializeStruct = Struct<'a>;
-    type SerializeStructVariant = Map<'a>;
+    type SerializeStructVariant = Compound<'a>;
 
     #[inline]
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
@@ -354,20 +354,19 @@ impl<'a> ser::Serializer for &'a mut Writer {
         Ok(())
     }
     #[inline]
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Seq<'a>, Error> {
-        self.out.push('[');
-        Ok(Seq {
-            w: self,
-            first: true,
-            variant: false,
-        })
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
+        Ok(self.open(None, "[", "]"))
     }
     #[inline]
-    fn serialize_tuple(self, len: usize) -> Result<Seq<'a>, Error> {
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a>, Error> {
         self.serialize_seq(Some(len))
     }
     #[inline]
-    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Seq<'a>, Error> {
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a>, Error> {
         self.serialize_seq(Some(len))
     }
     #[inline]
@@ -377,24 +376,12 @@ impl<'a> ser::Serializer for &'a mut Writer {
         _index: u32,
         variant: &'static str,
         _len: usize,
-    ) -> Result<Seq<'a>, Error> {
-        self.out.push('{');
-        write_str(&mut self.out, variant);
-        self.out.push_str(":[");
-        Ok(Seq {
-            w: self,
-            first: true,
-            variant: true,
-        })
+    ) -> Result<Compound<'a>, Error> {
+        Ok(self.open(Some(variant), "[", "]}"))
     }
     #[inline]
-    fn serialize_map(self, _len: Option<usize>) -> Result<Map<'a>, Error> {
-        self.out.push('{');
-        Ok(Map {
-            w: self,
-            first: true,
-            variant: false,
-        })
+    fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
+        Ok(self.open(None, "{", "}"))
     }
     #[inline]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Struct<'a>, Error> {
@@ -410,43 +397,67 @@ impl<'a> ser::Serializer for &'a mut Writer {
         _index: u32,
         variant: &'static str,
         _len: usize,
-    ) -> Result<Map<'a>, Error> {
-        self.out.push('{');
-        write_str(&mut self.out, variant);
-        self.out.push_str(":{");
-        Ok(Map {
-            w: self,
-            first: true,
-            variant: true,
-        })
+    ) -> Result<Compound<'a>, Error> {
+        Ok(self.open(Some(variant), "{", "}}"))
     }
 }
 
-/// An array, or a tuple variant's array inside its one-member object.
-pub(crate) struct Seq<'a> {
-    w: &'a mut Writer,
-    first: bool,
-    variant: bool,
+impl Writer {
+    /// Opens an array or object (`open`), inside the one-member object of an enum
+    /// `variant` if there is one; `close` ends them both.
+    #[inline]
+    fn open(&mut self, variant: Option<&str>, open: &str, close: &'static str) -> Compound<'_> {
+        if let Some(variant) = variant {
+            self.out.push('{');
+            write_str(&mut self.out, variant);
+            self.out.push(':');
+        }
+        self.out.push_str(open);
+        Compound {
+            w: self,
+            first: true,
+            close,
+        }
+    }
 }
 
-impl Seq<'_> {
+/// An array or an object being written, maybe inside an enum variant's object.
+pub(crate) struct Compound<'a> {
+    w: &'a mut Writer,
+    first: bool,
+    /// What ends it: `]` or `}`, and a `}` more for a variant.
+    close: &'static str,
+}
+
+impl Compound<'_> {
     #[inline]
-    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+    fn comma(&mut self) {
         if !std::mem::take(&mut self.first) {
             self.w.out.push(',');
         }
+    }
+    #[inline]
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Error> {
+        self.comma();
+        value.serialize(&mut *self.w)
+    }
+    #[inline]
+    fn field<T: ?Sized + Serialize>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        self.comma();
+        write_str(&mut self.w.out, key);
+        self.w.out.push(':');
         value.serialize(&mut *self.w)
     }
     #[inline]
     fn close(self) {
-        self.w.out.push_str(if self.variant { "]}" } else { "]" });
+        self.w.out.push_str(self.close);
     }
 }
 
-/// The four array forms, all written by [`Seq`].
+/// The four array forms.
 macro_rules! arrays {
     ($($form:ident :: $method:ident),*) => {$(
-        impl ser::$form for Seq<'_> {
+        impl ser::$form for Compound<'_> {
             type Ok = ();
             type Error = Error;
             #[inline]
@@ -469,37 +480,12 @@ arrays!(
     SerializeTupleVariant::serialize_field
 );
 
-/// An object, or a struct variant's object inside its one-member object.
-pub(crate) struct Map<'a> {
-    w: &'a mut Writer,
-    first: bool,
-    variant: bool,
-}
-
-impl Map<'_> {
-    #[inline]
-    fn field<T: ?Sized + Serialize>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        if !std::mem::take(&mut self.first) {
-            self.w.out.push(',');
-        }
-        write_str(&mut self.w.out, key);
-        self.w.out.push(':');
-        value.serialize(&mut *self.w)
-    }
-    #[inline]
-    fn close(self) {
-        self.w.out.push_str(if self.variant { "}}" } else { "}" });
-    }
-}
-
-impl ser::SerializeMap for Map<'_> {
+impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
     type Error = Error;
     #[inline]
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), Error> {
-        if !std::mem::take(&mut self.first) {
-            self.w.out.push(',');
-        }
+        self.comma();
         key.serialize(Key(&mut self.w.out))
     }
     #[inline]
@@ -514,7 +500,7 @@ impl ser::SerializeMap for Map<'_> {
     }
 }
 
-impl ser::SerializeStructVariant for Map<'_> {
+impl ser::SerializeStructVariant for Compound<'_> {
     type Ok = ();
     type Error = Error;
     #[inline]
@@ -534,7 +520,7 @@ impl ser::SerializeStructVariant for Map<'_> {
 
 /// A struct's object, or a `RawValue`'s text written as it is.
 pub(crate) enum Struct<'a> {
-    Map(Map<'a>),
+    Map(Compound<'a>),
     Raw(&'a mut Writer),
 }
 

@@ -224,16 +224,21 @@ impl Engine {
                 use opentelemetry::context::FutureExt as _;
                 let meta = envelope.as_ref().ok().and_then(Envelope::meta);
                 let observed = span::start(telemetry, &req, meta, conn);
-                let routed = self.route(conn, &req, &envelope, sink, cancel, principal);
+                // Made in each arm, not before the match: a future bound to a local first
+                // is moved (copied whole) into the await's slot.
+                let routed = || self.route(conn, &req, &envelope, sink, cancel, principal);
                 // Wrapped in a context only when there is one to enter (a span, or the
                 // caller's trace context): entering it costs at every poll.
                 let reply = match (observed.context(), span.is_disabled()) {
-                    (Some(context), true) => routed.with_context(context).await,
+                    (Some(context), true) => routed().with_context(context).await,
                     (Some(context), false) => {
-                        routed.with_context(context).instrument(span.clone()).await
+                        routed()
+                            .with_context(context)
+                            .instrument(span.clone())
+                            .await
                     }
-                    (None, true) => routed.await,
-                    (None, false) => routed.instrument(span.clone()).await,
+                    (None, true) => routed().await,
+                    (None, false) => routed().instrument(span.clone()).await,
                 };
                 conn.end(&req.id);
                 span::record_outcome(&span, &reply);

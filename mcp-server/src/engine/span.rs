@@ -76,6 +76,19 @@ pub(crate) enum Member<'a> {
 /// by their brackets and quotes.
 pub(crate) fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
     let b = params.as_bytes();
+    // The usual case, written by every client we know: the member sought first, no spaces
+    // (`{"name":"add",...`).
+    if let Some(value) = params
+        .strip_prefix("{\"")
+        .and_then(|p| p.strip_prefix(key))
+        .and_then(|p| p.strip_prefix("\":\""))
+    {
+        let at = params.len() - value.len() - 1;
+        return match string_end(b, at) {
+            Some((end, false)) => Member::Str(&params[at + 1..end - 1]),
+            _ => Member::Unsure,
+        };
+    }
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return Member::Absent;
@@ -329,15 +342,13 @@ mod observed {
         meta: Option<&RequestMetaObject>,
     ) {
         let version = match conn.era() {
-            ConnectionEra::Legacy(session) => session.negotiated().map(|n| n.version.as_str()),
-            ConnectionEra::Modern | ConnectionEra::Undecided => meta
-                .and_then(|m| {
-                    m.protocol_version
-                        .as_deref()?
-                        .parse::<ProtocolVersion>()
-                        .ok()
-                })
-                .map(ProtocolVersion::as_str),
+            ConnectionEra::Legacy(session) => session.negotiated().map(|n| n.version),
+            ConnectionEra::Modern | ConnectionEra::Undecided => meta.and_then(|m| {
+                m.protocol_version
+                    .as_deref()?
+                    .parse::<ProtocolVersion>()
+                    .ok()
+            }),
         };
         let (error, tool_error) = match reply {
             Reply::Response(r) => (
@@ -393,6 +404,10 @@ mod tests {
             r#"{"x":"\"","name":"after-quote"}"#,
             r#"{"x":"\\\"","name":"after-both"}"#,
             r#"{"name":""}"#,
+            r#"{"name":"","x":1}"#,
+            r#"{"names":"not this","name":"this"}"#,
+            r#"{"name" :"spaced"}"#,
+            r#"{"uri":"file:///a","name":"both"}"#,
             r#"[1,2]"#,
             r#""name""#,
             r#"7"#,

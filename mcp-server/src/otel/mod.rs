@@ -61,6 +61,7 @@ use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
+use mcp_core::ProtocolVersion;
 use opentelemetry::metrics::{BoundHistogram, Histogram, MeterProvider};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
@@ -439,7 +440,7 @@ impl Extractor for TraceCarrier<'_> {
 
 /// How a request ended.
 pub(crate) struct Outcome {
-    pub(crate) version: Option<&'static str>,
+    pub(crate) version: Option<ProtocolVersion>,
     /// The JSON-RPC error code and message of an error response.
     pub(crate) error: Option<(i64, Option<String>)>,
     /// A `tools/call` result with `isError: true`.
@@ -586,7 +587,7 @@ struct Sample<'a> {
     method: &'a str,
     target: Option<Target<'a>>,
     transport: &'static str,
-    version: Option<&'static str>,
+    version: Option<ProtocolVersion>,
     ending: Ending,
 }
 
@@ -602,7 +603,7 @@ impl Sample<'_> {
     /// error, if any.
     fn ending_attributes(&self, attributes: &mut Vec<KeyValue>) {
         if let Some(version) = self.version {
-            attributes.push(KeyValue::new("mcp.protocol.version", version));
+            attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
         }
         match self.ending {
             Ending::Ok => {}
@@ -635,7 +636,7 @@ impl Sample<'_> {
         };
         *self.method == *key.method
             && target == key.target.as_ref().map(|(tool, t)| (*tool, &**t))
-            && self.transport == key.transport
+            && same(self.transport, key.transport)
             && self.version == key.version
             && self.ending == key.ending
     }
@@ -661,8 +662,14 @@ struct SampleKey {
     /// `true` for a tool, `false` for a prompt.
     target: Option<(bool, Box<str>)>,
     transport: &'static str,
-    version: Option<&'static str>,
+    version: Option<ProtocolVersion>,
     ending: Ending,
+}
+
+/// Whether two of the few static attribute values are the same: the same text in one
+/// place, as a value of one `match` arm always is, needs no comparison of its bytes.
+fn same(a: &'static str, b: &'static str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 /// How many attribute sets of the duration histogram are bound; samples with others are
@@ -808,6 +815,15 @@ impl Hasher for Folded {
 
     fn write_i64(&mut self, n: i64) {
         self.mix(n.cast_unsigned());
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+
+    // An enum's discriminant.
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
     }
 }
 

@@ -2,11 +2,14 @@
 //! (stdio) or together with the 2026 HTTP headers, checked against the body and the tool
 //! (HTTP).
 
+use std::sync::LazyLock;
+
 #[cfg(feature = "http")]
 use mcp_core::ProtocolVersion;
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::Request;
 use mcp_core::types::RequestMetaObject;
+use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -136,9 +139,12 @@ impl Engine {
 
 /// Whether the JSON object text `params` may have a `_meta` member.
 fn may_have_meta(params: &str) -> bool {
+    // Built once: `memmem::find` builds its searcher (choosing the rare bytes, the SIMD
+    // routine) on every call, which cost more than both searches of a small request.
+    static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"_meta\""));
+    static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
     let bytes = params.as_bytes();
-    memchr::memmem::find(bytes, b"\"_meta\"").is_some()
-        || memchr::memmem::find(bytes, b"\\u").is_some()
+    META.find(bytes).is_some() || ESCAPE.find(bytes).is_some()
 }
 
 /// Whether a request's envelope makes it a modern-era request.

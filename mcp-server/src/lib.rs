@@ -66,6 +66,7 @@ pub mod auth;
 pub mod context;
 mod engine;
 pub mod extract;
+mod hash;
 mod macros;
 mod meta;
 #[cfg(feature = "otel")]

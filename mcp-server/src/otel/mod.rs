@@ -56,7 +56,7 @@ mod prometheus;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher, RandomState};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -68,6 +68,8 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProv
 use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+
+use crate::hash::{Folded, FoldedState};
 
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
@@ -688,7 +690,8 @@ const MAX_BOUND: usize = 1024;
 /// the SDK keeps a bound set's series (or the overflow series it was bound to past the
 /// cardinality limit) for as long as it is bound.
 struct BoundSamples {
-    /// The seed of each sample's [`Folded`] hash.
+    /// The seed of each sample's [`Folded`] hash. Chosen collisions would only lengthen a
+    /// list that [`MAX_BOUND`] bounds.
     seed: u64,
     bound: RwLock<BoundMap>,
     /// How many are bound: once [`MAX_BOUND`], a new attribute set takes no write lock.
@@ -700,7 +703,7 @@ type BoundMap = HashMap<u64, Vec<(SampleKey, BoundHistogram<f64>)>, BuildHasherD
 impl Default for BoundSamples {
     fn default() -> BoundSamples {
         BoundSamples {
-            seed: RandomState::new().hash_one(0_u64),
+            seed: FoldedState::seed(),
             bound: RwLock::default(),
             len: AtomicUsize::new(0),
         }
@@ -759,71 +762,6 @@ impl Hasher for Prehashed {
 
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
-    }
-}
-
-/// A fast hasher for a [`Sample`]'s few short parts, seeded per process: a multiply-fold
-/// per eight bytes, where SipHash costs several hundred instructions. It need not resist
-/// chosen collisions: they only lengthen a list that [`MAX_BOUND`] bounds.
-struct Folded {
-    state: u64,
-}
-
-/// An odd constant with well-mixed bits (the fractional part of pi).
-const MIX: u64 = 0x243f_6a88_85a3_08d3;
-
-impl Folded {
-    fn new(seed: u64) -> Folded {
-        Folded { state: seed }
-    }
-
-    fn mix(&mut self, word: u64) {
-        let product = u128::from(self.state ^ word) * u128::from(MIX);
-        // The high and low halves folded: every input bit reaches every output bit.
-        #[allow(clippy::cast_possible_truncation)]
-        let folded = (product as u64) ^ ((product >> 64) as u64);
-        self.state = folded;
-    }
-}
-
-impl Hasher for Folded {
-    fn finish(&self) -> u64 {
-        self.state
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            self.mix(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        let mut word = [0; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        // The length tells "ab" from "ab\0".
-        self.mix(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 56));
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.mix(u64::from(n));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.mix(n);
-    }
-
-    fn write_i64(&mut self, n: i64) {
-        self.mix(n.cast_unsigned());
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-
-    // An enum's discriminant.
-    fn write_isize(&mut self, n: isize) {
-        self.mix(n as u64);
     }
 }
 

@@ -3,6 +3,7 @@
 //! capabilities, log level, resource subscriptions, and the server-to-client requests
 //! awaiting an answer.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::outbound::OutboundError;
 use super::sink::Sink;
+use crate::hash::FoldedState;
 use crate::sync::lock;
 
 /// What a legacy client told us in `initialize`.
@@ -299,7 +301,7 @@ pub(crate) enum ConnectionEra {
 #[derive(Debug)]
 pub(crate) struct Connection {
     era: Mutex<ConnectionEra>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken, FoldedState>>,
     /// Where messages not tied to a request go (list changes, resource updates); shared with
     /// the routes of the connection's tasks.
     sink: Arc<Mutex<Sink>>,
@@ -333,7 +335,7 @@ impl Connection {
     pub(crate) fn new(sink: Sink, request_timeout: Duration, transport: Transport) -> Connection {
         Connection {
             era: Mutex::new(ConnectionEra::Undecided),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::default()),
             sink: Arc::new(Mutex::new(sink)),
             request_timeout,
             transport,
@@ -427,13 +429,10 @@ impl Connection {
     /// Registers a request in flight; `None` if a request with this id is already in flight
     /// (ids must be unique among a client's outstanding requests).
     pub(crate) fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
-        let mut in_flight = lock(&self.in_flight);
-        if in_flight.contains_key(id) {
-            return None;
+        match lock(&self.in_flight).entry(id.clone()) {
+            Entry::Occupied(_) => None,
+            Entry::Vacant(slot) => Some(slot.insert(CancellationToken::new()).clone()),
         }
-        let token = CancellationToken::new();
-        in_flight.insert(id.clone(), token.clone());
-        Some(token)
     }
 
     pub(crate) fn end(&self, id: &RequestId) {

@@ -21,6 +21,7 @@ pub(crate) mod seal;
 pub(crate) mod span;
 pub(crate) mod tasks;
 
+use std::borrow::Borrow;
 use std::sync::Arc;
 
 use mcp_core::error::ErrorObject;
@@ -196,8 +197,7 @@ impl Engine {
         let Some(cancel) = conn.begin(&req.id) else {
             return Reply::Response(Response::error(Some(&req.id), &duplicate_id(&req.id)));
         };
-        self.handle_registered(conn, req, None, sink, cancel, principal)
-            .await
+        Engine::handle_registered(self, conn, req, None, sink, cancel, principal).await
     }
 
     /// Handles one request already registered with [`Connection::begin`] (so that a
@@ -207,9 +207,14 @@ impl Engine {
     /// The envelope is read here, before the future is made, and borrowed from then on: the
     /// `_meta` object is large, and every copy of it in a future's state is moved with the
     /// future.
+    ///
+    /// The engine and the connection are borrowed, or owned (`Engine`, `Arc<Connection>`)
+    /// by a transport that boxes the future as a task of its own: the future is then made in
+    /// its box, where an `async` block around a borrowing call would be moved into it whole.
+    #[inline]
     pub(crate) fn handle_registered<'a>(
-        &'a self,
-        conn: &'a Arc<Connection>,
+        engine: impl Borrow<Engine> + Send + 'a,
+        conn: impl Borrow<Arc<Connection>> + Send + 'a,
         req: Request,
         envelope: Option<Envelope>,
         sink: Sink,
@@ -218,15 +223,16 @@ impl Engine {
     ) -> impl Future<Output = Reply> + 'a {
         let envelope = envelope.map_or_else(|| Envelope::read(&req), Ok);
         async move {
+            let (this, conn) = (engine.borrow(), conn.borrow());
             let span = span::request(&req);
             #[cfg(feature = "otel")]
-            if let Some(telemetry) = &self.config().telemetry {
+            if let Some(telemetry) = &this.config().telemetry {
                 use opentelemetry::context::FutureExt as _;
                 let meta = envelope.as_ref().ok().and_then(Envelope::meta);
                 let observed = span::start(telemetry, &req, meta, conn);
                 // Made in each arm, not before the match: a future bound to a local first
                 // is moved (copied whole) into the await's slot.
-                let routed = || self.route(conn, &req, &envelope, sink, cancel, principal);
+                let routed = || this.route(conn, &req, &envelope, sink, cancel, principal);
                 // Wrapped in a context only when there is one to enter (a span, or the
                 // caller's trace context): entering it costs at every poll.
                 let reply = match (observed.context(), span.is_disabled()) {
@@ -247,10 +253,10 @@ impl Engine {
             }
             // Wrapping the future moves it: only when someone listens.
             let reply = if span.is_disabled() {
-                self.route(conn, &req, &envelope, sink, cancel, principal)
+                this.route(conn, &req, &envelope, sink, cancel, principal)
                     .await
             } else {
-                self.route(conn, &req, &envelope, sink, cancel, principal)
+                this.route(conn, &req, &envelope, sink, cancel, principal)
                     .instrument(span.clone())
                     .await
             };

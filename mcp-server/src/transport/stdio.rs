@@ -280,11 +280,12 @@ where
                 // that completes without waiting (most tool calls) is answered on the
                 // spot; one that waits goes on as its own task, polled again there with
                 // its own waker.
-                let mut fut = Box::pin(async move {
-                    engine
-                        .handle_registered(&task_conn, req, None, task_sink, cancel, None)
-                        .await
-                });
+                let mut fut = Box::into_pin(Box::write(
+                    Box::new_uninit(),
+                    Engine::handle_registered(
+                        engine, task_conn, req, None, task_sink, cancel, None,
+                    ),
+                ));
                 let polled =
                     std::future::poll_fn(|cx| std::task::Poll::Ready(fut.as_mut().poll(cx))).await;
                 match polled {

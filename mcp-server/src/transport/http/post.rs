@@ -20,7 +20,7 @@ use super::service::{Endpoint, session_id, set_session_header};
 use super::session::HttpSession;
 use super::shared::StreamKind;
 use super::sse::SseBody;
-use crate::engine::{self, Envelope, Reply, Response as EngineResponse, Status};
+use crate::engine::{self, Engine, Envelope, Reply, Response as EngineResponse, Status};
 use crate::peer::session::{Connection, Transport};
 use crate::peer::sink::Sink;
 
@@ -186,8 +186,9 @@ impl Endpoint {
         // waiting is answered from this task; one that waits goes on as its own (tracked)
         // task, polled again there with its own waker, so it outlives a dropped connection.
         // The in-flight permit goes with it.
-        let mut task = Box::pin(async move {
-            let handled = engine.handle_registered(
+        let mut task = Box::into_pin(Box::write(Box::new_uninit(), async move {
+            let handled = Engine::handle_registered(
+                &engine,
                 &conn,
                 request,
                 Some(envelope),
@@ -218,7 +219,7 @@ impl Endpoint {
                     }
                 }
             }
-        });
+        }));
         let finished =
             std::future::poll_fn(|cx| std::task::Poll::Ready(task.as_mut().poll(cx).is_ready()))
                 .await;

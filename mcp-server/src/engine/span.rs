@@ -255,6 +255,11 @@ pub(crate) fn request(req: &Request) -> Span {
 
 /// Records the protocol revision a request was served in, once the engine knows it.
 pub(crate) fn record_version(version: &str) {
+    // The request span is at DEBUG: without a subscriber that wants it, there is no span
+    // to look up.
+    if !tracing::level_enabled!(tracing::Level::DEBUG) {
+        return;
+    }
     let span = Span::current();
     if !span.is_disabled() {
         span.record("mcp.protocol.version", version);
@@ -342,7 +347,7 @@ mod observed {
         meta: Option<&RequestMetaObject>,
     ) {
         let version = match conn.era() {
-            ConnectionEra::Legacy(session) => session.negotiated().map(|n| n.version),
+            ConnectionEra::Legacy(session) => session.negotiated_version(),
             ConnectionEra::Modern | ConnectionEra::Undecided => meta.and_then(|m| {
                 m.protocol_version
                     .as_deref()?

@@ -618,29 +618,51 @@ impl Sample<'_> {
         }
     }
 
+    /// Hashes what tells samples apart, as few words as it can: equal samples must hash the
+    /// same, unequal ones only rarely do, and [`Sample::is`] settles it.
     fn hash_into(&self, h: &mut impl Hasher) {
-        self.method.hash(h);
-        match self.target {
-            Some(Target::Tool(t)) => (1u8, t).hash(h),
-            Some(Target::Prompt(p)) => (2u8, p).hash(h),
-            None => 0u8.hash(h),
+        h.write(self.method.as_bytes());
+        let (kind, target) = match self.target {
+            Some(Target::Tool(t)) => (1, t),
+            Some(Target::Prompt(p)) => (2, p),
+            None => (0, ""),
+        };
+        if kind != 0 {
+            h.write(target.as_bytes());
         }
-        self.transport.hash(h);
-        self.version.hash(h);
-        self.ending.hash(h);
+        let version = match self.version {
+            None => 0,
+            Some(ProtocolVersion::V2025_03_26) => 1,
+            Some(ProtocolVersion::V2025_06_18) => 2,
+            Some(ProtocolVersion::V2025_11_25) => 3,
+            Some(ProtocolVersion::V2026_07_28) => 4,
+            Some(_) => 15,
+        };
+        let (ending, code) = match self.ending {
+            Ending::Ok => (0, 0),
+            Ending::ToolError => (1, 0),
+            Ending::Code(code) => (2, code),
+        };
+        // The transport by its length: `pipe` and `tcp` differ in it.
+        let packed = kind | version << 2 | ending << 6 | (self.transport.len() as u64) << 8;
+        h.write_u64(packed);
+        if code != 0 {
+            h.write_i64(code);
+        }
     }
 
     fn is(&self, key: &SampleKey) -> bool {
-        let target = match self.target {
-            Some(Target::Tool(t)) => Some((true, t)),
-            Some(Target::Prompt(p)) => Some((false, p)),
-            None => None,
+        let target = match (self.target, &key.target) {
+            (Some(Target::Tool(t)), Some((true, k)))
+            | (Some(Target::Prompt(t)), Some((false, k))) => t == &**k,
+            (None, None) => true,
+            _ => false,
         };
-        *self.method == *key.method
-            && target == key.target.as_ref().map(|(tool, t)| (*tool, &**t))
-            && same(self.transport, key.transport)
+        self.ending == key.ending
             && self.version == key.version
-            && self.ending == key.ending
+            && same(self.transport, key.transport)
+            && target
+            && *self.method == *key.method
     }
 
     fn key(&self) -> SampleKey {

@@ -146,6 +146,13 @@ impl LegacySession {
         lock(&self.negotiated).clone()
     }
 
+    /// The negotiated revision, without cloning the rest.
+    // Telemetry only.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn negotiated_version(&self) -> Option<ProtocolVersion> {
+        lock(&self.negotiated).as_ref().map(|n| n.version)
+    }
+
     /// Records the outcome of `initialize`; false if the session was already initialized.
     pub(crate) fn initialize(&self, negotiated: Negotiated) -> bool {
         let mut slot = lock(&self.negotiated);

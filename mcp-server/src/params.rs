@@ -10,6 +10,7 @@
 //! types), and the answer, a [`ParamOps`], both describes the parameter in the input schema
 //! and takes its value from a call.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
@@ -18,6 +19,7 @@ use std::str::FromStr;
 use mcp_core::types::JSONObject;
 use schemars::JsonSchema;
 use serde::de::{self, DeserializeOwned, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -46,7 +48,7 @@ pub enum ParamError {
 /// Takes a parameter's value for one call: the arguments, the request, the parameter, its
 /// `#[arg(default)]`.
 pub type Take<T> =
-    fn(&mut ToolArguments, &Context, &ArgSpec, Option<fn() -> T>) -> Result<T, ParamError>;
+    fn(&mut ToolArguments<'_>, &Context, &ArgSpec, Option<fn() -> T>) -> Result<T, ParamError>;
 
 /// How one parameter enters the input schema and gets its value.
 pub struct ParamOps<T> {
@@ -301,18 +303,54 @@ impl ArgumentsSchema {
 
 /// The members of a call's `arguments` object, each taken by the parameter of its name;
 /// what is left over was not asked for.
-pub struct ToolArguments {
-    members: BTreeMap<String, Box<RawValue>>,
+///
+/// Borrowed from the request: a member's value (a file's contents, say) is read in place by
+/// its parameter's `Deserialize`, never copied out first.
+pub struct ToolArguments<'a> {
+    members: BTreeMap<MemberName<'a>, &'a RawValue>,
 }
 
-impl ToolArguments {
+/// A member's name: borrowed from the request, or unescaped when it has an escape.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct MemberName<'a>(Cow<'a, str>);
+
+// Ordered as its text, so a map of names is searched by `&str`.
+impl std::borrow::Borrow<str> for MemberName<'_> {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for MemberName<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl<'de> Visitor<'de> for Name {
+            type Value = MemberName<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(Name)
+    }
+}
+
+impl<'a> ToolArguments<'a> {
     /// Splits `arguments` into its members (absent and `null` are an empty object: a tool
     /// without parameters may be called either way).
     ///
     /// # Errors
     ///
     /// The message for the model when `arguments` is not an object.
-    pub fn parse(arguments: Option<&RawValue>) -> Result<Self, String> {
+    pub fn parse(arguments: Option<&'a RawValue>) -> Result<Self, String> {
         let text = match arguments.map(RawValue::get) {
             None => "{}",
             Some(t) if t.trim() == "null" => "{}",
@@ -352,9 +390,9 @@ impl ToolArguments {
     ///
     /// The message for the model naming the first unknown member and the known ones.
     pub fn refuse_unknown(&self, known: &[&str]) -> Result<(), String> {
-        match self.members.keys().find(|k| !known.contains(&k.as_str())) {
+        match self.members.keys().find(|k| !known.contains(&&*k.0)) {
             None => Ok(()),
-            Some(unknown) => Err(format!(
+            Some(MemberName(unknown)) => Err(format!(
                 "invalid arguments: unknown field `{unknown}`, {}",
                 match known {
                     [] => "this tool takes no arguments".to_owned(),
@@ -415,9 +453,9 @@ impl<'de> de::Deserializer<'de> for Missing {
 mod tests {
     use super::*;
 
-    fn arguments(json: &str) -> ToolArguments {
-        let raw = RawValue::from_string(json.to_owned()).unwrap();
-        ToolArguments::parse(Some(&raw)).unwrap()
+    fn arguments(json: &str) -> ToolArguments<'static> {
+        let raw = Box::leak(RawValue::from_string(json.to_owned()).unwrap());
+        ToolArguments::parse(Some(raw)).unwrap()
     }
 
     fn message<T>(r: Result<T, ParamError>) -> String {
@@ -457,11 +495,29 @@ mod tests {
     }
 
     #[test]
+    fn members_are_borrowed_and_escaped_names_unescaped() {
+        let raw = Box::leak(
+            RawValue::from_string(r#"{"text": "a long value", "t\u0069tle": "x"}"#.to_owned())
+                .unwrap(),
+        );
+        let mut a = ToolArguments::parse(Some(raw)).unwrap();
+        let text = a.members.get("text").unwrap().get();
+        // The member's value is the request's own text, not a copy of it.
+        let within = raw.get().as_bytes().as_ptr_range();
+        assert!(within.contains(&text.as_ptr()));
+        assert_eq!(text, r#""a long value""#);
+        assert!(a.refuse_unknown(&["text", "title"]).is_ok());
+        assert_eq!(
+            a.refuse_unknown(&["text"]).unwrap_err(),
+            "invalid arguments: unknown field `title`, expected `text`"
+        );
+        assert_eq!(a.take::<String>("title", None).ok(), Some("x".to_owned()));
+    }
+
+    #[test]
     fn optional_by_type_not_by_name() {
         assert!(Option::<u8>::deserialize(Missing).is_ok());
         assert!(u8::deserialize(Missing).is_err());
         assert!(Value::deserialize(Missing).is_err());
     }
-
-    use serde::Deserialize as _;
 }

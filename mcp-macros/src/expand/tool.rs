@@ -50,6 +50,17 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
             }
         };
     let takes = &params.takes;
+    // What the arguments give the call: each argument's value, or the `#[args]` struct.
+    let taken: Vec<TokenStream> = m
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match &p.kind {
+            ParamKind::Value(_) => Some(format_ident!("__v{}", i).into_token_stream()),
+            ParamKind::Args => Some(quote!(__args)),
+            _ => None,
+        })
+        .collect();
     let convert = quote_spanned!(output_span(m)=> ::mcp_server::__private::tool_result(__out));
 
     let name = &t.name.value;
@@ -157,16 +168,27 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
             > {
                 let this = ::mcp_server::__private::Arc::clone(&self.0);
                 #arguments_in
-                ::mcp_server::__private::Box::pin(async move {
+                // The arguments are taken here, borrowed from the request, before the
+                // future (which must own what it holds) is made.
+                let __taken = (|| {
                     let mut __args = match __parsed {
                         ::mcp_server::__private::Result::Ok(args) => args,
                         ::mcp_server::__private::Result::Err(message) => {
-                            return ::mcp_server::__private::Result::Ok(
-                                ::mcp_server::__private::CallToolResult::error(message),
+                            return ::mcp_server::__private::Result::Err(
+                                ::mcp_server::__private::Result::Ok(
+                                    ::mcp_server::__private::CallToolResult::error(message),
+                                ),
                             );
                         }
                     };
                     #takes
+                    ::mcp_server::__private::Result::Ok((#(#taken,)*))
+                })();
+                ::mcp_server::__private::Box::pin(async move {
+                    let (#(#taken,)*) = match __taken {
+                        ::mcp_server::__private::Result::Ok(taken) => taken,
+                        ::mcp_server::__private::Result::Err(early) => return early,
+                    };
                     #lets
                     let __out = #call;
                     #convert
@@ -306,7 +328,9 @@ impl Params {
                 let #var = match (#handler::#ops().take)(&mut __args, &ctx, &#handler::#spec, #default_fn) {
                     ::mcp_server::__private::Result::Ok(v) => v,
                     ::mcp_server::__private::Result::Err(e) => {
-                        return ::mcp_server::__private::param_error(e);
+                        return ::mcp_server::__private::Result::Err(
+                            ::mcp_server::__private::param_error(e),
+                        );
                     }
                 };
             });
@@ -326,8 +350,10 @@ impl Params {
                 if let ::mcp_server::__private::Result::Err(message) =
                     __args.refuse_unknown(&__known)
                 {
-                    return ::mcp_server::__private::Result::Ok(
-                        ::mcp_server::__private::CallToolResult::error(message),
+                    return ::mcp_server::__private::Result::Err(
+                        ::mcp_server::__private::Result::Ok(
+                            ::mcp_server::__private::CallToolResult::error(message),
+                        ),
                     );
                 }
                 #takes

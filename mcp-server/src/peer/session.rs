@@ -386,6 +386,17 @@ impl Connection {
         lock(&self.era).clone()
     }
 
+    /// The revision a legacy session negotiated (`Some(None)` before `initialize`); `None`
+    /// when the connection is not a legacy session. Nothing is cloned.
+    // Telemetry only.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn legacy_version(&self) -> Option<Option<ProtocolVersion>> {
+        match &*lock(&self.era) {
+            ConnectionEra::Legacy(session) => Some(session.negotiated_version()),
+            ConnectionEra::Modern | ConnectionEra::Undecided => None,
+        }
+    }
+
     /// Fixes the era on the first request that decides it; returns the era in force.
     pub(crate) fn decide(&self, modern: bool) -> ConnectionEra {
         let mut era = lock(&self.era);

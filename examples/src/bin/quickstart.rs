@@ -55,8 +55,7 @@ impl Quickstart {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     // stdout carries the protocol over stdio: logs go to stderr (RUST_LOG filters them).
     let filter =
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
@@ -71,8 +70,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .telemetry(otel.telemetry())
         .build()?;
     match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
-        [] => Ok(server.serve_stdio().await?),
-        [flag, addr] if flag == "--http" => Ok(server.serve_http(addr.as_str()).await?),
+        // stdio has one client, which one thread serves with the least CPU (docs/stdio.md);
+        // HTTP serves many, on every core.
+        [] => Ok(tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(server.serve_stdio())?),
+        [flag, addr] if flag == "--http" => {
+            Ok(tokio::runtime::Runtime::new()?.block_on(server.serve_http(addr.as_str()))?)
+        }
         _ => Err("usage: quickstart [--http 127.0.0.1:PORT]".into()),
     }
 }

@@ -4,6 +4,8 @@
 # registry cache is filled first, so no download is timed), then REPEAT (default 3)
 # rebuilds after touching src/main.rs, i.e. the server crate alone, macros included, and
 # the binary's size as built and stripped. Target dirs: target/peers-compile-{ours,rmcp}.
+# The clean build runs with `--timings`: timings.py prints its slowest units and the share
+# of the SDK's macro crate (and of syn, which the macros need) on stderr.
 #
 #   benches/peers/compile/run.sh             both
 #   ONLY=ours benches/peers/compile/run.sh   one of them
@@ -31,7 +33,9 @@ for crate in ${ONLY:-ours rmcp}; do
   cargo fetch --manifest-path "$manifest" --quiet
   rm -rf "$CARGO_TARGET_DIR"
   say "$crate: clean release build"
-  clean=$(seconds cargo build --release --manifest-path "$manifest")
+  clean=$(seconds cargo build --release --timings --manifest-path "$manifest")
+  # The clean build's timings: the slowest units, and the macro crates' share.
+  python3 "$here/timings.py" "$CARGO_TARGET_DIR/cargo-timings/cargo-timing.html" "$crate" >&2
   crates=$(cargo tree --manifest-path "$manifest" -e normal,build --prefix none | sed 's/ (\*)$//' | sort -u | wc -l)
   rebuilds=()
   for ((i = 0; i < REPEAT; i++)); do

@@ -8,6 +8,8 @@
 //! - a message, written back out, parses to the same message;
 //! - the telemetry's scan for a request's `name` or `uri` (`params_member`) finds the first
 //!   top-level member of that name, as a reference reading the members in order does;
+//! - params taken as a tool's arguments (`argument_members`) split into the members serde
+//!   reads into a map, values unchanged;
 //! - the SDK's JSON writer (`mcp_core::jsonrpc::to_string`) writes any value, and the input
 //!   taken as a string, byte for byte as serde_json does.
 #![no_main]
@@ -126,6 +128,7 @@ fn agree(raw: &str, got: &Result<Message, EnvelopeError>) {
         for key in ["name", "uri"] {
             member_agrees(params.get(), key);
         }
+        arguments_agree(params);
     }
     if let Ok(message) = got {
         let again = serde_json::to_vec(&write(message)).expect("a message serializes");
@@ -334,6 +337,32 @@ impl<'de> serde::Deserialize<'de> for Members {
             }
         }
         d.deserialize_map(InOrder)
+    }
+}
+
+/// A request's params taken as a tool's `arguments`: split into the members serde reads
+/// into a map (names decoded, a later duplicate winning), each value's text unchanged; or,
+/// when not an object, refused as serde refuses it.
+fn arguments_agree(params: &RawValue) {
+    let split = mcp_server::__fuzz::argument_members(params);
+    let reference = serde_json::from_str::<std::collections::BTreeMap<String, Box<RawValue>>>(
+        params.get(),
+    )
+    .map(|m| {
+        m.into_iter()
+            .map(|(k, v)| (k, v.get().to_owned()))
+            .collect::<Vec<_>>()
+    });
+    match (split, reference) {
+        (Ok(split), Ok(reference)) => assert_eq!(split, reference, "members of {}", params.get()),
+        // `null` is taken as no arguments.
+        (Ok(split), Err(_)) => assert!(
+            split.is_empty() && params.get().trim() == "null",
+            "{} split though not an object",
+            params.get()
+        ),
+        (Err(_), Ok(_)) => panic!("{} is an object, refused", params.get()),
+        (Err(_), Err(_)) => {}
     }
 }
 

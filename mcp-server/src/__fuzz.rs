@@ -231,6 +231,15 @@ impl Sealer {
     }
 }
 
+/// A tool's `arguments` split into members as the generated code takes them: each name
+/// (decoded) and its value's JSON text, in name order; `Err` with the model's message when
+/// they are not an object.
+pub fn argument_members(
+    arguments: &serde_json::value::RawValue,
+) -> Result<Vec<(String, String)>, String> {
+    crate::params::ToolArguments::parse(Some(arguments)).map(|a| a.members())
+}
+
 /// The telemetry's scan for the top-level member `key` of `params`, a JSON object the
 /// envelope parser let through: `Some(Some(text))` for a string without escapes,
 /// `Some(None)` when absent or not a string, `None` when an escape leaves it to serde.

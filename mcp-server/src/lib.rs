@@ -79,6 +79,7 @@ mod peer;
 mod principal;
 pub mod registry;
 mod result;
+mod scan;
 pub mod schema;
 mod serve;
 mod server;

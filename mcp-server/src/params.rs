@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 use crate::context::Context;
 use crate::extract::FromContext;
 use crate::result::HandlerError;
+use crate::scan;
 use crate::schema::argument_schema_for;
 
 /// What the macro knows about a parameter that may be an argument.
@@ -307,7 +308,8 @@ impl ArgumentsSchema {
 /// Borrowed from the request: a member's value (a file's contents, say) is read in place by
 /// its parameter's `Deserialize`, never copied out first.
 pub struct ToolArguments<'a> {
-    members: BTreeMap<MemberName<'a>, &'a RawValue>,
+    /// Each member's value as its JSON text.
+    members: BTreeMap<MemberName<'a>, &'a str>,
 }
 
 /// A member's name: borrowed from the request, or unescaped when it has an escape.
@@ -356,8 +358,26 @@ impl<'a> ToolArguments<'a> {
             Some(t) if t.trim() == "null" => "{}",
             Some(t) => t,
         };
-        serde_json::from_str(text)
-            .map(|members| ToolArguments { members })
+        // Split by a scan that skips each value (a `RawValue` is well formed): the parser
+        // reads a value once, when its parameter takes it, however large it is.
+        let mut members = BTreeMap::new();
+        let mut escaped_name = false;
+        let scanned = scan::each_member(text, |name, escaped, value| {
+            if escaped {
+                escaped_name = true;
+            } else {
+                // A later duplicate wins, as when serde fills a map.
+                members.insert(MemberName(Cow::Borrowed(&name[1..name.len() - 1])), value);
+            }
+        });
+        if scanned.is_some() && !escaped_name {
+            return Ok(ToolArguments { members });
+        }
+        // Not an object, or a name with an escape: serde reads it (and decodes the names).
+        serde_json::from_str::<BTreeMap<MemberName<'a>, &'a RawValue>>(text)
+            .map(|members| ToolArguments {
+                members: members.into_iter().map(|(k, v)| (k, v.get())).collect(),
+            })
             .map_err(|_| "invalid arguments: expected an object of arguments".to_owned())
     }
 
@@ -369,7 +389,7 @@ impl<'a> ToolArguments<'a> {
         let invalid =
             |e: &dyn fmt::Display| ParamError::Argument(format!("invalid argument `{name}`: {e}"));
         match (self.members.remove(name), default) {
-            (Some(raw), _) => serde_json::from_str(raw.get()).map_err(|e| {
+            (Some(raw), _) => serde_json::from_str(raw).map_err(|e| {
                 // serde_json appends a position inside the member's value, which the model
                 // cannot relate to anything it sent.
                 let full = e.to_string();
@@ -381,6 +401,15 @@ impl<'a> ToolArguments<'a> {
                 ParamError::Argument(format!("invalid arguments: missing field `{name}`"))
             }),
         }
+    }
+
+    /// Each member's name and value text, in name order.
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn members(&self) -> Vec<(String, String)> {
+        self.members
+            .iter()
+            .map(|(k, v)| (k.0.clone().into_owned(), (*v).to_owned()))
+            .collect()
     }
 
     /// Succeeds when every member is one of the `known` arguments; checked before any is
@@ -501,7 +530,7 @@ mod tests {
                 .unwrap(),
         );
         let mut a = ToolArguments::parse(Some(raw)).unwrap();
-        let text = a.members.get("text").unwrap().get();
+        let text = *a.members.get("text").unwrap();
         // The member's value is the request's own text, not a copy of it.
         let within = raw.get().as_bytes().as_ptr_range();
         assert!(within.contains(&text.as_ptr()));

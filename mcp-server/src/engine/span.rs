@@ -13,6 +13,7 @@ use tracing::Span;
 use tracing::field::Empty;
 
 use super::Reply;
+use crate::scan::{skip_value, skip_ws, string_end};
 
 /// The `name` or `uri` a request is about.
 #[derive(Deserialize)]
@@ -130,76 +131,6 @@ pub(crate) fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
             Some(b',') => i = skip_ws(b, i + 1),
             Some(b'}') => return Member::Absent,
             _ => return Member::Unsure,
-        }
-    }
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
-        i += 1;
-    }
-    i
-}
-
-/// The index just past the string that opens at `b[i]` (a `"`), and whether it has an
-/// escape.
-fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
-    let mut escaped = false;
-    let mut j = i + 1;
-    loop {
-        // Names and URIs are short: a byte loop over the first bytes finds their end before
-        // `memchr` would have set up its vector search.
-        let rest = b.get(j..)?;
-        let mut n = 0;
-        let at = j + loop {
-            match rest.get(n) {
-                Some(b'"' | b'\\') => break n,
-                Some(_) if n < 32 => n += 1,
-                Some(_) => break n + memchr::memchr2(b'"', b'\\', rest.get(n..)?)?,
-                None => return None,
-            }
-        };
-        if b[at] == b'"' {
-            return Some((at + 1, escaped));
-        }
-        escaped = true;
-        j = at + 2;
-    }
-}
-
-/// The index just past the value that starts at `b[i]`.
-fn skip_value(b: &[u8], i: usize) -> Option<usize> {
-    let (open, close) = match b.get(i)? {
-        b'"' => return string_end(b, i).map(|(end, _)| end),
-        b'{' => (b'{', b'}'),
-        b'[' => (b'[', b']'),
-        // A number, `true`, `false` or `null`: up to the next delimiter.
-        _ => {
-            let len = b[i..]
-                .iter()
-                .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?;
-            return Some(i + len);
-        }
-    };
-    // Only this kind of bracket nests it (the text is well formed); strings are skipped
-    // whole, brackets in them do not count.
-    let mut depth = 0_usize;
-    let mut j = i;
-    loop {
-        let at = j + memchr::memchr3(b'"', open, close, b.get(j..)?)?;
-        match b[at] {
-            b'"' => j = string_end(b, at)?.0,
-            c if c == open => {
-                depth += 1;
-                j = at + 1;
-            }
-            _ => {
-                depth -= 1;
-                j = at + 1;
-                if depth == 0 {
-                    return Some(j);
-                }
-            }
         }
     }
 }

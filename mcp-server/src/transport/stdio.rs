@@ -279,7 +279,8 @@ where
                 // Boxed once (the future is several KB) and polled once here: a request
                 // that completes without waiting (most tool calls) is answered on the
                 // spot; one that waits goes on as its own task, polled again there with
-                // its own waker.
+                // its own waker. Made in its box (`Box::write` into an uninitialized one):
+                // `Box::pin(future)` makes it on the stack and copies it over, whole.
                 let mut fut = Box::into_pin(Box::write(
                     Box::new_uninit(),
                     Engine::handle_registered(

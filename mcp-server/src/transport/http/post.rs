@@ -185,7 +185,8 @@ impl Endpoint {
         // Boxed once: the request's future is several KB. A request that completes without
         // waiting is answered from this task; one that waits goes on as its own (tracked)
         // task, polled again there with its own waker, so it outlives a dropped connection.
-        // The in-flight permit goes with it.
+        // The in-flight permit goes with it. Made in its box, not copied there from the stack
+        // as `Box::pin` would.
         let mut task = Box::into_pin(Box::write(Box::new_uninit(), async move {
             let handled = Engine::handle_registered(
                 &engine,

@@ -264,20 +264,12 @@ impl<'a> ser::Serializer for &'a mut Writer {
     integers!(int);
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        if v.is_finite() {
-            self.out.push_str(zmij::Buffer::new().format_finite(v));
-        } else {
-            self.out.push_str("null");
-        }
+        write_float(&mut self.out, v.is_finite(), v);
         Ok(())
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        if v.is_finite() {
-            self.out.push_str(zmij::Buffer::new().format_finite(v));
-        } else {
-            self.out.push_str("null");
-        }
+        write_float(&mut self.out, v.is_finite(), v);
         Ok(())
     }
     #[inline]
@@ -629,6 +621,16 @@ impl ser::Serializer for Key<'_> {
     #[inline]
     fn collect_str<T: ?Sized + Display>(self, value: &T) -> Result<(), Error> {
         self.serialize_str(&value.to_string())
+    }
+}
+
+/// A float as serde_json writes it: shortest round-trip digits, `null` when not finite.
+#[inline]
+fn write_float(out: &mut String, finite: bool, v: impl zmij::Float) {
+    if finite {
+        out.push_str(zmij::Buffer::new().format_finite(v));
+    } else {
+        out.push_str("null");
     }
 }
 

@@ -19,7 +19,7 @@ pub(crate) struct Folded {
 const MIX: u64 = 0x243f_6a88_85a3_08d3;
 
 impl Folded {
-    pub(crate) fn new(seed: u64) -> Folded {
+    fn new(seed: u64) -> Folded {
         Folded { state: seed }
     }
 
@@ -89,17 +89,11 @@ pub(crate) struct FoldedState {
     seed: u64,
 }
 
-impl FoldedState {
-    /// A new random seed.
-    pub(crate) fn seed() -> u64 {
-        RandomState::new().hash_one(0_u64)
-    }
-}
-
 impl Default for FoldedState {
+    /// A new random seed.
     fn default() -> FoldedState {
         FoldedState {
-            seed: FoldedState::seed(),
+            seed: RandomState::new().hash_one(0_u64),
         }
     }
 }

@@ -56,7 +56,7 @@ mod prometheus;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -69,7 +69,7 @@ use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
-use crate::hash::{Folded, FoldedState};
+use crate::hash::FoldedState;
 
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
@@ -630,14 +630,10 @@ impl Sample<'_> {
         if kind != 0 {
             h.write(target.as_bytes());
         }
-        let version = match self.version {
-            None => 0,
-            Some(ProtocolVersion::V2025_03_26) => 1,
-            Some(ProtocolVersion::V2025_06_18) => 2,
-            Some(ProtocolVersion::V2025_11_25) => 3,
-            Some(ProtocolVersion::V2026_07_28) => 4,
-            Some(_) => 15,
-        };
+        let version = self
+            .version
+            .and_then(|v| ProtocolVersion::ALL.iter().position(|&known| known == v))
+            .map_or(0, |i| i as u64 + 1);
         let (ending, code) = match self.ending {
             Ending::Ok => (0, 0),
             Ending::ToolError => (1, 0),
@@ -712,9 +708,9 @@ const MAX_BOUND: usize = 1024;
 /// the SDK keeps a bound set's series (or the overflow series it was bound to past the
 /// cardinality limit) for as long as it is bound.
 struct BoundSamples {
-    /// The seed of each sample's [`Folded`] hash. Chosen collisions would only lengthen a
-    /// list that [`MAX_BOUND`] bounds.
-    seed: u64,
+    /// Each sample's hash, seeded. Chosen collisions would only lengthen a list that
+    /// [`MAX_BOUND`] bounds.
+    hasher: FoldedState,
     bound: RwLock<BoundMap>,
     /// How many are bound: once [`MAX_BOUND`], a new attribute set takes no write lock.
     len: AtomicUsize,
@@ -725,7 +721,7 @@ type BoundMap = HashMap<u64, Vec<(SampleKey, BoundHistogram<f64>)>, BuildHasherD
 impl Default for BoundSamples {
     fn default() -> BoundSamples {
         BoundSamples {
-            seed: FoldedState::seed(),
+            hasher: FoldedState::default(),
             bound: RwLock::default(),
             len: AtomicUsize::new(0),
         }
@@ -734,7 +730,7 @@ impl Default for BoundSamples {
 
 impl BoundSamples {
     fn record(&self, histogram: &Histogram<f64>, sample: &Sample<'_>, value: f64) {
-        let mut h = Folded::new(self.seed);
+        let mut h = self.hasher.build_hasher();
         sample.hash_into(&mut h);
         let hash = h.finish();
         {

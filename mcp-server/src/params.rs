@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::ops::ControlFlow;
 use std::str::FromStr;
 
 use mcp_core::types::JSONObject;
@@ -369,6 +370,7 @@ impl<'a> ToolArguments<'a> {
                 // A later duplicate wins, as when serde fills a map.
                 members.insert(MemberName(Cow::Borrowed(&name[1..name.len() - 1])), value);
             }
+            ControlFlow::Continue(())
         });
         if scanned.is_some() && !escaped_name {
             return Ok(ToolArguments { members });

@@ -7,8 +7,10 @@
 //! the scans do not check it. Where they meet something they do not expect they give up
 //! (`None`), and the caller reads the text with serde instead.
 
+use std::ops::ControlFlow;
+
 /// The index of the first byte at or after `i` that is not JSON whitespace.
-pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
         i += 1;
     }
@@ -42,7 +44,7 @@ pub(crate) fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
 }
 
 /// The index just past the value that starts at `b[i]`.
-pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     let (open, close) = match b.get(i)? {
         b'"' => return string_end(b, i).map(|(end, _)| end),
         b'{' => (b'{', b'}'),
@@ -78,13 +80,13 @@ pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// Calls `each(name, escaped, value)` for every top-level member of the object `text`, in
-/// order: the name's text with its quotes, whether it has an escape, and the value's text.
-/// `None` (after calling `each` for the members before it) when `text` is not an object or
-/// not what a checked text can be.
+/// Calls `each(name, escaped, value)` for the top-level members of the object `text`, in
+/// order, until it breaks: the name's text with its quotes, whether it has an escape, and
+/// the value's text. `None` (after calling `each` for the members before it) when `text` is
+/// not an object or not what a checked text can be.
 pub(crate) fn each_member<'a>(
     text: &'a str,
-    mut each: impl FnMut(&'a str, bool, &'a str),
+    mut each: impl FnMut(&'a str, bool, &'a str) -> ControlFlow<()>,
 ) -> Option<()> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
@@ -107,7 +109,9 @@ pub(crate) fn each_member<'a>(
         }
         i = skip_ws(b, i + 1);
         let value_end = skip_value(b, i)?;
-        each(name, escaped, text.get(i..value_end)?);
+        if each(name, escaped, text.get(i..value_end)?).is_break() {
+            return Some(());
+        }
         i = skip_ws(b, value_end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
@@ -120,6 +124,8 @@ pub(crate) fn each_member<'a>(
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+
+    use std::ops::ControlFlow;
 
     use serde_json::value::RawValue;
 
@@ -139,6 +145,7 @@ mod tests {
         each_member(text, |name, _, value| {
             let name: String = serde_json::from_str(name).unwrap();
             members.insert(name, value.to_owned());
+            ControlFlow::Continue(())
         })?;
         Some(members)
     }
@@ -166,7 +173,11 @@ mod tests {
     #[test]
     fn what_is_not_an_object_is_left_to_serde() {
         for text in ["[1,2]", "\"s\"", "7", "null", "true"] {
-            assert_eq!(each_member(text, |_, _, _| {}), None, "{text}");
+            assert_eq!(
+                each_member(text, |_, _, _| ControlFlow::Continue(())),
+                None,
+                "{text}"
+            );
         }
     }
 
@@ -174,7 +185,8 @@ mod tests {
     fn escaped_names_are_marked() {
         let mut seen = Vec::new();
         each_member(r#"{"a\"b":1,"c":2}"#, |name, escaped, _| {
-            seen.push((name, escaped))
+            seen.push((name, escaped));
+            ControlFlow::Continue(())
         });
         assert_eq!(seen, [(r#""a\"b""#, true), (r#""c""#, false)]);
     }

@@ -7,13 +7,15 @@
 //! With feature `otel` and a `Telemetry`, the same facts make an OpenTelemetry span and a
 //! duration sample ([`crate::otel`]).
 
+use std::ops::ControlFlow;
+
 use mcp_core::jsonrpc::Request;
 use serde::Deserialize;
 use tracing::Span;
 use tracing::field::Empty;
 
 use super::Reply;
-use crate::scan::{skip_value, skip_ws, string_end};
+use crate::scan::{self, string_end};
 
 /// The `name` or `uri` a request is about.
 #[derive(Deserialize)]
@@ -76,7 +78,6 @@ pub(crate) enum Member<'a> {
 /// checked, stopping at it: members after it are not read, members before it are skipped
 /// by their brackets and quotes.
 pub(crate) fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
-    let b = params.as_bytes();
     // The usual case, written by every client we know: the member sought first, no spaces
     // (`{"name":"add",...`).
     if let Some(value) = params
@@ -90,48 +91,28 @@ pub(crate) fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
             _ => Member::Unsure,
         };
     }
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
+    if !params.trim_start().starts_with('{') {
         return Member::Absent;
     }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return Member::Absent;
-    }
-    loop {
-        if b.get(i) != Some(&b'"') {
-            return Member::Unsure;
-        }
-        let Some((end, escaped)) = string_end(b, i) else {
-            return Member::Unsure;
-        };
+    let mut found = Member::Absent;
+    let walked = scan::each_member(params, |name, escaped, value| {
         if escaped {
-            return Member::Unsure;
-        }
-        let name = &params[i + 1..end - 1];
-        i = skip_ws(b, end);
-        if b.get(i) != Some(&b':') {
-            return Member::Unsure;
-        }
-        i = skip_ws(b, i + 1);
-        if name == key {
-            return match b.get(i) {
-                Some(b'"') => match string_end(b, i) {
-                    Some((end, false)) => Member::Str(&params[i + 1..end - 1]),
-                    _ => Member::Unsure,
-                },
-                _ => Member::Absent,
+            found = Member::Unsure;
+        } else if &name[1..name.len() - 1] == key {
+            found = match string_end(value.as_bytes(), 0) {
+                _ if !value.starts_with('"') => Member::Absent,
+                Some((end, false)) if end == value.len() => Member::Str(&value[1..end - 1]),
+                _ => Member::Unsure,
             };
+        } else {
+            return ControlFlow::Continue(());
         }
-        let Some(next) = skip_value(b, i) else {
-            return Member::Unsure;
-        };
-        i = skip_ws(b, next);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Member::Absent,
-            _ => return Member::Unsure,
-        }
+        // The first member of that name decides, as does an escape before it.
+        ControlFlow::Break(())
+    });
+    match walked {
+        Some(()) => found,
+        None => Member::Unsure,
     }
 }
 

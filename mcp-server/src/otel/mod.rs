@@ -53,6 +53,8 @@
 #[cfg(feature = "otlp")]
 mod otlp;
 mod prometheus;
+#[cfg(feature = "otlp")]
+mod protobuf;
 
 use std::borrow::Cow;
 use std::collections::HashMap;

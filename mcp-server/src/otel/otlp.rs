@@ -175,7 +175,8 @@ impl Otel {
     }
 
     fn configure(prometheus: Option<&Prometheus>) -> Result<Otel, OtelError> {
-        let config = Config::read(&Env::process())?;
+        let env = Env::process();
+        let config = Config::read(&env)?;
         let mut otel = Otel {
             telemetry: None,
             tracers: None,
@@ -201,33 +202,23 @@ impl Otel {
             None
         };
         let resource = Resource::builder().build();
-        let span_error = |e: opentelemetry_otlp::ExporterBuildError| {
-            OtelError(format!("OTLP span exporter: {e}"))
-        };
         let metric_error = |e: opentelemetry_otlp::ExporterBuildError| {
             OtelError(format!("OTLP metric exporter: {e}"))
         };
         let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
         if let (true, Some(client)) = (config.traces, &client) {
-            let builder = opentelemetry_otlp::SpanExporter::builder();
             tracers = match config.traces_protocol {
-                Transport::HttpProtobuf => tracers.with_batch_exporter(
-                    builder
-                        .with_http()
-                        .with_protocol(Protocol::HttpBinary)
-                        .with_timeout(config.traces_timeout)
-                        .with_shared_http_client(client.clone())
-                        .build()
-                        .map_err(span_error)?,
-                ),
+                Transport::HttpProtobuf => {
+                    tracers.with_batch_exporter(TraceExporter::new(client.clone(), &env)?)
+                }
                 #[cfg(feature = "otlp-grpc")]
                 Transport::Grpc => {
                     tracers.with_batch_exporter(ExportRuntime::grpc(&otel.runtime, || {
-                        builder
+                        opentelemetry_otlp::SpanExporter::builder()
                             .with_tonic()
                             .with_timeout(config.traces_timeout)
                             .build()
-                            .map_err(span_error)
+                            .map_err(|e| OtelError(format!("OTLP span exporter: {e}")))
                     })?)
                 }
             };
@@ -507,22 +498,54 @@ fn protocol_of(env: &Env<'_>, name: &str) -> Result<Option<Transport>, OtelError
     }
 }
 
-/// `key=value` pairs separated by commas, as the specification gives them (the exporter
-/// percent-decodes the values).
+/// `key=value` pairs separated by commas, as the specification gives them; the values are
+/// percent-decoded.
 fn check_headers(env: &Env<'_>, name: &str) -> Result<(), OtelError> {
+    headers_of(env, name).map(drop)
+}
+
+fn headers_of(
+    env: &Env<'_>,
+    name: &str,
+) -> Result<Vec<(http::HeaderName, http::HeaderValue)>, OtelError> {
     let Some(list) = env.get(name)? else {
-        return Ok(());
+        return Ok(Vec::new());
     };
+    let mut headers = Vec::new();
     for pair in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || OtelError(format!("{name}: `{pair}` is not a `key=value` header"));
         let (key, value) = pair.split_once('=').ok_or_else(bad)?;
-        if http::HeaderName::from_bytes(key.trim().as_bytes()).is_err()
-            || http::HeaderValue::from_str(value.trim()).is_err()
-        {
-            return Err(bad());
+        let key = http::HeaderName::from_bytes(key.trim().as_bytes()).map_err(|_| bad())?;
+        let value =
+            http::HeaderValue::from_bytes(&percent_decode(value.trim())).map_err(|_| bad())?;
+        headers.push((key, value));
+    }
+    Ok(headers)
+}
+
+/// `%XX` escapes replaced by their byte; a `%` not followed by two hex digits is kept.
+fn percent_decode(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
         }
     }
-    Ok(())
+    out
 }
 
 /// A current-thread runtime on a thread of its own, for the exporters' sockets: the SDK
@@ -655,6 +678,107 @@ impl<E: PushMetricExporter> PushMetricExporter for OnRuntime<E> {
 
     fn temporality(&self) -> Temporality {
         self.inner.temporality()
+    }
+}
+
+/// Spans over OTLP/HTTP: each batch written as protobuf by [`protobuf`](super::protobuf)
+/// and posted to the traces endpoint.
+#[derive(Debug)]
+struct TraceExporter {
+    client: Arc<dyn HttpClient>,
+    endpoint: http::Uri,
+    headers: http::HeaderMap,
+    resource: Resource,
+    stopped: std::sync::atomic::AtomicBool,
+}
+
+impl TraceExporter {
+    fn new(client: Arc<dyn HttpClient>, env: &Env<'_>) -> Result<TraceExporter, OtelError> {
+        let endpoint = match env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")? {
+            // A signal's own endpoint is used as given.
+            Some(url) => url.trim().to_owned(),
+            // The base has the signal's path appended.
+            None => {
+                let base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?.unwrap_or_default();
+                format!("{}/v1/traces", base.trim().trim_end_matches('/'))
+            }
+        };
+        let endpoint = endpoint
+            .parse()
+            .map_err(|e| OtelError(format!("the traces endpoint `{endpoint}`: {e}")))?;
+        let mut headers = http::HeaderMap::new();
+        // The signal's own headers replace the general ones of the same name.
+        for name in [
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        ] {
+            for (key, value) in headers_of(env, name)? {
+                headers.insert(key, value);
+            }
+        }
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/x-protobuf"),
+        );
+        Ok(TraceExporter {
+            client,
+            endpoint,
+            headers,
+            resource: Resource::builder_empty().build(),
+            stopped: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+}
+
+impl opentelemetry_sdk::trace::SpanExporter for TraceExporter {
+    fn export(
+        &self,
+        batch: Vec<opentelemetry_sdk::trace::SpanData>,
+    ) -> impl Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
+        let stopped = self.stopped.load(std::sync::atomic::Ordering::Acquire);
+        let body =
+            (!stopped).then(|| super::protobuf::export_trace_request(&self.resource, &batch));
+        drop(batch);
+        async move {
+            let Some(body) = body else {
+                return Err(OTelSdkError::AlreadyShutdown);
+            };
+            let mut request = Request::new(Bytes::from(body));
+            *request.method_mut() = http::Method::POST;
+            *request.uri_mut() = self.endpoint.clone();
+            *request.headers_mut() = self.headers.clone();
+            let response = self
+                .client
+                .send_bytes(request)
+                .await
+                .map_err(|e| OTelSdkError::InternalFailure(format!("OTLP span export: {e}")))?;
+            let status = response.status();
+            let body = response.into_body();
+            if !status.is_success() {
+                let text = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
+                return Err(OTelSdkError::InternalFailure(format!(
+                    "OTLP span export: the collector answered {status}: {text}"
+                )));
+            }
+            if let Some((rejected, message)) = super::protobuf::partial_success(&body) {
+                tracing::warn!(
+                    rejected,
+                    message,
+                    "the collector rejected part of a span export"
+                );
+            }
+            Ok(())
+        }
+    }
+
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.resource = resource.clone();
     }
 }
 

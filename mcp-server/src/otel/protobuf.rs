@@ -1,0 +1,622 @@
+//! The OTLP trace export body (`ExportTraceServiceRequest`, protobuf) written straight from
+//! the SDK's span data.
+//!
+//! opentelemetry-otlp converts each batch into the generated message types first (every
+//! name, key and string value copied into a `String`, every id into a `Vec`) and prost then
+//! walks that tree computing nested lengths again at each level: about 16,000 instructions
+//! a span in the guard benchmark, more than the whole `tools/call` it describes. Here each
+//! field is written once into one buffer; a nested message's length is written in front of
+//! its body once the body is known, moving the body when the length needs more than one
+//! byte. The message numbers are those of `opentelemetry/proto/trace/v1/trace.proto`,
+//! `common/v1/common.proto`, `resource/v1/resource.proto` and
+//! `collector/trace/v1/trace_service.proto`; a test decodes the output with the OpenTelemetry
+//! project's own generated types and compares it with the SDK's conversion.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry::{Array, InstrumentationScope, KeyValue, Value};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::trace::SpanData;
+
+/// Wire types.
+const VARINT: u32 = 0;
+const FIXED64: u32 = 1;
+const LEN: u32 = 2;
+const FIXED32: u32 = 5;
+
+/// `SpanFlags`: the context says whether its parent is remote, and whether it is.
+const CONTEXT_HAS_IS_REMOTE: u32 = 0x100;
+const CONTEXT_IS_REMOTE: u32 = 0x200;
+
+/// A protobuf message being written.
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn varint(&mut self, mut value: u64) {
+        while value >= 0x80 {
+            self.buf.push(value as u8 | 0x80);
+            value >>= 7;
+        }
+        self.buf.push(value as u8);
+    }
+
+    fn key(&mut self, field: u32, wire: u32) {
+        self.varint(u64::from(field << 3 | wire));
+    }
+
+    /// A `bytes` or `string` field; proto3 leaves an empty one out.
+    fn bytes(&mut self, field: u32, value: &[u8]) {
+        if !value.is_empty() {
+            self.bytes_always(field, value);
+        }
+    }
+
+    /// A `bytes` or `string` field even when empty (a `oneof` member).
+    fn bytes_always(&mut self, field: u32, value: &[u8]) {
+        self.key(field, LEN);
+        self.varint(value.len() as u64);
+        self.buf.extend_from_slice(value);
+    }
+
+    fn string(&mut self, field: u32, value: &str) {
+        self.bytes(field, value.as_bytes());
+    }
+
+    /// A `uint32` or enumeration field; zero is left out.
+    fn uint(&mut self, field: u32, value: u32) {
+        if value != 0 {
+            self.key(field, VARINT);
+            self.varint(u64::from(value));
+        }
+    }
+
+    fn fixed64(&mut self, field: u32, value: u64) {
+        if value != 0 {
+            self.key(field, FIXED64);
+            self.buf.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+
+    fn fixed32(&mut self, field: u32, value: u32) {
+        if value != 0 {
+            self.key(field, FIXED32);
+            self.buf.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+
+    /// A nested message: its key, its length, then the body `write` puts after them. The
+    /// length is guessed to fit one byte; when it does not, the body moves up to make room.
+    fn message(&mut self, field: u32, write: impl FnOnce(&mut Writer)) {
+        self.key(field, LEN);
+        let at = self.buf.len();
+        self.buf.push(0);
+        write(self);
+        let len = self.buf.len() - at - 1;
+        if len < 0x80 {
+            self.buf[at] = len as u8;
+            return;
+        }
+        // Room for the longer length: the body moves up by the extra bytes.
+        let extra = varint_len(len as u64) - 1;
+        let end = self.buf.len();
+        self.buf.resize(end + extra, 0);
+        self.buf.copy_within(at + 1..end, at + 1 + extra);
+        let mut rest = len as u64;
+        for byte in &mut self.buf[at..=at + extra] {
+            *byte = rest as u8 | 0x80;
+            rest >>= 7;
+        }
+        self.buf[at + extra] &= 0x7f;
+    }
+
+    fn attributes<'a>(&mut self, field: u32, attributes: impl IntoIterator<Item = &'a KeyValue>) {
+        for kv in attributes {
+            self.key_value(field, kv.key.as_str(), &kv.value);
+        }
+    }
+
+    /// A `KeyValue` (key 1, `AnyValue` 2). Attributes are most of a span, so the lengths of
+    /// one holding a scalar or a string are counted up front rather than fixed up after.
+    fn key_value(&mut self, field: u32, key: &str, value: &Value) {
+        let any = match value {
+            Value::String(s) => 1 + varint_len(s.as_str().len() as u64) + s.as_str().len(),
+            Value::Bool(_) => 2,
+            Value::I64(i) => 1 + varint_len(*i as u64),
+            Value::F64(_) => 9,
+            _ => {
+                return self.message(field, |w| {
+                    w.string(1, key);
+                    w.message(2, |w| w.any_value(value));
+                });
+            }
+        };
+        let key_len = match key.len() {
+            0 => 0,
+            n => 1 + varint_len(n as u64) + n,
+        };
+        let len = key_len + 1 + varint_len(any as u64) + any;
+        self.buf.reserve(len + 6);
+        self.key(field, LEN);
+        self.varint(len as u64);
+        self.string(1, key);
+        self.key(2, LEN);
+        self.varint(any as u64);
+        self.any_value(value);
+    }
+
+    /// An `AnyValue`'s body: one member of its `oneof`, written even when zero or empty.
+    fn any_value(&mut self, value: &Value) {
+        match value {
+            Value::String(s) => self.bytes_always(1, s.as_str().as_bytes()),
+            Value::Bool(b) => {
+                self.key(2, VARINT);
+                self.varint(u64::from(*b));
+            }
+            Value::I64(i) => {
+                self.key(3, VARINT);
+                self.varint(*i as u64);
+            }
+            Value::F64(f) => {
+                self.key(4, FIXED64);
+                self.buf.extend_from_slice(&f.to_le_bytes());
+            }
+            Value::Array(array) => self.message(5, |w| match array {
+                Array::Bool(values) => {
+                    for v in values {
+                        w.message(1, |w| w.any_value(&Value::Bool(*v)));
+                    }
+                }
+                Array::I64(values) => {
+                    for v in values {
+                        w.message(1, |w| w.any_value(&Value::I64(*v)));
+                    }
+                }
+                Array::F64(values) => {
+                    for v in values {
+                        w.message(1, |w| w.any_value(&Value::F64(*v)));
+                    }
+                }
+                Array::String(values) => {
+                    for v in values {
+                        w.message(1, |w| w.bytes_always(1, v.as_str().as_bytes()));
+                    }
+                }
+                // Kinds of array a later SDK may add: their text, rather than nothing.
+                other => w.message(1, |w| w.bytes_always(1, other.to_string().as_bytes())),
+            }),
+            // Kinds of value a later SDK may add: their text.
+            other => self.bytes_always(1, other.as_str().as_bytes()),
+        }
+    }
+
+    /// An `InstrumentationScope` (name 1, version 2, attributes 3).
+    fn scope(&mut self, scope: &InstrumentationScope) {
+        self.string(1, scope.name());
+        self.string(2, scope.version().unwrap_or_default());
+        self.attributes(3, scope.attributes());
+    }
+
+    /// A `Span`'s body.
+    fn span(&mut self, span: &SpanData) {
+        let context = &span.span_context;
+        self.bytes(1, &context.trace_id().to_bytes());
+        self.bytes(2, &context.span_id().to_bytes());
+        self.string(3, &context.trace_state().header());
+        if span.parent_span_id != opentelemetry::trace::SpanId::INVALID {
+            self.bytes(4, &span.parent_span_id.to_bytes());
+        }
+        self.fixed32(
+            16,
+            flags(
+                span.parent_span_is_remote,
+                context.trace_flags().to_u8().into(),
+            ),
+        );
+        self.string(5, &span.name);
+        self.uint(6, kind(&span.span_kind));
+        self.fixed64(7, nanos(span.start_time));
+        self.fixed64(8, nanos(span.end_time));
+        self.attributes(9, &span.attributes);
+        self.uint(10, span.dropped_attributes_count);
+        for event in span.events.iter() {
+            self.message(11, |w| {
+                w.fixed64(1, nanos(event.timestamp));
+                w.string(2, &event.name);
+                w.attributes(3, &event.attributes);
+                w.uint(4, event.dropped_attributes_count);
+            });
+        }
+        self.uint(12, span.events.dropped_count);
+        for link in span.links.iter() {
+            let context = &link.span_context;
+            self.message(13, |w| {
+                w.bytes(1, &context.trace_id().to_bytes());
+                w.bytes(2, &context.span_id().to_bytes());
+                w.string(3, &context.trace_state().header());
+                w.attributes(4, &link.attributes);
+                w.uint(5, link.dropped_attributes_count);
+                w.fixed32(
+                    6,
+                    flags(context.is_remote(), context.trace_flags().to_u8().into()),
+                );
+            });
+        }
+        self.uint(14, span.links.dropped_count);
+        self.message(15, |w| match &span.status {
+            Status::Unset => {}
+            Status::Ok => w.uint(3, 1),
+            Status::Error { description } => {
+                w.string(2, description);
+                w.uint(3, 2);
+            }
+        });
+    }
+}
+
+/// How many bytes `value` takes as a varint.
+fn varint_len(value: u64) -> usize {
+    // One byte per started group of seven bits, and one for zero.
+    (64 - (value | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+fn flags(remote: bool, trace_flags: u32) -> u32 {
+    trace_flags | CONTEXT_HAS_IS_REMOTE | if remote { CONTEXT_IS_REMOTE } else { 0 }
+}
+
+/// `Span.SpanKind`'s numbers.
+fn kind(kind: &SpanKind) -> u32 {
+    match kind {
+        SpanKind::Internal => 1,
+        SpanKind::Server => 2,
+        SpanKind::Client => 3,
+        SpanKind::Producer => 4,
+        SpanKind::Consumer => 5,
+    }
+}
+
+fn nanos(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// An `ExportTraceServiceRequest` holding `spans` under `resource`: one `ResourceSpans`,
+/// with one `ScopeSpans` per instrumentation scope in the order the scopes first appear.
+pub(crate) fn export_trace_request(resource: &Resource, spans: &[SpanData]) -> Vec<u8> {
+    // Which scopes there are, and the first span of each: nearly always a single one (the
+    // server's), so a list searched in order beats a map.
+    let mut scopes: Vec<&InstrumentationScope> = Vec::new();
+    // Each span's scope, by its place in `scopes`.
+    let mut scope_of: Vec<u32> = Vec::with_capacity(spans.len());
+    for span in spans {
+        let scope = &span.instrumentation_scope;
+        let at = match scopes.iter().position(|s| *s == scope) {
+            Some(at) => at,
+            None => {
+                scopes.push(scope);
+                scopes.len() - 1
+            }
+        };
+        scope_of.push(at as u32);
+    }
+    let mut w = Writer {
+        buf: Vec::with_capacity(256 + spans.len() * 384),
+    };
+    w.message(1, |w| {
+        w.message(1, |w| {
+            for (key, value) in resource.iter() {
+                w.key_value(1, key.as_str(), value);
+            }
+        });
+        for (at, scope) in scopes.iter().enumerate() {
+            w.message(2, |w| {
+                w.message(1, |w| w.scope(scope));
+                for (span, _) in spans
+                    .iter()
+                    .zip(&scope_of)
+                    .filter(|(_, s)| **s as usize == at)
+                {
+                    w.message(2, |w| w.span(span));
+                }
+                w.string(3, scope.schema_url().unwrap_or_default());
+            });
+        }
+        w.string(3, resource.schema_url().unwrap_or_default());
+    });
+    w.buf
+}
+
+/// What an `ExportTraceServiceResponse` says was rejected: its `partial_success`'s
+/// `rejected_spans` (1) and `error_message` (2), when it has one. A body that is not such a
+/// message says nothing.
+pub(crate) fn partial_success(body: &[u8]) -> Option<(i64, String)> {
+    let partial = fields(body)?.find_map(|(field, value)| match (field, value) {
+        (1, Field::Len(bytes)) => Some(bytes),
+        _ => None,
+    })?;
+    let mut rejected = 0;
+    let mut message = String::new();
+    for (field, value) in fields(partial)? {
+        match (field, value) {
+            (1, Field::Varint(n)) => rejected = n as i64,
+            (2, Field::Len(text)) => message = String::from_utf8_lossy(text).into_owned(),
+            _ => {}
+        }
+    }
+    (rejected != 0 || !message.is_empty()).then_some((rejected, message))
+}
+
+enum Field<'a> {
+    Varint(u64),
+    Len(&'a [u8]),
+    Other,
+}
+
+/// A message's fields, or `None` when it is not well formed.
+fn fields(mut body: &[u8]) -> Option<impl Iterator<Item = (u32, Field<'_>)>> {
+    let mut out = Vec::new();
+    while !body.is_empty() {
+        let key = read_varint(&mut body)?;
+        let field = u32::try_from(key >> 3).ok()?;
+        let value = match key & 7 {
+            0 => Field::Varint(read_varint(&mut body)?),
+            1 => {
+                body = body.get(8..)?;
+                Field::Other
+            }
+            2 => {
+                let len = usize::try_from(read_varint(&mut body)?).ok()?;
+                let (bytes, rest) = (body.get(..len)?, body.get(len..)?);
+                body = rest;
+                Field::Len(bytes)
+            }
+            5 => {
+                body = body.get(4..)?;
+                Field::Other
+            }
+            _ => return None,
+        };
+        out.push((field, value));
+    }
+    Some(out.into_iter())
+}
+
+fn read_varint(body: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = body.split_first()?;
+        *body = rest;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::time::Duration;
+
+    use opentelemetry::trace::{Event, Link, SpanContext, SpanId, TraceFlags, TraceId, TraceState};
+    use opentelemetry::{InstrumentationScope, KeyValue, StringValue};
+    use opentelemetry_proto::tonic::collector::trace::v1::{
+        ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
+    };
+    use opentelemetry_proto::transform::common::tonic::ResourceAttributesWithSchema;
+    use opentelemetry_proto::transform::trace::tonic::group_spans_by_resource_and_scope;
+    use opentelemetry_sdk::trace::{SpanEvents, SpanLinks};
+    use prost::Message as _;
+
+    use super::*;
+
+    fn context(trace: u128, span: u64, remote: bool, state: &str) -> SpanContext {
+        SpanContext::new(
+            TraceId::from(trace),
+            SpanId::from(span),
+            TraceFlags::SAMPLED,
+            remote,
+            TraceState::from_key_value([("vendor", state)]).unwrap(),
+        )
+    }
+
+    fn every_value(prefix: &str) -> Vec<KeyValue> {
+        let long = "x".repeat(3000);
+        vec![
+            KeyValue::new(format!("{prefix}.string"), "tools/call"),
+            KeyValue::new(format!("{prefix}.empty"), ""),
+            KeyValue::new(format!("{prefix}.long"), long),
+            KeyValue::new(format!("{prefix}.true"), true),
+            KeyValue::new(format!("{prefix}.false"), false),
+            KeyValue::new(format!("{prefix}.zero"), 0i64),
+            KeyValue::new(format!("{prefix}.negative"), -5i64),
+            KeyValue::new(format!("{prefix}.big"), i64::MAX),
+            KeyValue::new(format!("{prefix}.float"), 0.25f64),
+            KeyValue::new(format!("{prefix}.float0"), 0.0f64),
+            KeyValue::new(
+                format!("{prefix}.bools"),
+                Value::Array(vec![true, false].into()),
+            ),
+            KeyValue::new(
+                format!("{prefix}.ints"),
+                Value::Array(vec![0i64, -1, 1 << 40].into()),
+            ),
+            KeyValue::new(
+                format!("{prefix}.floats"),
+                Value::Array(vec![1.5f64, -0.0].into()),
+            ),
+            KeyValue::new(
+                format!("{prefix}.strings"),
+                Value::Array(vec![StringValue::from("a"), StringValue::from("")].into()),
+            ),
+            KeyValue::new(
+                format!("{prefix}.no-values"),
+                Value::Array(Vec::<i64>::new().into()),
+            ),
+            KeyValue::new(format!("{prefix}.unicode"), "é ✓ 🙂"),
+            KeyValue::new("", "an empty key"),
+        ]
+    }
+
+    fn span(scope: &InstrumentationScope, n: u64, status: Status, kind: SpanKind) -> SpanData {
+        let start = UNIX_EPOCH + Duration::from_nanos(1_764_200_000_123_456_789 + n);
+        let mut events = SpanEvents::default();
+        events.events.push(Event::new(
+            "exception",
+            start + Duration::from_micros(5),
+            every_value("e"),
+            1,
+        ));
+        events.dropped_count = 2;
+        let mut links = SpanLinks::default();
+        links
+            .links
+            .push(Link::new(context(7, 8, true, "l"), every_value("l"), 3));
+        links.dropped_count = 4;
+        SpanData {
+            span_context: context(
+                0x0af7_6519_16cd_43dd_8448_eb21_1c80_319c + u128::from(n),
+                0xb7ad_6b71_6920_3331 + n,
+                false,
+                "s",
+            ),
+            parent_span_id: if n.is_multiple_of(2) {
+                SpanId::from(0x1234 + n)
+            } else {
+                SpanId::INVALID
+            },
+            parent_span_is_remote: n.is_multiple_of(4),
+            span_kind: kind,
+            name: Cow::Owned(format!("tools/call tool{n}")),
+            start_time: start,
+            end_time: start + Duration::from_micros(37),
+            attributes: every_value("a"),
+            dropped_attributes_count: (n % 3) as u32,
+            events,
+            links,
+            status,
+            instrumentation_scope: scope.clone(),
+        }
+    }
+
+    /// What the SDK's own conversion (as opentelemetry-otlp sends it) makes of `spans`.
+    fn reference(resource: &Resource, spans: &[SpanData]) -> ExportTraceServiceRequest {
+        ExportTraceServiceRequest {
+            resource_spans: group_spans_by_resource_and_scope(
+                spans.to_vec(),
+                &ResourceAttributesWithSchema::from(resource),
+            ),
+        }
+    }
+
+    #[test]
+    fn the_body_decodes_to_what_the_sdk_conversion_gives() {
+        let resource = Resource::builder()
+            .with_service_name("demo")
+            .with_attribute(KeyValue::new("deployment.environment", "test"))
+            .with_schema_url(
+                [KeyValue::new("host.name", "h")],
+                "https://opentelemetry.io/schemas/1.30.0",
+            )
+            .build();
+        let server = InstrumentationScope::builder("mcp-server")
+            .with_version("0.1.0")
+            .with_attributes([KeyValue::new("scope.a", 1i64)])
+            .build();
+        let other = InstrumentationScope::builder("app")
+            .with_schema_url("https://example.com/schema")
+            .build();
+        let spans = vec![
+            span(&server, 0, Status::Unset, SpanKind::Server),
+            span(&other, 1, Status::Ok, SpanKind::Client),
+            span(&server, 2, Status::error("boom ✗"), SpanKind::Internal),
+            span(&other, 3, Status::error(""), SpanKind::Producer),
+            span(&server, 4, Status::Unset, SpanKind::Consumer),
+        ];
+        let body = export_trace_request(&resource, &spans);
+        let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+        assert_eq!(decoded, reference(&resource, &spans));
+        assert_eq!(decoded.resource_spans[0].scope_spans[0].spans.len(), 3);
+        // Values long enough that lengths take one, two and three bytes.
+        assert!(body.len() > 0x4000, "{}", body.len());
+    }
+
+    #[test]
+    fn an_empty_batch_and_an_empty_resource() {
+        let resource = Resource::builder_empty().build();
+        let body = export_trace_request(&resource, &[]);
+        let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+        assert_eq!(decoded, reference(&resource, &[]));
+    }
+
+    #[test]
+    fn a_span_as_the_server_makes_it() {
+        let resource = Resource::builder().build();
+        let scope = InstrumentationScope::builder("mcp-server").build();
+        let mut data = span(&scope, 6, Status::Unset, SpanKind::Server);
+        data.attributes = vec![
+            KeyValue::new("mcp.method.name", "tools/call"),
+            KeyValue::new("gen_ai.tool.name", "echo"),
+            KeyValue::new("jsonrpc.request.id", "7"),
+        ];
+        data.events = SpanEvents::default();
+        data.links = SpanLinks::default();
+        let body = export_trace_request(&resource, std::slice::from_ref(&data));
+        let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+        assert_eq!(decoded, reference(&resource, &[data]));
+    }
+
+    #[test]
+    fn varint_lengths() {
+        for (value, len) in [
+            (0u64, 1),
+            (1, 1),
+            (127, 1),
+            (128, 2),
+            (16_383, 2),
+            (16_384, 3),
+            (u64::MAX, 10),
+        ] {
+            assert_eq!(varint_len(value), len, "{value}");
+            let mut w = Writer { buf: Vec::new() };
+            w.varint(value);
+            assert_eq!(w.buf.len(), len, "{value}");
+        }
+    }
+
+    #[test]
+    fn partial_success_is_read_from_the_response() {
+        let encode = |response: ExportTraceServiceResponse| response.encode_to_vec();
+        assert_eq!(partial_success(&[]), None);
+        assert_eq!(
+            partial_success(&encode(ExportTraceServiceResponse {
+                partial_success: None
+            })),
+            None
+        );
+        assert_eq!(
+            partial_success(&encode(ExportTraceServiceResponse {
+                partial_success: Some(ExportTracePartialSuccess {
+                    rejected_spans: 0,
+                    error_message: String::new(),
+                })
+            })),
+            None
+        );
+        assert_eq!(
+            partial_success(&encode(ExportTraceServiceResponse {
+                partial_success: Some(ExportTracePartialSuccess {
+                    rejected_spans: 3,
+                    error_message: "too old".into(),
+                })
+            })),
+            Some((3, "too old".to_owned()))
+        );
+        // Not a protobuf message: nothing to say.
+        assert_eq!(partial_success(b"\xff\xff\xff"), None);
+        assert_eq!(partial_success(b"{\"partialSuccess\":{}}"), None);
+    }
+}

@@ -465,13 +465,20 @@ fn start_span(
     parent: &Context,
 ) -> opentelemetry_sdk::trace::Span {
     let name: Cow<'static, str> = match (req.target, known_method(req.method)) {
-        (Some(Target::Tool(t) | Target::Prompt(t)), _) => format!("{} {t}", req.method).into(),
+        (Some(Target::Tool(t) | Target::Prompt(t)), _) => {
+            // Not `format!`: its machinery costs several times the two copies.
+            let mut name = String::with_capacity(req.method.len() + 1 + t.len());
+            name.push_str(req.method);
+            name.push(' ');
+            name.push_str(t);
+            name.into()
+        }
         (None, Some(m)) => m.into(),
         (None, None) => req.method.to_owned().into(),
     };
     let mut attributes = shared_attributes(req.method, req.transport, req.target);
     let id = match req.id {
-        mcp_core::jsonrpc::RequestId::Number(n) => n.to_string(),
+        mcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
         mcp_core::jsonrpc::RequestId::String(s) => s.clone(),
     };
     attributes.push(KeyValue::new("jsonrpc.request.id", id));

@@ -52,8 +52,98 @@ enum Otlp {
     Grpc,
 }
 
-/// A minimal OTLP collector on 127.0.0.1: its base URL, and what it was sent.
+/// A minimal OTLP collector on 127.0.0.1 over plain TCP: its base URL, and what it was
+/// sent.
 async fn receiver(otlp: Otlp) -> (String, Arc<Mutex<Received>>) {
+    let (app, received) = collector(otlp);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}"), received)
+}
+
+/// The same collector over TLS, with the test certificate for `localhost`
+/// (mcp-server/tests/fixtures/tls), and accepting only clients that show a certificate
+/// signed by the test CA: mutual TLS.
+async fn tls_receiver(otlp: Otlp) -> (String, Arc<Mutex<Received>>) {
+    let (app, received) = collector(otlp);
+    let listener = TlsListener::bind().await;
+    let port = listener.tcp.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("https://localhost:{port}"), received)
+}
+
+/// The test TLS material, beside mcp-server's tests.
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../mcp-server/tests/fixtures/tls/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Connections accepted on 127.0.0.1 and through a TLS handshake (HTTP/2 or HTTP/1.1 by
+/// ALPN); a failed handshake drops the connection and waits for the next.
+struct TlsListener {
+    tcp: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+}
+
+impl TlsListener {
+    async fn bind() -> TlsListener {
+        use tokio_rustls::rustls;
+        use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject as _};
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_file_iter(fixture("ca.pem")).unwrap() {
+            roots.add(cert.unwrap()).unwrap();
+        }
+        let clients = rustls::server::WebPkiClientVerifier::builder_with_provider(
+            Arc::new(roots),
+            provider.clone(),
+        )
+        .build()
+        .unwrap();
+        let chain = CertificateDer::pem_file_iter(fixture("server.pem"))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        let key = PrivateKeyDer::from_pem_file(fixture("server.key")).unwrap();
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_client_cert_verifier(clients)
+            .with_single_cert(chain, key)
+            .unwrap();
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        TlsListener {
+            tcp: tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+        }
+    }
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((stream, addr)) = self.tcp.accept().await else {
+                continue;
+            };
+            if let Ok(Ok(tls)) = tokio::time::timeout(SOON, self.acceptor.accept(stream)).await {
+                return (tls, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// The collector's routes, and what they were sent.
+fn collector(otlp: Otlp) -> (axum::Router, Arc<Mutex<Received>>) {
     let received = Arc::new(Mutex::new(Received::default()));
     let record = |signal: &'static str, received: Arc<Mutex<Received>>| {
         move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: axum::body::Bytes| async move {
@@ -119,10 +209,7 @@ async fn receiver(otlp: Otlp) -> (String, Arc<Mutex<Received>>) {
             metrics,
             axum::routing::post(record("metrics", received.clone())),
         );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}"), received)
+    (app, received)
 }
 
 /// A successful unary gRPC reply's body: an empty message (the `Export` responses carry
@@ -244,6 +331,48 @@ async fn quickstart_exports_spans_and_metrics_over_otlp() {
         &received,
         "http/protobuf",
         "application/x-protobuf",
+        &[],
+    )
+    .await;
+}
+
+/// The TLS variables: the collector's CA, and this server's certificate for mutual TLS.
+fn tls_variables() -> [(&'static str, String); 3] {
+    [
+        ("OTEL_EXPORTER_OTLP_CERTIFICATE", fixture("ca.pem")),
+        (
+            "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
+            fixture("client.pem"),
+        ),
+        ("OTEL_EXPORTER_OTLP_CLIENT_KEY", fixture("client.key")),
+    ]
+}
+
+/// The same to an `https://` collector that checks the exporter's client certificate,
+/// trusted through `OTEL_EXPORTER_OTLP_CERTIFICATE`.
+#[tokio::test]
+async fn quickstart_exports_over_otlp_to_an_https_collector() {
+    let (endpoint, received) = tls_receiver(Otlp::Http).await;
+    quickstart_exports(
+        &endpoint,
+        &received,
+        "http/protobuf",
+        "application/x-protobuf",
+        &tls_variables(),
+    )
+    .await;
+}
+
+/// And over gRPC with TLS.
+#[tokio::test]
+async fn quickstart_exports_over_otlp_grpc_to_an_https_collector() {
+    let (endpoint, received) = tls_receiver(Otlp::Grpc).await;
+    quickstart_exports(
+        &endpoint,
+        &received,
+        "grpc",
+        "application/grpc",
+        &tls_variables(),
     )
     .await;
 }
@@ -253,7 +382,7 @@ async fn quickstart_exports_spans_and_metrics_over_otlp() {
 #[tokio::test]
 async fn quickstart_exports_spans_and_metrics_over_otlp_grpc() {
     let (endpoint, received) = receiver(Otlp::Grpc).await;
-    quickstart_exports(&endpoint, &received, "grpc", "application/grpc").await;
+    quickstart_exports(&endpoint, &received, "grpc", "application/grpc", &[]).await;
     let r = received.lock().unwrap();
     let paths: std::collections::BTreeSet<&str> =
         r.requests.iter().map(|(path, ..)| path.as_str()).collect();
@@ -271,12 +400,14 @@ async fn quickstart_exports(
     received: &Mutex<Received>,
     protocol: &str,
     content_type: &str,
+    variables: &[(&str, String)],
 ) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_quickstart"));
     // Only what this test sets: nothing inherited may redirect or turn off the export.
     for (var, _) in std::env::vars().filter(|(k, _)| k.starts_with("OTEL_")) {
         command.env_remove(var);
     }
+    command.envs(variables.iter().map(|(k, v)| (k, v)));
     let mut child = command
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)

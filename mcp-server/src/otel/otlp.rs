@@ -11,6 +11,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
 use opentelemetry_http::{HttpClient, HttpError, Request, Response, ResponseBodyTooLarge};
+#[cfg(feature = "otlp-grpc")]
+use opentelemetry_otlp::WithTonicConfig as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkError;
@@ -54,6 +56,8 @@ pub struct OtelError(String);
 /// | `OTEL_EXPORTER_OTLP_HEADERS` (and `_TRACES_` / `_METRICS_`) | `key=value,…` request headers, or gRPC metadata (values percent-decoded) |
 /// | `OTEL_EXPORTER_OTLP_TIMEOUT` (and `_TRACES_` / `_METRICS_`) | milliseconds per export (default 10000) |
 /// | `OTEL_EXPORTER_OTLP_PROTOCOL` (and `_TRACES_` / `_METRICS_`) | `http/protobuf` (the default) or `grpc`; `http/json` is refused |
+/// | `OTEL_EXPORTER_OTLP_CERTIFICATE` (and `_TRACES_` / `_METRICS_`) | `https://` endpoints: a PEM file of trusted roots, in place of the system's |
+/// | `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE`, `OTEL_EXPORTER_OTLP_CLIENT_KEY` (and per signal) | `https://` endpoints: a PEM certificate chain and key for mutual TLS (both or neither) |
 /// | `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER` | `otlp` (default) or `none` |
 /// | `OTEL_SDK_DISABLED` | `true`: nothing is exported |
 /// | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource (the SDK reads them) |
@@ -61,8 +65,8 @@ pub struct OtelError(String);
 /// | `OTEL_METRIC_EXPORT_INTERVAL` | milliseconds between metric exports (the SDK reads it; default 60000) |
 /// | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (the SDK reads them) |
 ///
-/// Requests go over plain HTTP/1.1, or HTTP/2 without TLS for gRPC (`http://` endpoints: a
-/// collector or agent beside the server); an `https://` endpoint is refused with an error.
+/// Requests go over HTTP/1.1, or HTTP/2 for gRPC, in the clear to `http://` endpoints and over
+/// TLS (rustls) to `https://` ones.
 /// Exports run on a thread of their own (the SDK's batch and periodic workers, and a small
 /// runtime for the sockets and gRPC's channel), so they work whatever runtime, if any, the
 /// application uses.
@@ -116,9 +120,10 @@ impl Otel {
     ///
     /// # Errors
     ///
-    /// A variable has a value that cannot be used (an endpoint that is not an `http://`
-    /// URL, a timeout that is not a number of milliseconds, an unsupported protocol, a
-    /// malformed header list, …), or the export thread could not be started.
+    /// A variable has a value that cannot be used (an endpoint that is not an `http://` or
+    /// `https://` URL, a timeout that is not a number of milliseconds, an unsupported
+    /// protocol, a malformed header list, a certificate or key file that cannot be read or
+    /// parsed, …), or the export thread could not be started.
     pub fn from_env() -> Result<Otel, OtelError> {
         Otel::configure(None)
     }
@@ -189,34 +194,55 @@ impl Otel {
         if !config.traces && !config.metrics && prometheus.is_none() {
             return Ok(otel);
         }
-        let client = if config.traces || config.metrics {
+        let handle = if config.traces || config.metrics {
             let runtime = ExportRuntime::start()
                 .map_err(|e| OtelError(format!("OTLP export thread: {e}")))?;
-            let client: Arc<dyn HttpClient> = Arc::new(HyperClient {
-                runtime: runtime.handle.clone(),
-                timeout: config.traces_timeout.max(config.metrics_timeout),
-            });
+            let handle = runtime.handle.clone();
             otel.runtime = Some(runtime);
-            Some(client)
+            Some(handle)
         } else {
             None
         };
+        // Each signal's client, with its own timeout and TLS settings.
+        let client =
+            |signal: Signal, timeout: Duration| -> Result<Arc<dyn HttpClient>, OtelError> {
+                let runtime = handle
+                    .clone()
+                    .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
+                let tls = match endpoint_of(&env, signal)? {
+                    Some(url) if url.trim().starts_with("https://") => {
+                        Some(TlsFiles::read(&env, signal)?.connector()?)
+                    }
+                    _ => None,
+                };
+                Ok(Arc::new(HyperClient {
+                    runtime,
+                    timeout,
+                    tls,
+                }))
+            };
         let resource = Resource::builder().build();
         let metric_error = |e: opentelemetry_otlp::ExporterBuildError| {
             OtelError(format!("OTLP metric exporter: {e}"))
         };
         let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
-        if let (true, Some(client)) = (config.traces, &client) {
+        if config.traces {
             tracers = match config.traces_protocol {
-                Transport::HttpProtobuf => {
-                    tracers.with_batch_exporter(TraceExporter::new(client.clone(), &env)?)
-                }
+                Transport::HttpProtobuf => tracers.with_batch_exporter(TraceExporter::new(
+                    client(Signal::Traces, config.traces_timeout)?,
+                    &env,
+                )?),
                 #[cfg(feature = "otlp-grpc")]
                 Transport::Grpc => {
+                    let tls = grpc_tls(&env, Signal::Traces)?;
                     tracers.with_batch_exporter(ExportRuntime::grpc(&otel.runtime, || {
-                        opentelemetry_otlp::SpanExporter::builder()
+                        let mut builder = opentelemetry_otlp::SpanExporter::builder()
                             .with_tonic()
-                            .with_timeout(config.traces_timeout)
+                            .with_timeout(config.traces_timeout);
+                        if let Some(tls) = tls {
+                            builder = builder.with_tls_config(tls);
+                        }
+                        builder
                             .build()
                             .map_err(|e| OtelError(format!("OTLP span exporter: {e}")))
                     })?)
@@ -224,7 +250,7 @@ impl Otel {
             };
         }
         let mut meters = SdkMeterProvider::builder().with_resource(resource);
-        if let (true, Some(client)) = (config.metrics, &client) {
+        if config.metrics {
             let builder = opentelemetry_otlp::MetricExporter::builder();
             meters = match config.metrics_protocol {
                 Transport::HttpProtobuf => meters.with_reader(
@@ -233,23 +259,30 @@ impl Otel {
                             .with_http()
                             .with_protocol(Protocol::HttpBinary)
                             .with_timeout(config.metrics_timeout)
-                            .with_shared_http_client(client.clone())
+                            .with_shared_http_client(client(
+                                Signal::Metrics,
+                                config.metrics_timeout,
+                            )?)
                             .build()
                             .map_err(metric_error)?,
                     )
                     .build(),
                 ),
                 #[cfg(feature = "otlp-grpc")]
-                Transport::Grpc => meters.with_reader(
-                    PeriodicReader::builder(ExportRuntime::grpc(&otel.runtime, || {
-                        builder
-                            .with_tonic()
-                            .with_timeout(config.metrics_timeout)
-                            .build()
-                            .map_err(metric_error)
-                    })?)
-                    .build(),
-                ),
+                Transport::Grpc => {
+                    let tls = grpc_tls(&env, Signal::Metrics)?;
+                    meters.with_reader(
+                        PeriodicReader::builder(ExportRuntime::grpc(&otel.runtime, || {
+                            let mut builder =
+                                builder.with_tonic().with_timeout(config.metrics_timeout);
+                            if let Some(tls) = tls {
+                                builder = builder.with_tls_config(tls);
+                            }
+                            builder.build().map_err(metric_error)
+                        })?)
+                        .build(),
+                    )
+                }
             };
         }
         if let Some(prometheus) = prometheus {
@@ -472,12 +505,9 @@ fn check_endpoint(name: &str, url: &str) -> Result<(), OtelError> {
         .parse()
         .map_err(|e| OtelError(format!("{name}: `{url}` is not a URL ({e})")))?;
     match uri.scheme_str() {
-        Some("http") if uri.host().is_some_and(|h| !h.is_empty()) => Ok(()),
-        Some("https") => Err(OtelError(format!(
-            "{name}: `{url}`: https endpoints are not supported; export to a collector over http://"
-        ))),
+        Some("http" | "https") if uri.host().is_some_and(|h| !h.is_empty()) => Ok(()),
         _ => Err(OtelError(format!(
-            "{name}: `{url}` is not an http:// URL with a host (e.g. http://localhost:4318)"
+            "{name}: `{url}` is not an http:// or https:// URL with a host (e.g. http://localhost:4318)"
         ))),
     }
 }
@@ -694,15 +724,8 @@ struct TraceExporter {
 
 impl TraceExporter {
     fn new(client: Arc<dyn HttpClient>, env: &Env<'_>) -> Result<TraceExporter, OtelError> {
-        let endpoint = match env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")? {
-            // A signal's own endpoint is used as given.
-            Some(url) => url.trim().to_owned(),
-            // The base has the signal's path appended.
-            None => {
-                let base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?.unwrap_or_default();
-                format!("{}/v1/traces", base.trim().trim_end_matches('/'))
-            }
-        };
+        let endpoint = endpoint_of(env, Signal::Traces)?
+            .ok_or_else(|| OtelError("no traces endpoint is set".into()))?;
         let endpoint = endpoint
             .parse()
             .map_err(|e| OtelError(format!("the traces endpoint `{endpoint}`: {e}")))?;
@@ -782,12 +805,207 @@ impl opentelemetry_sdk::trace::SpanExporter for TraceExporter {
     }
 }
 
+/// One of the exported signals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signal {
+    Traces,
+    Metrics,
+}
+
+impl Signal {
+    /// Its part of the variables' names (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`).
+    fn upper(self) -> &'static str {
+        match self {
+            Signal::Traces => "TRACES",
+            Signal::Metrics => "METRICS",
+        }
+    }
+
+    /// Its path under a base endpoint, over HTTP.
+    fn path(self) -> &'static str {
+        match self {
+            Signal::Traces => "/v1/traces",
+            Signal::Metrics => "/v1/metrics",
+        }
+    }
+}
+
+/// Where `signal` is sent over HTTP: its own endpoint as given, or the base endpoint with the
+/// signal's path appended. (gRPC uses the base as given; the scheme is the same either way.)
+fn endpoint_of(env: &Env<'_>, signal: Signal) -> Result<Option<String>, OtelError> {
+    let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
+    if let Some(url) = env.get(&own)? {
+        return Ok(Some(url.trim().to_owned()));
+    }
+    Ok(env
+        .get("OTEL_EXPORTER_OTLP_ENDPOINT")?
+        .map(|base| format!("{}{}", base.trim().trim_end_matches('/'), signal.path())))
+}
+
+/// A signal's TLS settings for an `https://` collector, as the specification names them
+/// (each `OTEL_EXPORTER_OTLP_<SIGNAL>_…` variable before the general one): the files read
+/// and their PEM checked.
+#[derive(Debug)]
+struct TlsFiles {
+    /// `…_CERTIFICATE`: the roots the collector's certificate is checked against, in place of
+    /// the system's.
+    roots: Option<(String, Vec<u8>)>,
+    /// `…_CLIENT_CERTIFICATE` and `…_CLIENT_KEY`: this server's certificate chain and key,
+    /// for a collector that asks for one (mutual TLS).
+    identity: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl TlsFiles {
+    fn read(env: &Env<'_>, signal: Signal) -> Result<TlsFiles, OtelError> {
+        let file = |what: &str| -> Result<Option<(String, Vec<u8>)>, OtelError> {
+            let own = format!("OTEL_EXPORTER_OTLP_{}_{what}", signal.upper());
+            let general = format!("OTEL_EXPORTER_OTLP_{what}");
+            let (var, path) = match env.get(&own)? {
+                Some(path) => (own, path),
+                None => match env.get(&general)? {
+                    Some(path) => (general, path),
+                    None => return Ok(None),
+                },
+            };
+            let path = path.trim();
+            std::fs::read(path)
+                .map(|bytes| Some((var.clone(), bytes)))
+                .map_err(|e| OtelError(format!("{var}: cannot read `{path}`: {e}")))
+        };
+        let roots = file("CERTIFICATE")?;
+        if let Some((var, pem)) = &roots {
+            certificates(var, pem)?;
+        }
+        let identity = match (file("CLIENT_CERTIFICATE")?, file("CLIENT_KEY")?) {
+            (None, None) => None,
+            (Some((var, chain)), Some((key_var, key))) => {
+                certificates(&var, &chain)?;
+                private_key(&key_var, &key)?;
+                Some((chain, key))
+            }
+            (Some((var, _)), None) | (None, Some((var, _))) => {
+                return Err(OtelError(format!(
+                    "{var} is set without its pair: give both the client certificate and its key"
+                )));
+            }
+        };
+        Ok(TlsFiles { roots, identity })
+    }
+
+    /// A rustls connector for these settings (HTTP/1.1 by ALPN).
+    fn connector(&self) -> Result<tokio_rustls::TlsConnector, OtelError> {
+        use tokio_rustls::rustls;
+        let mut roots = rustls::RootCertStore::empty();
+        match &self.roots {
+            Some((var, pem)) => {
+                for cert in certificates(var, pem)? {
+                    roots
+                        .add(cert)
+                        .map_err(|e| OtelError(format!("{var}: {e}")))?;
+                }
+            }
+            None => {
+                let native = rustls_native_certs::load_native_certs();
+                roots.add_parsable_certificates(native.certs);
+                if roots.is_empty() {
+                    return Err(OtelError(
+                        "an https:// collector, and no trusted roots: the system has none \
+                         readable; give OTEL_EXPORTER_OTLP_CERTIFICATE"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| OtelError(format!("TLS: {e}")))?
+            .with_root_certificates(roots);
+        let mut config = match &self.identity {
+            None => builder.with_no_client_auth(),
+            Some((chain, key)) => builder
+                .with_client_auth_cert(
+                    certificates("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", chain)?,
+                    private_key("OTEL_EXPORTER_OTLP_CLIENT_KEY", key)?,
+                )
+                .map_err(|e| OtelError(format!("the OTLP client certificate and key: {e}")))?,
+        };
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+    }
+}
+
+/// The certificates of a PEM file; at least one.
+fn certificates(
+    var: &str,
+    pem: &[u8],
+) -> Result<Vec<tokio_rustls::rustls::pki_types::CertificateDer<'static>>, OtelError> {
+    use tokio_rustls::rustls::pki_types::{CertificateDer, pem::PemObject as _};
+    let certs = CertificateDer::pem_slice_iter(pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| OtelError(format!("{var}: not a PEM certificate file: {e}")))?;
+    if certs.is_empty() {
+        return Err(OtelError(format!(
+            "{var}: the file holds no PEM certificate"
+        )));
+    }
+    Ok(certs)
+}
+
+/// The private key of a PEM file (PKCS#8, PKCS#1 or SEC1).
+fn private_key(
+    var: &str,
+    pem: &[u8],
+) -> Result<tokio_rustls::rustls::pki_types::PrivateKeyDer<'static>, OtelError> {
+    use tokio_rustls::rustls::pki_types::{PrivateKeyDer, pem::PemObject as _};
+    PrivateKeyDer::from_pem_slice(pem)
+        .map_err(|e| OtelError(format!("{var}: no PEM private key in the file: {e}")))
+}
+
+#[cfg(feature = "otlp-grpc")]
+/// tonic's TLS settings for a signal sent over gRPC to an `https://` collector; `None` for
+/// `http://`.
+fn grpc_tls(
+    env: &Env<'_>,
+    signal: Signal,
+) -> Result<Option<opentelemetry_otlp::tonic_types::transport::ClientTlsConfig>, OtelError> {
+    use opentelemetry_otlp::tonic_types::transport::{Certificate, ClientTlsConfig, Identity};
+    let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
+    let endpoint = match env.get(&own)? {
+        Some(url) => Some(url),
+        None => env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?,
+    };
+    if !endpoint.is_some_and(|url| url.trim().starts_with("https://")) {
+        return Ok(None);
+    }
+    let files = TlsFiles::read(env, signal)?;
+    let mut tls = ClientTlsConfig::new();
+    tls = match &files.roots {
+        Some((_, pem)) => tls.ca_certificate(Certificate::from_pem(pem)),
+        None => tls.with_native_roots(),
+    };
+    if let Some((chain, key)) = &files.identity {
+        tls = tls.identity(Identity::from_pem(chain, key));
+    }
+    Ok(Some(tls))
+}
+
 /// The exporters' HTTP client: one HTTP/1.1 connection per export (a batch every few
 /// seconds at most), made with hyper on the export runtime.
-#[derive(Debug)]
 struct HyperClient {
     runtime: tokio::runtime::Handle,
     timeout: Duration,
+    /// For an `https://` endpoint.
+    tls: Option<tokio_rustls::TlsConnector>,
+}
+
+impl std::fmt::Debug for HyperClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HyperClient")
+            .field("timeout", &self.timeout)
+            .field("tls", &self.tls.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl HttpClient for HyperClient {
@@ -800,9 +1018,10 @@ impl HttpClient for HyperClient {
         Self: 'f,
     {
         let timeout = self.timeout;
+        let tls = self.tls.clone();
         let task = self
             .runtime
-            .spawn(async move { tokio::time::timeout(timeout, send(request)).await });
+            .spawn(async move { tokio::time::timeout(timeout, send(request, tls)).await });
         Box::pin(async move {
             match task.await {
                 Ok(Ok(response)) => response,
@@ -813,14 +1032,22 @@ impl HttpClient for HyperClient {
     }
 }
 
-async fn send(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
+async fn send(
+    request: Request<Bytes>,
+    tls: Option<tokio_rustls::TlsConnector>,
+) -> Result<Response<Bytes>, HttpError> {
     let (mut parts, body) = request.into_parts();
     let host = parts
         .uri
         .host()
         .ok_or("the endpoint has no host")?
         .to_owned();
-    let port = parts.uri.port_u16().unwrap_or(80);
+    let https = match parts.uri.scheme_str() {
+        Some("https") => true,
+        Some("http") => false,
+        _ => return Err("the endpoint is neither http:// nor https://".into()),
+    };
+    let port = parts.uri.port_u16().unwrap_or(if https { 443 } else { 80 });
     let authority = match parts.uri.authority() {
         Some(a) => a.as_str().to_owned(),
         None => host.clone(),
@@ -835,13 +1062,56 @@ async fn send(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
         .headers
         .entry(http::header::HOST)
         .or_insert(http::HeaderValue::from_str(&authority)?);
-    let stream = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port)).await?;
+    let host = host.trim_matches(['[', ']']);
+    let stream = tokio::net::TcpStream::connect((host, port))
+        .await
+        .map_err(|e| described(&e))?;
     stream.set_nodelay(true)?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
-    let connection = tokio::spawn(connection);
     let request = Request::from_parts(parts, http_body_util::Full::new(body));
-    let response = sender.send_request(request).await?;
+    match (https, tls) {
+        (false, _) => exchange(stream, request).await,
+        (true, Some(tls)) => {
+            let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.to_owned())?;
+            let stream = tls.connect(name, stream).await.map_err(|e| described(&e))?;
+            exchange(stream, request).await
+        }
+        (true, None) => Err("an https:// endpoint, and no TLS settings for it".into()),
+    }
+}
+
+/// An error with its causes, `hyper`'s "connection error" alone saying nothing of a TLS
+/// alert or a refused connection.
+fn described(error: &(dyn std::error::Error + 'static)) -> HttpError {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text.into()
+}
+
+/// One request and its response on a new HTTP/1.1 connection over `io`.
+async fn exchange<T>(
+    io: T,
+    request: Request<http_body_util::Full<Bytes>>,
+) -> Result<Response<Bytes>, HttpError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io))
+            .await
+            .map_err(|e| described(&e))?;
+    let connection = tokio::spawn(connection);
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| described(&e))?;
     let (parts, body) = response.into_parts();
     let body = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
         .collect()
@@ -971,8 +1241,8 @@ mod tests {
                 "OTEL_EXPORTER_OTLP_ENDPOINT",
             ),
             (
-                vec![("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector:4318")],
-                "https endpoints",
+                vec![("OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://collector:4318")],
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
             ),
             (
                 vec![("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "not a url")],
@@ -1014,6 +1284,215 @@ mod tests {
             let e = read(&pairs).unwrap_err().to_string();
             assert!(e.contains(var), "{pairs:?}: {e}");
         }
+    }
+
+    /// The test TLS material (`tests/fixtures/tls`, made by its `make.sh`).
+    fn fixture(name: &str) -> String {
+        format!("{}/tests/fixtures/tls/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    fn tls(pairs: &[(&str, &str)]) -> Result<TlsFiles, OtelError> {
+        TlsFiles::read(&Env::from_pairs(pairs), Signal::Traces)
+    }
+
+    #[test]
+    fn tls_files_are_read_and_checked_naming_the_variable() {
+        let ca = fixture("ca.pem");
+        let files = tls(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca)]).unwrap();
+        assert_eq!(
+            files.roots.as_ref().unwrap().0,
+            "OTEL_EXPORTER_OTLP_CERTIFICATE"
+        );
+        assert!(files.identity.is_none());
+        // The signal's own variable wins.
+        let other = fixture("other-ca.pem");
+        let files = tls(&[
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca),
+            ("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", &other),
+        ])
+        .unwrap();
+        assert_eq!(
+            files.roots.as_ref().unwrap().1,
+            std::fs::read(&other).unwrap()
+        );
+        let (cert, key) = (fixture("client.pem"), fixture("client.key"));
+        let files = tls(&[
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", &cert),
+            ("OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY", &key),
+        ])
+        .unwrap();
+        assert!(files.identity.is_some() && files.roots.is_none());
+
+        let missing = fixture("missing.pem");
+        for (pairs, expected) in [
+            (
+                vec![("OTEL_EXPORTER_OTLP_CERTIFICATE", missing.as_str())],
+                "OTEL_EXPORTER_OTLP_CERTIFICATE: cannot read",
+            ),
+            (
+                // A key where a certificate belongs.
+                vec![("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", key.as_str())],
+                "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: the file holds no PEM certificate",
+            ),
+            (
+                vec![("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert.as_str())],
+                "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE is set without its pair",
+            ),
+            (
+                vec![("OTEL_EXPORTER_OTLP_CLIENT_KEY", key.as_str())],
+                "OTEL_EXPORTER_OTLP_CLIENT_KEY is set without its pair",
+            ),
+            (
+                vec![
+                    ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert.as_str()),
+                    ("OTEL_EXPORTER_OTLP_CLIENT_KEY", cert.as_str()),
+                ],
+                "OTEL_EXPORTER_OTLP_CLIENT_KEY: no PEM private key",
+            ),
+        ] {
+            let e = tls(&pairs).unwrap_err().to_string();
+            assert!(e.contains(expected), "{pairs:?}: {e}");
+        }
+    }
+
+    /// An HTTPS server on 127.0.0.1 with the fixtures' certificate `name`, asking for a
+    /// client certificate signed by the fixtures' CA when `mutual`. It answers every request
+    /// `200` with a body naming what it was sent, and whether the client showed a
+    /// certificate.
+    async fn https_server(mutual: bool, name: &str) -> String {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        use tokio_rustls::rustls;
+        use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, pem::PemObject as _};
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let chain = CertificateDer::pem_file_iter(fixture(&format!("{name}.pem")))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        let key = PrivateKeyDer::from_pem_file(fixture(&format!("{name}.key"))).unwrap();
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .unwrap();
+        let builder = if mutual {
+            let mut roots = rustls::RootCertStore::empty();
+            for cert in CertificateDer::pem_file_iter(fixture("ca.pem")).unwrap() {
+                roots.add(cert.unwrap()).unwrap();
+            }
+            builder.with_client_cert_verifier(
+                rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .unwrap(),
+            )
+        } else {
+            builder.with_no_client_auth()
+        };
+        let config = builder.with_single_cert(chain, key).unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(stream).await else {
+                        return;
+                    };
+                    let client_cert = tls.get_ref().1.peer_certificates().is_some();
+                    // The head, then as many body bytes as it announces.
+                    let mut request = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    let head_end = loop {
+                        if let Some(at) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break at + 4;
+                        }
+                        match tls.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&chunk[..n]),
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&request[..head_end]).to_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .map_or(0, |v| v.trim().parse().unwrap());
+                    while request.len() < head_end + length {
+                        match tls.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    let line = head.lines().next().unwrap_or_default().to_owned();
+                    let body = format!("{line} {length} client-cert={client_cert}");
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = tls.write_all(reply.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        format!("https://localhost:{}/v1/traces", addr.port())
+    }
+
+    async fn post(url: &str, files: &TlsFiles) -> Result<String, String> {
+        let mut request = Request::new(Bytes::from_static(b"span bytes"));
+        *request.method_mut() = http::Method::POST;
+        *request.uri_mut() = url.parse().unwrap();
+        let connector = files.connector().map_err(|e| e.to_string())?;
+        let response =
+            tokio::time::timeout(Duration::from_secs(30), send(request, Some(connector)))
+                .await
+                .expect("an answer or an error, soon")
+                .map_err(|e| e.to_string())?;
+        assert_eq!(response.status(), 200);
+        Ok(String::from_utf8(response.into_body().to_vec()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn https_collectors_are_checked_against_the_given_roots() {
+        let url = https_server(false, "server").await;
+        let trusted = tls(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", &fixture("ca.pem"))]).unwrap();
+        assert_eq!(
+            post(&url, &trusted).await.unwrap(),
+            "post /v1/traces http/1.1 10 client-cert=false"
+        );
+        // By address as well as by name: the certificate names 127.0.0.1.
+        let by_ip = url.replace("localhost", "127.0.0.1");
+        assert!(post(&by_ip, &trusted).await.is_ok());
+        // A certificate from another CA is refused.
+        let wrong = tls(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", &fixture("other-ca.pem"))]).unwrap();
+        let e = post(&url, &wrong).await.unwrap_err();
+        assert!(e.to_lowercase().contains("certificate"), "{e}");
+        // And so is a collector whose certificate does not name the host asked for.
+        let elsewhere = https_server(false, "elsewhere").await;
+        let e = post(&elsewhere, &trusted).await.unwrap_err();
+        assert!(e.to_lowercase().contains("certificate"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_collector_asking_for_a_client_certificate_gets_the_configured_one() {
+        let url = https_server(true, "server").await;
+        let ca = fixture("ca.pem");
+        let (cert, key) = (fixture("client.pem"), fixture("client.key"));
+        let mutual = tls(&[
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", &cert),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", &key),
+        ])
+        .unwrap();
+        assert_eq!(
+            post(&url, &mutual).await.unwrap(),
+            "post /v1/traces http/1.1 10 client-cert=true"
+        );
+        let anonymous = tls(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca)]).unwrap();
+        let e = post(&url, &anonymous).await.unwrap_err();
+        assert!(e.to_lowercase().contains("certificate"), "{e}");
     }
 
     #[test]

@@ -22,7 +22,6 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::{
     error::OTelSdkResult,
     metrics::{Temporality, data::ResourceMetrics, exporter::PushMetricExporter},
-    trace::{SpanData, SpanExporter},
 };
 
 use super::{Prometheus, Telemetry};
@@ -204,50 +203,37 @@ impl Otel {
             None
         };
         // Each signal's client, with its own timeout and TLS settings.
-        let client =
-            |signal: Signal, timeout: Duration| -> Result<Arc<dyn HttpClient>, OtelError> {
-                let runtime = handle
-                    .clone()
-                    .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
-                let tls = match endpoint_of(&env, signal)? {
-                    Some(url) if url.trim().starts_with("https://") => {
-                        Some(TlsFiles::read(&env, signal)?.connector()?)
-                    }
-                    _ => None,
-                };
-                Ok(Arc::new(HyperClient {
-                    runtime,
-                    timeout,
-                    tls,
-                }))
+        let client = |signal: Signal,
+                      timeout: Duration,
+                      transport: Transport|
+         -> Result<Arc<HyperClient>, OtelError> {
+            let runtime = handle
+                .clone()
+                .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
+            let tls = match endpoint_of(&env, signal)? {
+                Some(url) if url.trim().starts_with("https://") => {
+                    Some(TlsFiles::read(&env, signal)?.connector(transport)?)
+                }
+                _ => None,
             };
+            Ok(Arc::new(HyperClient {
+                runtime,
+                timeout,
+                tls,
+            }))
+        };
         let resource = Resource::builder().build();
         let metric_error = |e: opentelemetry_otlp::ExporterBuildError| {
             OtelError(format!("OTLP metric exporter: {e}"))
         };
         let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
         if config.traces {
-            tracers = match config.traces_protocol {
-                Transport::HttpProtobuf => tracers.with_batch_exporter(TraceExporter::new(
-                    client(Signal::Traces, config.traces_timeout)?,
-                    &env,
-                )?),
-                #[cfg(feature = "otlp-grpc")]
-                Transport::Grpc => {
-                    let tls = grpc_tls(&env, Signal::Traces)?;
-                    tracers.with_batch_exporter(ExportRuntime::grpc(&otel.runtime, || {
-                        let mut builder = opentelemetry_otlp::SpanExporter::builder()
-                            .with_tonic()
-                            .with_timeout(config.traces_timeout);
-                        if let Some(tls) = tls {
-                            builder = builder.with_tls_config(tls);
-                        }
-                        builder
-                            .build()
-                            .map_err(|e| OtelError(format!("OTLP span exporter: {e}")))
-                    })?)
-                }
-            };
+            let transport = config.traces_protocol;
+            tracers = tracers.with_batch_exporter(TraceExporter::new(
+                client(Signal::Traces, config.traces_timeout, transport)?,
+                transport,
+                &env,
+            )?);
         }
         let mut meters = SdkMeterProvider::builder().with_resource(resource);
         if config.metrics {
@@ -262,6 +248,7 @@ impl Otel {
                             .with_shared_http_client(client(
                                 Signal::Metrics,
                                 config.metrics_timeout,
+                                Transport::HttpProtobuf,
                             )?)
                             .build()
                             .map_err(metric_error)?,
@@ -670,27 +657,6 @@ impl<F: Future> Future for Entered<F> {
 }
 
 #[cfg(feature = "otlp-grpc")]
-impl<E: SpanExporter> SpanExporter for OnRuntime<E> {
-    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
-        self.entered(self.inner.export(batch))
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        let _entered = self.handle.enter();
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn force_flush(&self) -> OTelSdkResult {
-        let _entered = self.handle.enter();
-        self.inner.force_flush()
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.inner.set_resource(resource);
-    }
-}
-
-#[cfg(feature = "otlp-grpc")]
 impl<E: PushMetricExporter> PushMetricExporter for OnRuntime<E> {
     fn export(&self, metrics: &ResourceMetrics) -> impl Future<Output = OTelSdkResult> + Send {
         self.entered(self.inner.export(metrics))
@@ -711,11 +677,20 @@ impl<E: PushMetricExporter> PushMetricExporter for OnRuntime<E> {
     }
 }
 
-/// Spans over OTLP/HTTP: each batch written as protobuf by [`protobuf`](super::protobuf)
-/// and posted to the traces endpoint.
+/// The gRPC method spans are exported with.
+#[cfg(feature = "otlp-grpc")]
+const TRACE_SERVICE_EXPORT: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+
+/// Spans over OTLP: each batch written as protobuf by [`protobuf`](super::protobuf), posted
+/// to the traces endpoint over HTTP, or sent as the trace service's `Export` call over gRPC.
 #[derive(Debug)]
 struct TraceExporter {
-    client: Arc<dyn HttpClient>,
+    client: Arc<HyperClient>,
+    #[cfg_attr(
+        not(feature = "otlp-grpc"),
+        allow(dead_code, reason = "HTTP is then the only transport")
+    )]
+    transport: Transport,
     endpoint: http::Uri,
     headers: http::HeaderMap,
     resource: Resource,
@@ -723,9 +698,34 @@ struct TraceExporter {
 }
 
 impl TraceExporter {
-    fn new(client: Arc<dyn HttpClient>, env: &Env<'_>) -> Result<TraceExporter, OtelError> {
-        let endpoint = endpoint_of(env, Signal::Traces)?
-            .ok_or_else(|| OtelError("no traces endpoint is set".into()))?;
+    fn new(
+        client: Arc<HyperClient>,
+        transport: Transport,
+        env: &Env<'_>,
+    ) -> Result<TraceExporter, OtelError> {
+        let endpoint = match transport {
+            Transport::HttpProtobuf => endpoint_of(env, Signal::Traces)?,
+            // gRPC takes the endpoint's scheme and authority, and names its own method.
+            #[cfg(feature = "otlp-grpc")]
+            Transport::Grpc => {
+                let base = match env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")? {
+                    Some(url) => Some(url),
+                    None => env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?,
+                };
+                match base.map(|url| url.trim().parse::<http::Uri>()) {
+                    Some(Ok(uri)) => Some(format!(
+                        "{}://{}{TRACE_SERVICE_EXPORT}",
+                        uri.scheme_str().unwrap_or("http"),
+                        uri.authority().map_or("", |a| a.as_str())
+                    )),
+                    Some(Err(e)) => {
+                        return Err(OtelError(format!("the traces endpoint: {e}")));
+                    }
+                    None => None,
+                }
+            }
+        }
+        .ok_or_else(|| OtelError("no traces endpoint is set".into()))?;
         let endpoint = endpoint
             .parse()
             .map_err(|e| OtelError(format!("the traces endpoint `{endpoint}`: {e}")))?;
@@ -739,12 +739,15 @@ impl TraceExporter {
                 headers.insert(key, value);
             }
         }
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/x-protobuf"),
-        );
+        if transport == Transport::HttpProtobuf {
+            headers.insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/x-protobuf"),
+            );
+        }
         Ok(TraceExporter {
             client,
+            transport,
             endpoint,
             headers,
             resource: Resource::builder_empty().build(),
@@ -766,6 +769,26 @@ impl opentelemetry_sdk::trace::SpanExporter for TraceExporter {
             let Some(body) = body else {
                 return Err(OTelSdkError::AlreadyShutdown);
             };
+            #[cfg(feature = "otlp-grpc")]
+            if self.transport == Transport::Grpc {
+                let reply = self
+                    .client
+                    .grpc(
+                        self.endpoint.clone(),
+                        self.headers.clone(),
+                        Bytes::from(body),
+                    )
+                    .await
+                    .map_err(|e| OTelSdkError::InternalFailure(format!("OTLP span export: {e}")))?;
+                if let Some((rejected, message)) = super::protobuf::partial_success(&reply) {
+                    tracing::warn!(
+                        rejected,
+                        message,
+                        "the collector rejected part of a span export"
+                    );
+                }
+                return Ok(());
+            }
             let mut request = Request::new(Bytes::from(body));
             *request.method_mut() = http::Method::POST;
             *request.uri_mut() = self.endpoint.clone();
@@ -892,8 +915,9 @@ impl TlsFiles {
         Ok(TlsFiles { roots, identity })
     }
 
-    /// A rustls connector for these settings (HTTP/1.1 by ALPN).
-    fn connector(&self) -> Result<tokio_rustls::TlsConnector, OtelError> {
+    /// A rustls connector for these settings, offering HTTP/1.1 or, for gRPC, HTTP/2 by
+    /// ALPN.
+    fn connector(&self, transport: Transport) -> Result<tokio_rustls::TlsConnector, OtelError> {
         use tokio_rustls::rustls;
         let mut roots = rustls::RootCertStore::empty();
         match &self.roots {
@@ -930,7 +954,11 @@ impl TlsFiles {
                 )
                 .map_err(|e| OtelError(format!("the OTLP client certificate and key: {e}")))?,
         };
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = vec![match transport {
+            Transport::HttpProtobuf => b"http/1.1".to_vec(),
+            #[cfg(feature = "otlp-grpc")]
+            Transport::Grpc => b"h2".to_vec(),
+        }];
         Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
     }
 }
@@ -1032,26 +1060,42 @@ impl HttpClient for HyperClient {
     }
 }
 
+#[cfg(feature = "otlp-grpc")]
+impl HyperClient {
+    /// A unary gRPC call on the export runtime, within the timeout.
+    fn grpc(
+        &self,
+        uri: http::Uri,
+        headers: http::HeaderMap,
+        message: Bytes,
+    ) -> impl Future<Output = Result<Bytes, HttpError>> + Send + 'static {
+        let timeout = self.timeout;
+        let tls = self.tls.clone();
+        let task = self.runtime.spawn(async move {
+            tokio::time::timeout(timeout, grpc_unary(uri, headers, message, tls, timeout)).await
+        });
+        async move {
+            match task.await {
+                Ok(Ok(reply)) => reply,
+                Ok(Err(_)) => Err(format!("no answer within {timeout:?}").into()),
+                Err(e) => Err(format!("the export runtime stopped: {e}").into()),
+            }
+        }
+    }
+}
+
 async fn send(
     request: Request<Bytes>,
     tls: Option<tokio_rustls::TlsConnector>,
 ) -> Result<Response<Bytes>, HttpError> {
     let (mut parts, body) = request.into_parts();
-    let host = parts
+    let stream = connect(&parts.uri, tls).await?;
+    let authority = parts
         .uri
-        .host()
+        .authority()
         .ok_or("the endpoint has no host")?
+        .as_str()
         .to_owned();
-    let https = match parts.uri.scheme_str() {
-        Some("https") => true,
-        Some("http") => false,
-        _ => return Err("the endpoint is neither http:// nor https://".into()),
-    };
-    let port = parts.uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-    let authority = match parts.uri.authority() {
-        Some(a) => a.as_str().to_owned(),
-        None => host.clone(),
-    };
     // HTTP/1.1 requests name the path, and the host in their own header.
     parts.uri = parts
         .uri
@@ -1062,21 +1106,135 @@ async fn send(
         .headers
         .entry(http::header::HOST)
         .or_insert(http::HeaderValue::from_str(&authority)?);
+    let request = Request::from_parts(parts, http_body_util::Full::new(body));
+    match stream {
+        Stream::Plain(stream) => exchange(stream, request).await,
+        Stream::Tls(stream) => exchange(stream, request).await,
+    }
+}
+
+/// A connection to an endpoint: TCP, and TLS over it for `https://`.
+enum Stream {
+    Plain(tokio::net::TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>),
+}
+
+async fn connect(
+    uri: &http::Uri,
+    tls: Option<tokio_rustls::TlsConnector>,
+) -> Result<Stream, HttpError> {
+    let host = uri.host().ok_or("the endpoint has no host")?;
+    let https = match uri.scheme_str() {
+        Some("https") => true,
+        Some("http") => false,
+        _ => return Err("the endpoint is neither http:// nor https://".into()),
+    };
+    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
     let host = host.trim_matches(['[', ']']);
     let stream = tokio::net::TcpStream::connect((host, port))
         .await
         .map_err(|e| described(&e))?;
     stream.set_nodelay(true)?;
-    let request = Request::from_parts(parts, http_body_util::Full::new(body));
     match (https, tls) {
-        (false, _) => exchange(stream, request).await,
+        (false, _) => Ok(Stream::Plain(stream)),
         (true, Some(tls)) => {
             let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.to_owned())?;
             let stream = tls.connect(name, stream).await.map_err(|e| described(&e))?;
-            exchange(stream, request).await
+            Ok(Stream::Tls(Box::new(stream)))
         }
         (true, None) => Err("an https:// endpoint, and no TLS settings for it".into()),
     }
+}
+
+#[cfg(feature = "otlp-grpc")]
+/// One unary gRPC call (`Export`) on a new HTTP/2 connection: `message` framed (no
+/// compression), the reply's message when the status is OK, else the status as the error.
+async fn grpc_unary(
+    uri: http::Uri,
+    mut headers: http::HeaderMap,
+    message: Bytes,
+    tls: Option<tokio_rustls::TlsConnector>,
+    timeout: Duration,
+) -> Result<Bytes, HttpError> {
+    let stream = connect(&uri, tls).await?;
+    let mut framed = Vec::with_capacity(5 + message.len());
+    framed.push(0);
+    framed.extend_from_slice(&u32::try_from(message.len())?.to_be_bytes());
+    framed.extend_from_slice(&message);
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/grpc"),
+    );
+    headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
+    headers.insert(
+        "grpc-timeout",
+        http::HeaderValue::from_str(&format!("{}m", timeout.as_millis().max(1)))?,
+    );
+    let mut request = Request::new(http_body_util::Full::new(Bytes::from(framed)));
+    *request.method_mut() = http::Method::POST;
+    *request.uri_mut() = uri;
+    *request.headers_mut() = headers;
+    match stream {
+        Stream::Plain(stream) => grpc_exchange(stream, request).await,
+        Stream::Tls(stream) => grpc_exchange(stream, request).await,
+    }
+}
+
+#[cfg(feature = "otlp-grpc")]
+async fn grpc_exchange<T>(
+    io: T,
+    request: Request<http_body_util::Full<Bytes>>,
+) -> Result<Bytes, HttpError>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(io),
+    )
+    .await
+    .map_err(|e| described(&e))?;
+    let connection = tokio::spawn(connection);
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| described(&e))?;
+    let (parts, body) = response.into_parts();
+    let collected = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
+        .collect()
+        .await?;
+    drop(sender);
+    connection.abort();
+    if parts.status != http::StatusCode::OK {
+        return Err(format!("the collector answered HTTP {}", parts.status).into());
+    }
+    // The status is in the trailers, or in the headers of a reply that has no body.
+    let trailers = collected.trailers().cloned().unwrap_or_default();
+    let field = |name: &str| {
+        trailers
+            .get(name)
+            .or_else(|| parts.headers.get(name))
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    match field("grpc-status").as_deref() {
+        Some("0") => {}
+        Some(code) => {
+            let message = field("grpc-message").unwrap_or_default();
+            let message = String::from_utf8_lossy(&percent_decode(&message)).into_owned();
+            return Err(format!("gRPC status {code}: {message}").into());
+        }
+        None => return Err("the collector's reply has no gRPC status".into()),
+    }
+    let body = collected.to_bytes();
+    // A compression flag of 0 and a length, then the reply message.
+    Ok(match body.get(..5) {
+        Some([0, a, b, c, d])
+            if u32::from_be_bytes([*a, *b, *c, *d]) as usize == body.len() - 5 =>
+        {
+            body.slice(5..)
+        }
+        _ => Bytes::new(),
+    })
 }
 
 /// An error with its causes, `hyper`'s "connection error" alone saying nothing of a TLS
@@ -1444,7 +1602,9 @@ mod tests {
         let mut request = Request::new(Bytes::from_static(b"span bytes"));
         *request.method_mut() = http::Method::POST;
         *request.uri_mut() = url.parse().unwrap();
-        let connector = files.connector().map_err(|e| e.to_string())?;
+        let connector = files
+            .connector(Transport::HttpProtobuf)
+            .map_err(|e| e.to_string())?;
         let response =
             tokio::time::timeout(Duration::from_secs(30), send(request, Some(connector)))
                 .await
@@ -1493,6 +1653,82 @@ mod tests {
         let anonymous = tls(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca)]).unwrap();
         let e = post(&url, &anonymous).await.unwrap_err();
         assert!(e.to_lowercase().contains("certificate"), "{e}");
+    }
+
+    /// The gRPC call against a server that answers as collectors do: a reply message with
+    /// `grpc-status: 0`, or a status alone (a "Trailers-Only" reply) when the call failed.
+    #[cfg(all(feature = "otlp-grpc", feature = "http"))]
+    #[tokio::test]
+    async fn grpc_calls_read_the_status_and_the_reply() {
+        use axum::http::{HeaderMap, Response, StatusCode};
+        let app = axum::Router::new().route(
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+            axum::routing::post(|headers: HeaderMap, body: axum::body::Bytes| async move {
+                let reply = Response::builder()
+                    .status(StatusCode::OK)
+                    .header("content-type", "application/grpc");
+                // The message framed: no compression, its length, the bytes.
+                assert_eq!(&body[..5], &[0, 0, 0, 0, 3]);
+                let reply = match &body[5..] {
+                    b"bad" => reply
+                        .header("grpc-status", "3")
+                        .header("grpc-message", "not%20a%20span%20batch")
+                        .body(axum::body::Body::empty()),
+                    _ => {
+                        assert_eq!(headers["te"], "trailers");
+                        assert!(headers["grpc-timeout"].to_str().unwrap().ends_with('m'));
+                        // A reply in the headers' place: a partial success, and status 0.
+                        let partial = [0x0a, 0x04, 0x08, 0x02, 0x12, 0x00];
+                        let mut framed = vec![0, 0, 0, 0, partial.len() as u8];
+                        framed.extend_from_slice(&partial);
+                        reply
+                            .header("grpc-status", "0")
+                            .body(axum::body::Body::from(framed))
+                    }
+                };
+                reply.unwrap()
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let uri: http::Uri = format!("http://{addr}{TRACE_SERVICE_EXPORT}")
+            .parse()
+            .unwrap();
+        let call = |message: &'static [u8]| {
+            grpc_unary(
+                uri.clone(),
+                http::HeaderMap::new(),
+                Bytes::from_static(message),
+                None,
+                Duration::from_secs(30),
+            )
+        };
+        let reply = call(b"ok!").await.unwrap();
+        assert_eq!(
+            super::super::protobuf::partial_success(&reply),
+            Some((2, String::new()))
+        );
+        let e = call(b"bad").await.unwrap_err().to_string();
+        assert_eq!(e, "gRPC status 3: not a span batch");
+        // Nothing listening: the connection's own error.
+        let closed: http::Uri = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let a = l.local_addr().unwrap();
+            drop(l);
+            format!("http://{a}{TRACE_SERVICE_EXPORT}").parse().unwrap()
+        };
+        let e = grpc_unary(
+            closed,
+            http::HeaderMap::new(),
+            Bytes::new(),
+            None,
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(e.to_lowercase().contains("refused"), "{e}");
     }
 
     #[test]

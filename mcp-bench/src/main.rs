@@ -33,6 +33,7 @@ mod http;
 mod report;
 mod server;
 mod sessions;
+mod sink;
 mod soak;
 mod stdio;
 
@@ -283,7 +284,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?
-                .block_on(server::otlp_sink(port))
+                .block_on(sink::otlp_sink(port))
                 .map_err(|e| e.to_string().into())
         }
         "soak" => {

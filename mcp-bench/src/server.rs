@@ -194,24 +194,3 @@ pub async fn serve(
     }
     Ok(())
 }
-
-/// `otlp-sink`: accepts any OTLP/HTTP export on 127.0.0.1:`port` with an empty success
-/// response, and writes one line per export to stderr (path and body size), so that a
-/// benchmark of `serve --otlp` sends to a live collector without measuring one.
-pub async fn otlp_sink(port: u16) -> Result<(), Box<dyn std::error::Error>> {
-    use mcp_server::http::axum;
-    let app =
-        axum::Router::new().fallback(|uri: axum::http::Uri, body: axum::body::Bytes| async move {
-            eprintln!("otlp-sink: {} {} bytes", uri.path(), body.len());
-            (
-                [("content-type", "application/x-protobuf")],
-                Vec::<u8>::new(),
-            )
-        });
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("otlp-sink: listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(mcp_server::http::shutdown_signal())
-        .await?;
-    Ok(())
-}

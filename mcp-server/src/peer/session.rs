@@ -34,6 +34,10 @@ pub(crate) struct Negotiated {
 #[derive(Debug)]
 pub(crate) struct LegacySession {
     negotiated: Mutex<Option<Negotiated>>,
+    /// The negotiated revision's place in [`ProtocolVersion::ALL`] plus one, 0 before
+    /// `initialize`: what telemetry reads on every request, without the lock.
+    #[cfg(feature = "otel")]
+    version: AtomicU8,
     /// 0: `logging/setLevel` never called (everything is sent); otherwise level index + 1.
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
@@ -62,6 +66,8 @@ impl LegacySession {
             key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
             owner: std::sync::OnceLock::new(),
             negotiated: Mutex::new(None),
+            #[cfg(feature = "otel")]
+            version: AtomicU8::new(0),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
             pending: Mutex::new(HashMap::new()),
@@ -146,11 +152,12 @@ impl LegacySession {
         lock(&self.negotiated).clone()
     }
 
-    /// The negotiated revision, without cloning the rest.
-    // Telemetry only.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    /// The negotiated revision, without the lock or cloning the rest.
+    #[cfg(feature = "otel")]
     pub(crate) fn negotiated_version(&self) -> Option<ProtocolVersion> {
-        lock(&self.negotiated).as_ref().map(|n| n.version)
+        let at = usize::from(self.version.load(Ordering::Acquire));
+        at.checked_sub(1)
+            .and_then(|i| ProtocolVersion::ALL.get(i).copied())
     }
 
     /// Records the outcome of `initialize`; false if the session was already initialized.
@@ -158,6 +165,14 @@ impl LegacySession {
         let mut slot = lock(&self.negotiated);
         if slot.is_some() {
             return false;
+        }
+        #[cfg(feature = "otel")]
+        if let Some(at) = ProtocolVersion::ALL
+            .iter()
+            .position(|v| *v == negotiated.version)
+        {
+            self.version
+                .store(u8::try_from(at + 1).unwrap_or(0), Ordering::Release);
         }
         *slot = Some(negotiated);
         self.changed();
@@ -316,6 +331,10 @@ pub(crate) struct Connection {
     transport: Transport,
     /// HTTP legacy sessions: the `Mcp-Session-Id`.
     session_id: std::sync::OnceLock<String>,
+    /// The legacy session, once [`decide`](Self::decide) made one: what telemetry reads on
+    /// every request without the era's lock.
+    #[cfg(feature = "otel")]
+    legacy: std::sync::OnceLock<Arc<LegacySession>>,
 }
 
 /// How a connection reaches the server (the conventions' `network.transport`).
@@ -347,6 +366,8 @@ impl Connection {
             request_timeout,
             transport,
             session_id: std::sync::OnceLock::new(),
+            #[cfg(feature = "otel")]
+            legacy: std::sync::OnceLock::new(),
         }
     }
 
@@ -387,14 +408,12 @@ impl Connection {
     }
 
     /// The revision a legacy session negotiated (`Some(None)` before `initialize`); `None`
-    /// when the connection is not a legacy session. Nothing is cloned.
-    // Telemetry only.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    /// when the connection is not a legacy session. No lock is taken and nothing is cloned.
+    #[cfg(feature = "otel")]
     pub(crate) fn legacy_version(&self) -> Option<Option<ProtocolVersion>> {
-        match &*lock(&self.era) {
-            ConnectionEra::Legacy(session) => Some(session.negotiated_version()),
-            ConnectionEra::Modern | ConnectionEra::Undecided => None,
-        }
+        self.legacy
+            .get()
+            .map(|session| session.negotiated_version())
     }
 
     /// Fixes the era on the first request that decides it; returns the era in force.
@@ -408,7 +427,10 @@ impl Connection {
                 if let Some(id) = self.session_id.get() {
                     let _ = session.owner.set(id.clone());
                 }
-                ConnectionEra::Legacy(Arc::new(session))
+                let session = Arc::new(session);
+                #[cfg(feature = "otel")]
+                let _ = self.legacy.set(session.clone());
+                ConnectionEra::Legacy(session)
             };
         }
         era.clone()

@@ -64,7 +64,7 @@ pub(crate) fn is_param_helper(attr: &Attribute) -> bool {
 
 pub(crate) fn server(item: &ItemImpl, args: TokenStream, errors: &mut Errors) -> Option<ServerDef> {
     let args = attrs::server(args, errors);
-    if let Some((_, path, _)) = &item.trait_ {
+    if let Some((path, _)) = &item.trait_ {
         errors.on(
             path,
             "#[server] goes on an inherent impl block (`impl MyServer { ... }`), not on a trait \
@@ -187,21 +187,25 @@ fn receiver(sig: &Signature, what: &str, errors: &mut Errors) -> Option<Receiver
         );
         return None;
     };
-    if r.colon_token.is_some() {
-        let is_arc_self = types::unwrap_named(&r.ty, "Arc")
+    let ty = match &r.kind {
+        syn::ReceiverKind::Typed(_, ty) => Some(ty),
+        _ => None,
+    };
+    if let Some(ty) = ty {
+        let is_arc_self = types::unwrap_named(ty, "Arc")
             .is_some_and(|inner| inner.to_token_stream().to_string() == "Self");
         if is_arc_self {
             return Some(Receiver::Arc);
         }
         errors.on(
-            &r.ty,
+            ty,
             format!("a {what} method must {fix}; this receiver type is not supported"),
         );
         return None;
     }
-    match (&r.reference, &r.mutability) {
-        (Some(_), None) => Some(Receiver::Ref),
-        (Some(_), Some(m)) => {
+    match &r.kind {
+        syn::ReceiverKind::Reference(_, _, None) => Some(Receiver::Ref),
+        syn::ReceiverKind::Reference(_, _, Some(m)) => {
             errors.on(
                 m,
                 format!(
@@ -211,7 +215,7 @@ fn receiver(sig: &Signature, what: &str, errors: &mut Errors) -> Option<Receiver
             );
             None
         }
-        (None, _) => {
+        _ => {
             errors.on(
                 r.self_token,
                 format!(

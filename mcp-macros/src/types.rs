@@ -84,13 +84,11 @@ pub(crate) fn unsupported(ty: &Type) -> Option<(&Type, &'static str)> {
             ty,
             "trait objects cannot be deserialized from a request: use a concrete type",
         )),
-        Type::BareFn(_) | Type::Ptr(_) | Type::Never(_) | Type::Infer(_) | Type::Macro(_) => {
-            Some((
-                ty,
-                "unsupported parameter type: use an owned type implementing `Deserialize` and \
+        Type::FnPtr(_) | Type::Ptr(_) | Type::Never(_) | Type::Infer(_) | Type::Macro(_) => Some((
+            ty,
+            "unsupported parameter type: use an owned type implementing `Deserialize` and \
                  `JsonSchema` (or mark an extractor with #[extract])",
-            ))
-        }
+        )),
         Type::Slice(_) => Some((ty, BORROW)),
         Type::Array(a) => unsupported(&a.elem),
         Type::Path(p) => {

@@ -188,7 +188,7 @@ pub(crate) fn signature(sig: &Signature, what: &str, errors: &mut Errors) -> boo
         }
         ok = false;
     }
-    if let Some(token) = &sig.unsafety {
+    if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.on(
             token,
             format!("a {what} method cannot be `unsafe`: the server calls it for any client"),

@@ -1,0 +1,14 @@
+use mcp_server::prelude::*;
+
+struct S;
+
+#[mcp_server::server]
+impl S {
+    /// Takes a function.
+    #[tool]
+    fn call(&self, f: fn() -> i64) -> i64 {
+        f()
+    }
+}
+
+fn main() {}

@@ -915,8 +915,28 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
     assert_eq!(answer["content"][0]["text"], "Decline", "{answer}");
     let span = o.span("tools/call confirm");
     let expected = format!("00-{trace}-{}-01", span.span_context.span_id());
-    // The elicitation request, and the log notification.
-    assert_eq!(*seen.lock().unwrap(), [Some(json!(expected))]);
+    // The elicitation request has a CLIENT span of its own, the tool call's child, whose
+    // context the request carries; the log notification carries the tool call's.
+    let asking = o.span("elicitation/create");
+    assert_eq!(asking.span_kind, SpanKind::Client);
+    assert_eq!(asking.parent_span_id, span.span_context.span_id());
+    assert_eq!(asking.span_context.trace_id(), span.span_context.trace_id());
+    assert_eq!(
+        attr(&asking, "mcp.method.name").as_deref(),
+        Some("elicitation/create")
+    );
+    assert_eq!(attr(&asking, "network.transport").as_deref(), Some("pipe"));
+    assert_eq!(
+        attr(&asking, "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
+    assert!(attr(&asking, "jsonrpc.request.id").is_some_and(|id| id.starts_with("mcp-server-")));
+    assert_eq!(attr(&asking, "error.type"), None);
+    assert_eq!(asking.status, opentelemetry::trace::Status::Unset);
+    // It ended before the tool call did.
+    assert!(asking.end_time <= span.end_time);
+    let asked = format!("00-{trace}-{}-01", asking.span_context.span_id());
+    assert_eq!(*seen.lock().unwrap(), [Some(json!(asked))]);
     let logged: Vec<_> = client
         .notifications()
         .into_iter()

@@ -316,6 +316,7 @@ impl Telemetry {
         self.inner.active_sessions.add(transport, 1);
         SessionTelemetry {
             telemetry: self.clone(),
+            transport,
             attributes: [
                 KeyValue::new("mcp.protocol.version", version),
                 KeyValue::new("network.transport", transport),
@@ -795,8 +796,107 @@ impl Hasher for Prehashed {
 /// One live legacy session; dropping it records the session's duration.
 pub(crate) struct SessionTelemetry {
     telemetry: Telemetry,
+    transport: &'static str,
     attributes: [KeyValue; 2],
     started: Instant,
+}
+
+impl SessionTelemetry {
+    /// The CLIENT span of a request the server sends the client in this session (sampling,
+    /// elicitation, roots, ping): a child of the current context (the handler's request
+    /// span), named by its method, and the context its `_meta` carries, so that the client's
+    /// own span of it is that span's child. `None` without spans.
+    pub(crate) fn outgoing(
+        &self,
+        method: &str,
+        id: &mcp_core::jsonrpc::RequestId,
+        session_id: Option<&str>,
+        version: Option<ProtocolVersion>,
+    ) -> Option<OutgoingTelemetry> {
+        let tracer = self.telemetry.inner.tracer.as_ref()?;
+        let name: Cow<'static, str> = match OUTGOING.into_iter().find(|m| *m == method) {
+            Some(known) => known.into(),
+            None => method.to_owned().into(),
+        };
+        let id = match id {
+            mcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
+            mcp_core::jsonrpc::RequestId::String(s) => s.clone(),
+        };
+        let mut attributes = Vec::with_capacity(5);
+        attributes.push(KeyValue::new("mcp.method.name", name.clone()));
+        attributes.push(KeyValue::new("network.transport", self.transport));
+        attributes.push(KeyValue::new("jsonrpc.request.id", id));
+        if let Some(version) = version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
+        if let Some(session) = session_id {
+            attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
+        }
+        let parent = Context::current();
+        let span = tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Client)
+            .with_attributes(attributes)
+            .start_with_context(tracer, &parent);
+        Some(OutgoingTelemetry {
+            context: parent.with_span(span),
+        })
+    }
+}
+
+/// The requests a server sends its client.
+const OUTGOING: [&str; 4] = [
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "ping",
+];
+
+/// How a request the server sent ended, when not with a result.
+pub(crate) enum OutgoingFailure<'a> {
+    /// The client answered with this JSON-RPC error.
+    Code(i64, &'a str),
+    /// No answer within the request timeout.
+    Timeout,
+    /// The handler was cancelled, or the session or connection ended, first.
+    Abandoned,
+}
+
+/// The CLIENT span of a request the server sent; ended by [`finish`](Self::finish), or
+/// when dropped (a request that could not be written).
+pub(crate) struct OutgoingTelemetry {
+    context: Context,
+}
+
+impl OutgoingTelemetry {
+    /// The context the request's `_meta` carries.
+    pub(crate) fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// Ends the span: an error response marks it with the code as `error.type` and
+    /// `rpc.response.status_code`; a timeout or an abandoned request by that kind.
+    pub(crate) fn finish(self, failure: Option<OutgoingFailure<'_>>) {
+        let span = self.context.span();
+        match failure {
+            None => {}
+            Some(OutgoingFailure::Code(code, message)) => {
+                let code = itoa::Buffer::new().format(code).to_owned();
+                span.set_attribute(KeyValue::new("error.type", code.clone()));
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code));
+                span.set_status(Status::error(message.to_owned()));
+            }
+            Some(OutgoingFailure::Timeout) => {
+                span.set_attribute(KeyValue::new("error.type", "timeout"));
+                span.set_status(Status::error("no answer within the request timeout"));
+            }
+            Some(OutgoingFailure::Abandoned) => {
+                span.set_attribute(KeyValue::new("error.type", "cancelled"));
+                span.set_status(Status::error("abandoned before the client answered"));
+            }
+        }
+        span.end();
+    }
 }
 
 impl std::fmt::Debug for SessionTelemetry {
@@ -813,5 +913,90 @@ impl Drop for SessionTelemetry {
         }
         i.session_duration
             .record(self.started.elapsed().as_secs_f64(), &self.attributes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_core::jsonrpc::RequestId;
+    use opentelemetry_sdk::metrics::SdkMeterProvider;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SpanData};
+
+    use super::*;
+
+    fn attr(span: &SpanData, key: &str) -> Option<String> {
+        span.attributes
+            .iter()
+            .find(|kv| kv.key.as_str() == key)
+            .map(|kv| kv.value.as_str().into_owned())
+    }
+
+    /// A request the server sends the client, ended each way it can end.
+    #[test]
+    fn outgoing_requests_are_client_spans_marked_by_how_they_ended() {
+        let spans = InMemorySpanExporter::default();
+        let tracers = SdkTracerProvider::builder()
+            .with_simple_exporter(spans.clone())
+            .build();
+        let telemetry = Telemetry::new(&tracers, &SdkMeterProvider::default());
+        let session = telemetry.session("2025-06-18", "tcp");
+        let send = |method: &str, n: i64, failure: Option<OutgoingFailure<'_>>| {
+            let outgoing = session
+                .outgoing(
+                    method,
+                    &RequestId::Number(n),
+                    Some("session-1"),
+                    Some(ProtocolVersion::V2025_06_18),
+                )
+                .expect("a span with a tracer");
+            assert!(outgoing.context().span().span_context().is_valid());
+            outgoing.finish(failure);
+        };
+        send("roots/list", 1, None);
+        send(
+            "sampling/createMessage",
+            2,
+            Some(OutgoingFailure::Code(-32600, "no")),
+        );
+        send("elicitation/create", 3, Some(OutgoingFailure::Timeout));
+        send("ping", 4, Some(OutgoingFailure::Abandoned));
+        let ended = spans.get_finished_spans().unwrap();
+        assert_eq!(ended.len(), 4);
+        for span in &ended {
+            assert_eq!(span.span_kind, SpanKind::Client);
+            assert_eq!(attr(span, "mcp.method.name").as_deref(), Some(&*span.name));
+            assert_eq!(attr(span, "network.transport").as_deref(), Some("tcp"));
+            assert_eq!(attr(span, "mcp.session.id").as_deref(), Some("session-1"));
+            assert_eq!(
+                attr(span, "mcp.protocol.version").as_deref(),
+                Some("2025-06-18")
+            );
+        }
+        let [ok, refused, late, abandoned] = &ended[..] else {
+            unreachable!()
+        };
+        assert_eq!(ok.name, "roots/list");
+        assert_eq!(attr(ok, "jsonrpc.request.id").as_deref(), Some("1"));
+        assert_eq!(attr(ok, "error.type"), None);
+        assert_eq!(ok.status, Status::Unset);
+        assert_eq!(attr(refused, "error.type").as_deref(), Some("-32600"));
+        assert_eq!(
+            attr(refused, "rpc.response.status_code").as_deref(),
+            Some("-32600")
+        );
+        assert_eq!(refused.status, Status::error("no"));
+        assert_eq!(attr(late, "error.type").as_deref(), Some("timeout"));
+        assert!(matches!(late.status, Status::Error { .. }));
+        assert_eq!(attr(abandoned, "error.type").as_deref(), Some("cancelled"));
+        assert_eq!(attr(abandoned, "rpc.response.status_code"), None);
+
+        // Without spans (metrics only), no span and nothing to carry.
+        let metrics_only = Telemetry::metrics_only(&SdkMeterProvider::default());
+        let session = metrics_only.session("2025-06-18", "pipe");
+        assert!(
+            session
+                .outgoing("roots/list", &RequestId::Number(1), None, None)
+                .is_none()
+        );
     }
 }

@@ -230,11 +230,25 @@ impl LegacySession {
             "mcp-server-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed)
         ));
-        // Inside a traced request, the request carries its trace context in `_meta`.
+        // With spans, the request has a CLIENT span of its own, whose context its `_meta`
+        // carries; otherwise, inside a traced request, it carries that request's.
+        #[cfg(feature = "otel")]
+        let outgoing = self.telemetry.get().and_then(|t| {
+            t.outgoing(
+                method,
+                &id,
+                self.owner.get().map(String::as_str),
+                self.negotiated_version(),
+            )
+        });
         #[cfg(feature = "otel")]
         let params = {
             let mut params = params;
-            if let Some(trace) = crate::otel::trace_context() {
+            let trace = match &outgoing {
+                Some(outgoing) => Some(outgoing.context().clone()),
+                None => crate::otel::trace_context(),
+            };
+            if let Some(trace) = trace {
                 crate::otel::add_trace_context(&mut params, &trace);
             }
             params
@@ -265,6 +279,18 @@ impl LegacySession {
         };
         guard.answered = !matches!(outcome, Err(OutboundError::Timeout)) && !cancel.is_cancelled();
         drop(guard);
+        #[cfg(feature = "otel")]
+        if let Some(outgoing) = outgoing {
+            use crate::otel::OutgoingFailure;
+            outgoing.finish(match &outcome {
+                Ok(_) => None,
+                Err(OutboundError::Client(e)) => Some(OutgoingFailure::Code(e.code.0, &e.message)),
+                Err(OutboundError::Timeout) => Some(OutgoingFailure::Timeout),
+                Err(OutboundError::Disconnected | OutboundError::InvalidResponse(_)) => {
+                    Some(OutgoingFailure::Abandoned)
+                }
+            });
+        }
         outcome
     }
 

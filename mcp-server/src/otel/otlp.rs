@@ -2,27 +2,19 @@
 //! variables (feature `otlp`).
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-#[cfg(feature = "otlp-grpc")]
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::{Request, Response};
 use http_body_util::BodyExt as _;
-use opentelemetry_http::{HttpClient, HttpError, Request, Response, ResponseBodyTooLarge};
-#[cfg(feature = "otlp-grpc")]
-use opentelemetry_otlp::WithTonicConfig as _;
-use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::OTelSdkError;
-use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::SdkTracerProvider;
-#[cfg(feature = "otlp-grpc")]
-use opentelemetry_sdk::{
-    error::OTelSdkResult,
-    metrics::{Temporality, data::ResourceMetrics, exporter::PushMetricExporter},
-};
+use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
+use opentelemetry_sdk::metrics::data::ResourceMetrics;
+use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 
 use super::{Prometheus, Telemetry};
 
@@ -31,6 +23,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The largest response body the client reads from a collector.
 const MAX_RESPONSE_BODY: usize = 4 * 1024 * 1024;
+
+/// A failed exchange with a collector, its causes included.
+type HttpError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A configuration read from the environment that cannot be used, or an exporter that could
 /// not be started. The message names the variable and says what is wrong with it.
@@ -67,8 +62,9 @@ pub struct OtelError(String);
 /// Requests go over HTTP/1.1, or HTTP/2 for gRPC, in the clear to `http://` endpoints and over
 /// TLS (rustls) to `https://` ones.
 /// Exports run on a thread of their own (the SDK's batch and periodic workers, and a small
-/// runtime for the sockets and gRPC's channel), so they work whatever runtime, if any, the
-/// application uses.
+/// runtime for the sockets), so they work whatever runtime, if any, the application uses.
+/// The protobuf is written by this crate straight from the SDK's data; metrics are sent with
+/// cumulative temporality.
 ///
 /// # Examples
 ///
@@ -223,54 +219,28 @@ impl Otel {
             }))
         };
         let resource = Resource::builder().build();
-        let metric_error = |e: opentelemetry_otlp::ExporterBuildError| {
-            OtelError(format!("OTLP metric exporter: {e}"))
-        };
         let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
         if config.traces {
             let transport = config.traces_protocol;
-            tracers = tracers.with_batch_exporter(TraceExporter::new(
+            tracers = tracers.with_batch_exporter(Exporter::new(
                 client(Signal::Traces, config.traces_timeout, transport)?,
                 transport,
+                Signal::Traces,
                 &env,
             )?);
         }
         let mut meters = SdkMeterProvider::builder().with_resource(resource);
         if config.metrics {
-            let builder = opentelemetry_otlp::MetricExporter::builder();
-            meters = match config.metrics_protocol {
-                Transport::HttpProtobuf => meters.with_reader(
-                    PeriodicReader::builder(
-                        builder
-                            .with_http()
-                            .with_protocol(Protocol::HttpBinary)
-                            .with_timeout(config.metrics_timeout)
-                            .with_shared_http_client(client(
-                                Signal::Metrics,
-                                config.metrics_timeout,
-                                Transport::HttpProtobuf,
-                            )?)
-                            .build()
-                            .map_err(metric_error)?,
-                    )
-                    .build(),
-                ),
-                #[cfg(feature = "otlp-grpc")]
-                Transport::Grpc => {
-                    let tls = grpc_tls(&env, Signal::Metrics)?;
-                    meters.with_reader(
-                        PeriodicReader::builder(ExportRuntime::grpc(&otel.runtime, || {
-                            let mut builder =
-                                builder.with_tonic().with_timeout(config.metrics_timeout);
-                            if let Some(tls) = tls {
-                                builder = builder.with_tls_config(tls);
-                            }
-                            builder.build().map_err(metric_error)
-                        })?)
-                        .build(),
-                    )
-                }
-            };
+            let transport = config.metrics_protocol;
+            meters = meters.with_reader(
+                PeriodicReader::builder(Exporter::new(
+                    client(Signal::Metrics, config.metrics_timeout, transport)?,
+                    transport,
+                    Signal::Metrics,
+                    &env,
+                )?)
+                .build(),
+            );
         }
         if let Some(prometheus) = prometheus {
             meters = meters.with_reader(prometheus.reader());
@@ -600,142 +570,65 @@ impl ExportRuntime {
         let _ = self.stop.send(());
         let _ = self.thread.join();
     }
-
-    #[cfg(feature = "otlp-grpc")]
-    /// A gRPC exporter built, and later called, inside this runtime: tonic's channel spawns
-    /// its connection here and its timers run on it, while the SDK calls the exporter from
-    /// threads of its own, where no runtime is current.
-    fn grpc<E>(
-        runtime: &Option<ExportRuntime>,
-        build: impl FnOnce() -> Result<E, OtelError>,
-    ) -> Result<OnRuntime<E>, OtelError> {
-        let handle = match runtime {
-            Some(runtime) => runtime.handle.clone(),
-            None => return Err(OtelError("the OTLP export thread is not running".into())),
-        };
-        let entered = handle.enter();
-        let inner = build()?;
-        drop(entered);
-        Ok(OnRuntime { inner, handle })
-    }
 }
 
-#[cfg(feature = "otlp-grpc")]
-/// An exporter whose every call runs with the export runtime entered.
+/// Spans or metrics over OTLP: each batch written as protobuf by
+/// [`protobuf`](super::protobuf), posted to the signal's endpoint over HTTP, or sent as its
+/// collector service's `Export` call over gRPC.
 #[derive(Debug)]
-struct OnRuntime<E> {
-    inner: E,
-    handle: tokio::runtime::Handle,
-}
-
-#[cfg(feature = "otlp-grpc")]
-impl<E> OnRuntime<E> {
-    fn entered<F: Future>(&self, future: F) -> Entered<F> {
-        Entered {
-            handle: self.handle.clone(),
-            future: Box::pin(future),
-        }
-    }
-}
-
-#[cfg(feature = "otlp-grpc")]
-/// A future polled with a runtime entered.
-struct Entered<F> {
-    handle: tokio::runtime::Handle,
-    future: Pin<Box<F>>,
-}
-
-#[cfg(feature = "otlp-grpc")]
-impl<F: Future> Future for Entered<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let this = self.get_mut();
-        let _entered = this.handle.enter();
-        this.future.as_mut().poll(cx)
-    }
-}
-
-#[cfg(feature = "otlp-grpc")]
-impl<E: PushMetricExporter> PushMetricExporter for OnRuntime<E> {
-    fn export(&self, metrics: &ResourceMetrics) -> impl Future<Output = OTelSdkResult> + Send {
-        self.entered(self.inner.export(metrics))
-    }
-
-    fn force_flush(&self) -> OTelSdkResult {
-        let _entered = self.handle.enter();
-        self.inner.force_flush()
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        let _entered = self.handle.enter();
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn temporality(&self) -> Temporality {
-        self.inner.temporality()
-    }
-}
-
-/// The gRPC method spans are exported with.
-#[cfg(feature = "otlp-grpc")]
-const TRACE_SERVICE_EXPORT: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
-
-/// Spans over OTLP: each batch written as protobuf by [`protobuf`](super::protobuf), posted
-/// to the traces endpoint over HTTP, or sent as the trace service's `Export` call over gRPC.
-#[derive(Debug)]
-struct TraceExporter {
+struct Exporter {
     client: Arc<HyperClient>,
-    #[cfg_attr(
-        not(feature = "otlp-grpc"),
-        allow(dead_code, reason = "HTTP is then the only transport")
-    )]
     transport: Transport,
+    signal: Signal,
     endpoint: http::Uri,
     headers: http::HeaderMap,
+    /// The spans' resource, as the tracer provider sets it (metrics carry theirs).
     resource: Resource,
-    stopped: std::sync::atomic::AtomicBool,
+    stopped: AtomicBool,
 }
 
-impl TraceExporter {
+impl Exporter {
     fn new(
         client: Arc<HyperClient>,
         transport: Transport,
+        signal: Signal,
         env: &Env<'_>,
-    ) -> Result<TraceExporter, OtelError> {
+    ) -> Result<Exporter, OtelError> {
         let endpoint = match transport {
-            Transport::HttpProtobuf => endpoint_of(env, Signal::Traces)?,
+            Transport::HttpProtobuf => endpoint_of(env, signal)?,
             // gRPC takes the endpoint's scheme and authority, and names its own method.
             #[cfg(feature = "otlp-grpc")]
             Transport::Grpc => {
-                let base = match env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")? {
+                let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
+                let base = match env.get(&own)? {
                     Some(url) => Some(url),
                     None => env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?,
                 };
                 match base.map(|url| url.trim().parse::<http::Uri>()) {
                     Some(Ok(uri)) => Some(format!(
-                        "{}://{}{TRACE_SERVICE_EXPORT}",
+                        "{}://{}{}",
                         uri.scheme_str().unwrap_or("http"),
-                        uri.authority().map_or("", |a| a.as_str())
+                        uri.authority().map_or("", |a| a.as_str()),
+                        signal.grpc_method()
                     )),
                     Some(Err(e)) => {
-                        return Err(OtelError(format!("the traces endpoint: {e}")));
+                        return Err(OtelError(format!("the {} endpoint: {e}", signal.name())));
                     }
                     None => None,
                 }
             }
         }
-        .ok_or_else(|| OtelError("no traces endpoint is set".into()))?;
+        .ok_or_else(|| OtelError(format!("no {} endpoint is set", signal.name())))?;
         let endpoint = endpoint
             .parse()
-            .map_err(|e| OtelError(format!("the traces endpoint `{endpoint}`: {e}")))?;
+            .map_err(|e| OtelError(format!("the {} endpoint `{endpoint}`: {e}", signal.name())))?;
         let mut headers = http::HeaderMap::new();
         // The signal's own headers replace the general ones of the same name.
         for name in [
-            "OTEL_EXPORTER_OTLP_HEADERS",
-            "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+            "OTEL_EXPORTER_OTLP_HEADERS".to_owned(),
+            format!("OTEL_EXPORTER_OTLP_{}_HEADERS", signal.upper()),
         ] {
-            for (key, value) in headers_of(env, name)? {
+            for (key, value) in headers_of(env, &name)? {
                 headers.insert(key, value);
             }
         }
@@ -745,86 +638,108 @@ impl TraceExporter {
                 http::HeaderValue::from_static("application/x-protobuf"),
             );
         }
-        Ok(TraceExporter {
+        Ok(Exporter {
             client,
             transport,
+            signal,
             endpoint,
             headers,
             resource: Resource::builder_empty().build(),
-            stopped: std::sync::atomic::AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
         })
+    }
+
+    /// Sends one export's body; a collector's partial success is logged.
+    async fn send(&self, body: Option<Vec<u8>>) -> OTelSdkResult {
+        let Some(body) = body else {
+            return Err(OTelSdkError::AlreadyShutdown);
+        };
+        let what = self.signal.name();
+        let failed =
+            |e: HttpError| OTelSdkError::InternalFailure(format!("OTLP {what} export: {e}"));
+        let reply = match self.transport {
+            #[cfg(feature = "otlp-grpc")]
+            Transport::Grpc => self
+                .client
+                .grpc(
+                    self.endpoint.clone(),
+                    self.headers.clone(),
+                    Bytes::from(body),
+                )
+                .await
+                .map_err(failed)?,
+            Transport::HttpProtobuf => {
+                let mut request = Request::new(Bytes::from(body));
+                *request.method_mut() = http::Method::POST;
+                *request.uri_mut() = self.endpoint.clone();
+                *request.headers_mut() = self.headers.clone();
+                let response = self.client.post(request).await.map_err(failed)?;
+                let status = response.status();
+                let body = response.into_body();
+                if !status.is_success() {
+                    let text = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
+                    return Err(failed(
+                        format!("the collector answered {status}: {text}").into(),
+                    ));
+                }
+                body
+            }
+        };
+        if let Some((rejected, message)) = super::protobuf::partial_success(&reply) {
+            tracing::warn!(
+                signal = what,
+                rejected,
+                message,
+                "the collector rejected part of an export"
+            );
+        }
+        Ok(())
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    fn stop(&self) -> OTelSdkResult {
+        self.stopped.store(true, Ordering::Release);
+        Ok(())
     }
 }
 
-impl opentelemetry_sdk::trace::SpanExporter for TraceExporter {
-    fn export(
-        &self,
-        batch: Vec<opentelemetry_sdk::trace::SpanData>,
-    ) -> impl Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send {
-        let stopped = self.stopped.load(std::sync::atomic::Ordering::Acquire);
-        let body =
-            (!stopped).then(|| super::protobuf::export_trace_request(&self.resource, &batch));
+impl SpanExporter for Exporter {
+    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
+        let body = (!self.stopped())
+            .then(|| super::protobuf::export_trace_request(&self.resource, &batch));
         drop(batch);
-        async move {
-            let Some(body) = body else {
-                return Err(OTelSdkError::AlreadyShutdown);
-            };
-            #[cfg(feature = "otlp-grpc")]
-            if self.transport == Transport::Grpc {
-                let reply = self
-                    .client
-                    .grpc(
-                        self.endpoint.clone(),
-                        self.headers.clone(),
-                        Bytes::from(body),
-                    )
-                    .await
-                    .map_err(|e| OTelSdkError::InternalFailure(format!("OTLP span export: {e}")))?;
-                if let Some((rejected, message)) = super::protobuf::partial_success(&reply) {
-                    tracing::warn!(
-                        rejected,
-                        message,
-                        "the collector rejected part of a span export"
-                    );
-                }
-                return Ok(());
-            }
-            let mut request = Request::new(Bytes::from(body));
-            *request.method_mut() = http::Method::POST;
-            *request.uri_mut() = self.endpoint.clone();
-            *request.headers_mut() = self.headers.clone();
-            let response = self
-                .client
-                .send_bytes(request)
-                .await
-                .map_err(|e| OTelSdkError::InternalFailure(format!("OTLP span export: {e}")))?;
-            let status = response.status();
-            let body = response.into_body();
-            if !status.is_success() {
-                let text = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
-                return Err(OTelSdkError::InternalFailure(format!(
-                    "OTLP span export: the collector answered {status}: {text}"
-                )));
-            }
-            if let Some((rejected, message)) = super::protobuf::partial_success(&body) {
-                tracing::warn!(
-                    rejected,
-                    message,
-                    "the collector rejected part of a span export"
-                );
-            }
-            Ok(())
-        }
+        self.send(body)
     }
 
-    fn shutdown_with_timeout(&self, _timeout: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
-        self.stopped
-            .store(true, std::sync::atomic::Ordering::Release);
-        Ok(())
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
+        self.stop()
     }
 
     fn set_resource(&mut self, resource: &Resource) {
         self.resource = resource.clone();
+    }
+}
+
+impl PushMetricExporter for Exporter {
+    fn export(&self, metrics: &ResourceMetrics) -> impl Future<Output = OTelSdkResult> + Send {
+        let body = (!self.stopped()).then(|| super::protobuf::export_metrics_request(metrics));
+        self.send(body)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
+        self.stop()
+    }
+
+    /// Cumulative, the specification's default for OTLP.
+    fn temporality(&self) -> Temporality {
+        Temporality::Cumulative
     }
 }
 
@@ -841,6 +756,22 @@ impl Signal {
         match self {
             Signal::Traces => "TRACES",
             Signal::Metrics => "METRICS",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Signal::Traces => "span",
+            Signal::Metrics => "metric",
+        }
+    }
+
+    /// Its collector service's `Export` method, over gRPC.
+    #[cfg(feature = "otlp-grpc")]
+    fn grpc_method(self) -> &'static str {
+        match self {
+            Signal::Traces => "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+            Signal::Metrics => "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
         }
     }
 
@@ -990,34 +921,6 @@ fn private_key(
         .map_err(|e| OtelError(format!("{var}: no PEM private key in the file: {e}")))
 }
 
-#[cfg(feature = "otlp-grpc")]
-/// tonic's TLS settings for a signal sent over gRPC to an `https://` collector; `None` for
-/// `http://`.
-fn grpc_tls(
-    env: &Env<'_>,
-    signal: Signal,
-) -> Result<Option<opentelemetry_otlp::tonic_types::transport::ClientTlsConfig>, OtelError> {
-    use opentelemetry_otlp::tonic_types::transport::{Certificate, ClientTlsConfig, Identity};
-    let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
-    let endpoint = match env.get(&own)? {
-        Some(url) => Some(url),
-        None => env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?,
-    };
-    if !endpoint.is_some_and(|url| url.trim().starts_with("https://")) {
-        return Ok(None);
-    }
-    let files = TlsFiles::read(env, signal)?;
-    let mut tls = ClientTlsConfig::new();
-    tls = match &files.roots {
-        Some((_, pem)) => tls.ca_certificate(Certificate::from_pem(pem)),
-        None => tls.with_native_roots(),
-    };
-    if let Some((chain, key)) = &files.identity {
-        tls = tls.identity(Identity::from_pem(chain, key));
-    }
-    Ok(Some(tls))
-}
-
 /// The exporters' HTTP client: one HTTP/1.1 connection per export (a batch every few
 /// seconds at most), made with hyper on the export runtime.
 struct HyperClient {
@@ -1036,27 +939,24 @@ impl std::fmt::Debug for HyperClient {
     }
 }
 
-impl HttpClient for HyperClient {
-    fn send_bytes<'a, 'f>(
-        &'a self,
+impl HyperClient {
+    /// One HTTP/1.1 request on the export runtime, within the timeout.
+    fn post(
+        &self,
         request: Request<Bytes>,
-    ) -> Pin<Box<dyn Future<Output = Result<Response<Bytes>, HttpError>> + Send + 'f>>
-    where
-        'a: 'f,
-        Self: 'f,
-    {
+    ) -> impl Future<Output = Result<Response<Bytes>, HttpError>> + Send + 'static {
         let timeout = self.timeout;
         let tls = self.tls.clone();
         let task = self
             .runtime
             .spawn(async move { tokio::time::timeout(timeout, send(request, tls)).await });
-        Box::pin(async move {
+        async move {
             match task.await {
                 Ok(Ok(response)) => response,
                 Ok(Err(_)) => Err(format!("no answer within {timeout:?}").into()),
                 Err(e) => Err(format!("the export runtime stopped: {e}").into()),
             }
-        })
+        }
     }
 }
 
@@ -1202,7 +1102,8 @@ where
     let (parts, body) = response.into_parts();
     let collected = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
         .collect()
-        .await?;
+        .await
+        .map_err(too_large)?;
     drop(sender);
     connection.abort();
     if parts.status != http::StatusCode::OK {
@@ -1253,6 +1154,15 @@ fn described(error: &(dyn std::error::Error + 'static)) -> HttpError {
     text.into()
 }
 
+/// A response body past [`MAX_RESPONSE_BODY`] said so; other errors as they are.
+fn too_large(e: HttpError) -> HttpError {
+    if e.is::<http_body_util::LengthLimitError>() {
+        format!("the collector's answer is over {MAX_RESPONSE_BODY} bytes").into()
+    } else {
+        e
+    }
+}
+
 /// One request and its response on a new HTTP/1.1 connection over `io`.
 async fn exchange<T>(
     io: T,
@@ -1274,13 +1184,7 @@ where
     let body = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
         .collect()
         .await
-        .map_err(|e| -> HttpError {
-            if e.is::<http_body_util::LengthLimitError>() {
-                Box::new(ResponseBodyTooLarge::new())
-            } else {
-                e
-            }
-        })?
+        .map_err(too_large)?
         .to_bytes();
     drop(sender);
     connection.abort();
@@ -1692,7 +1596,7 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await });
-        let uri: http::Uri = format!("http://{addr}{TRACE_SERVICE_EXPORT}")
+        let uri: http::Uri = format!("http://{addr}{}", Signal::Traces.grpc_method())
             .parse()
             .unwrap();
         let call = |message: &'static [u8]| {
@@ -1716,7 +1620,9 @@ mod tests {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             let a = l.local_addr().unwrap();
             drop(l);
-            format!("http://{a}{TRACE_SERVICE_EXPORT}").parse().unwrap()
+            format!("http://{a}{}", Signal::Traces.grpc_method())
+                .parse()
+                .unwrap()
         };
         let e = grpc_unary(
             closed,

@@ -1,22 +1,26 @@
-//! The OTLP trace export body (`ExportTraceServiceRequest`, protobuf) written straight from
-//! the SDK's span data.
+//! The OTLP export bodies (`ExportTraceServiceRequest`, `ExportMetricsServiceRequest`,
+//! protobuf) written straight from the SDK's span and metric data.
 //!
-//! opentelemetry-otlp converts each batch into the generated message types first (every
+//! opentelemetry-otlp converted each batch into the generated message types first (every
 //! name, key and string value copied into a `String`, every id into a `Vec`) and prost then
-//! walks that tree computing nested lengths again at each level: about 16,000 instructions
+//! walked that tree computing nested lengths again at each level: about 16,000 instructions
 //! a span in the guard benchmark, more than the whole `tools/call` it describes. Here each
 //! field is written once into one buffer; a nested message's length is written in front of
 //! its body once the body is known, moving the body when the length needs more than one
 //! byte. The message numbers are those of `opentelemetry/proto/trace/v1/trace.proto`,
-//! `common/v1/common.proto`, `resource/v1/resource.proto` and
-//! `collector/trace/v1/trace_service.proto`; a test decodes the output with the OpenTelemetry
-//! project's own generated types and compares it with the SDK's conversion.
+//! `metrics/v1/metrics.proto`, `common/v1/common.proto`, `resource/v1/resource.proto` and
+//! the collector services'; tests decode the output with the OpenTelemetry project's own
+//! generated types and compare it with the SDK's conversion.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry::{Array, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::Temporality;
+use opentelemetry_sdk::metrics::data::{
+    AggregatedMetrics, Exemplar, Metric, MetricData, ResourceMetrics,
+};
 use opentelemetry_sdk::trace::SpanData;
 
 /// Wire types.
@@ -328,6 +332,255 @@ pub(crate) fn export_trace_request(resource: &Resource, spans: &[SpanData]) -> V
     w.buf
 }
 
+/// An `ExportMetricsServiceRequest` holding `metrics` (`metrics/v1/metrics.proto`): one
+/// `ResourceMetrics`, a `ScopeMetrics` per scope, as the SDK collected them.
+pub(crate) fn export_metrics_request(metrics: &ResourceMetrics) -> Vec<u8> {
+    let mut w = Writer {
+        buf: Vec::with_capacity(4096),
+    };
+    let resource = metrics.resource();
+    w.message(1, |w| {
+        w.message(1, |w| {
+            for (key, value) in resource.iter() {
+                w.key_value(1, key.as_str(), value);
+            }
+        });
+        for scope in metrics.scope_metrics() {
+            w.message(2, |w| {
+                w.message(1, |w| w.scope(scope.scope()));
+                for metric in scope.metrics() {
+                    w.message(2, |w| w.metric(metric));
+                }
+                w.string(3, scope.scope().schema_url().unwrap_or_default());
+            });
+        }
+        w.string(3, resource.schema_url().unwrap_or_default());
+    });
+    w.buf
+}
+
+/// A data point's number: `as_int` (an `sfixed64`) for integers, `as_double` for floats.
+trait Number: Copy {
+    /// Writes the value as the `oneof`'s member: `int_field` or `double_field`.
+    fn write(self, w: &mut Writer, int_field: u32, double_field: u32);
+    fn as_f64(self) -> f64;
+}
+
+impl Number for u64 {
+    fn write(self, w: &mut Writer, int_field: u32, _: u32) {
+        // As the SDK's conversion does: a count past i64 is sent as 0.
+        w.sfixed64(int_field, i64::try_from(self).unwrap_or_default());
+    }
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Number for i64 {
+    fn write(self, w: &mut Writer, int_field: u32, _: u32) {
+        w.sfixed64(int_field, self);
+    }
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Number for f64 {
+    fn write(self, w: &mut Writer, _: u32, double_field: u32) {
+        w.double(double_field, self);
+    }
+    fn as_f64(self) -> f64 {
+        self
+    }
+}
+
+/// `AggregationTemporality`'s numbers.
+fn temporality(t: Temporality) -> u32 {
+    match t {
+        Temporality::Delta => 1,
+        _ => 2,
+    }
+}
+
+impl Writer {
+    /// An `sfixed64` or `double` written even when zero (a `oneof` member or an `optional`).
+    fn sfixed64(&mut self, field: u32, value: i64) {
+        self.key(field, FIXED64);
+        self.buf.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn double(&mut self, field: u32, value: f64) {
+        self.key(field, FIXED64);
+        self.buf.extend_from_slice(&value.to_le_bytes());
+    }
+
+    /// A `Metric`'s body: name 1, description 2, unit 3, then its data (gauge 5, sum 7,
+    /// histogram 9, exponential histogram 10).
+    fn metric(&mut self, metric: &Metric) {
+        self.string(1, metric.name());
+        self.string(2, metric.description());
+        self.string(3, metric.unit());
+        match metric.data() {
+            AggregatedMetrics::F64(data) => self.metric_data(data),
+            AggregatedMetrics::U64(data) => self.metric_data(data),
+            AggregatedMetrics::I64(data) => self.metric_data(data),
+        }
+    }
+
+    fn metric_data<T: Number>(&mut self, data: &MetricData<T>) {
+        match data {
+            MetricData::Gauge(gauge) => self.message(5, |w| {
+                let start = gauge.start_time().map_or(0, nanos);
+                for point in gauge.data_points() {
+                    w.message(1, |w| {
+                        w.number_point(
+                            point.attributes(),
+                            start,
+                            nanos(gauge.time()),
+                            point.value(),
+                            point.exemplars(),
+                        );
+                    });
+                }
+            }),
+            MetricData::Sum(sum) => self.message(7, |w| {
+                for point in sum.data_points() {
+                    w.message(1, |w| {
+                        w.number_point(
+                            point.attributes(),
+                            nanos(sum.start_time()),
+                            nanos(sum.time()),
+                            point.value(),
+                            point.exemplars(),
+                        );
+                    });
+                }
+                w.uint(2, temporality(sum.temporality()));
+                w.uint(3, u32::from(sum.is_monotonic()));
+            }),
+            MetricData::Histogram(histogram) => self.message(9, |w| {
+                for point in histogram.data_points() {
+                    w.message(1, |w| {
+                        w.attributes(9, point.attributes());
+                        w.fixed64(2, nanos(histogram.start_time()));
+                        w.fixed64(3, nanos(histogram.time()));
+                        w.fixed64(4, point.count());
+                        w.double(5, point.sum().as_f64());
+                        w.packed(6, point.bucket_counts().map(u64::to_le_bytes));
+                        w.packed(7, point.bounds().map(f64::to_le_bytes));
+                        for exemplar in point.exemplars() {
+                            w.message(8, |w| w.exemplar(exemplar));
+                        }
+                        w.extremes(11, point.min(), point.max());
+                    });
+                }
+                w.uint(2, temporality(histogram.temporality()));
+            }),
+            MetricData::ExponentialHistogram(histogram) => self.message(10, |w| {
+                for point in histogram.data_points() {
+                    w.message(1, |w| {
+                        w.attributes(1, point.attributes());
+                        w.fixed64(2, nanos(histogram.start_time()));
+                        w.fixed64(3, nanos(histogram.time()));
+                        w.fixed64(4, point.count() as u64);
+                        w.double(5, point.sum().as_f64());
+                        w.sint32(6, point.scale().into());
+                        w.fixed64(7, point.zero_count());
+                        for (field, buckets) in
+                            [(8, point.positive_bucket()), (9, point.negative_bucket())]
+                        {
+                            w.message(field, |w| {
+                                w.sint32(1, buckets.offset());
+                                w.packed_varints(2, buckets.counts());
+                            });
+                        }
+                        for exemplar in point.exemplars() {
+                            w.message(11, |w| w.exemplar(exemplar));
+                        }
+                        w.extremes(12, point.min(), point.max());
+                        if point.zero_threshold() != 0.0 {
+                            w.double(14, point.zero_threshold());
+                        }
+                    });
+                }
+                w.uint(2, temporality(histogram.temporality()));
+            }),
+        }
+    }
+
+    /// A `NumberDataPoint`'s body: attributes 7, start 2, time 3, value 4 or 6, exemplars 5.
+    fn number_point<'a, T: Number + 'a>(
+        &mut self,
+        attributes: impl Iterator<Item = &'a KeyValue>,
+        start: u64,
+        time: u64,
+        value: T,
+        exemplars: impl Iterator<Item = &'a Exemplar<T>>,
+    ) {
+        self.attributes(7, attributes);
+        self.fixed64(2, start);
+        self.fixed64(3, time);
+        value.write(self, 6, 4);
+        for exemplar in exemplars {
+            self.message(5, |w| w.exemplar(exemplar));
+        }
+    }
+
+    /// An `Exemplar`'s body: filtered attributes 7, time 2, value 3 or 6, span id 4, trace
+    /// id 5.
+    fn exemplar<T: Number>(&mut self, exemplar: &Exemplar<T>) {
+        self.attributes(7, exemplar.filtered_attributes());
+        self.fixed64(2, nanos(exemplar.time()));
+        exemplar.value.write(self, 6, 3);
+        self.bytes(4, exemplar.span_id());
+        self.bytes(5, exemplar.trace_id());
+    }
+
+    /// A histogram point's `optional double` minimum at `field` and maximum after it.
+    fn extremes<T: Number>(&mut self, field: u32, min: Option<T>, max: Option<T>) {
+        for (field, value) in [(field, min), (field + 1, max)] {
+            if let Some(value) = value {
+                self.double(field, value.as_f64());
+            }
+        }
+    }
+
+    /// A `sint32` (zigzag); zero is left out.
+    fn sint32(&mut self, field: u32, value: i32) {
+        if value != 0 {
+            self.key(field, VARINT);
+            self.varint(u64::from(((value << 1) ^ (value >> 31)) as u32));
+        }
+    }
+
+    /// A packed repeated fixed-width field; left out when empty.
+    fn packed<const N: usize>(&mut self, field: u32, values: impl Iterator<Item = [u8; N]>) {
+        let at = self.buf.len();
+        self.message(field, |w| {
+            for value in values {
+                w.buf.extend_from_slice(&value);
+            }
+        });
+        if self.buf.len() == at + 2 {
+            // Key and a zero length: nothing was written.
+            self.buf.truncate(at);
+        }
+    }
+
+    /// A packed repeated `uint64`; left out when empty.
+    fn packed_varints(&mut self, field: u32, values: impl Iterator<Item = u64>) {
+        let at = self.buf.len();
+        self.message(field, |w| {
+            for value in values {
+                w.varint(value);
+            }
+        });
+        if self.buf.len() == at + 2 {
+            self.buf.truncate(at);
+        }
+    }
+}
+
 /// What an `ExportTraceServiceResponse` says was rejected: its `partial_success`'s
 /// `rejected_spans` (1) and `error_message` (2), when it has one. A body that is not such a
 /// message says nothing.
@@ -502,7 +755,8 @@ mod tests {
         }
     }
 
-    /// What the SDK's own conversion (as opentelemetry-otlp sends it) makes of `spans`.
+    /// What the SDK's own conversion (opentelemetry-proto's, which opentelemetry-otlp sends)
+    /// makes of `spans`.
     fn reference(resource: &Resource, spans: &[SpanData]) -> ExportTraceServiceRequest {
         ExportTraceServiceRequest {
             resource_spans: group_spans_by_resource_and_scope(
@@ -567,6 +821,119 @@ mod tests {
         let body = export_trace_request(&resource, std::slice::from_ref(&data));
         let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
         assert_eq!(decoded, reference(&resource, &[data]));
+    }
+
+    /// Every kind of metric the SDK aggregates, collected by a real meter provider, written
+    /// here and decoded, against the SDK's own conversion.
+    #[test]
+    fn the_metrics_body_decodes_to_what_the_sdk_conversion_gives() {
+        use opentelemetry::metrics::MeterProvider as _;
+        use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+        use opentelemetry_sdk::metrics::{
+            InMemoryMetricExporterBuilder, PeriodicReader, SdkMeterProvider,
+        };
+        for temporality in [Temporality::Cumulative, Temporality::Delta] {
+            let exporter = InMemoryMetricExporterBuilder::new()
+                .with_temporality(temporality)
+                .build();
+            let provider = SdkMeterProvider::builder()
+                .with_resource(
+                    Resource::builder()
+                        .with_service_name("metrics-test")
+                        .with_attribute(KeyValue::new("host.name", "h"))
+                        .build(),
+                )
+                .with_reader(PeriodicReader::builder(exporter.clone()).build())
+                .with_view(|instrument: &opentelemetry_sdk::metrics::Instrument| {
+                    (instrument.name() == "exponential").then(|| {
+                        opentelemetry_sdk::metrics::Stream::builder()
+                            .with_aggregation(
+                                opentelemetry_sdk::metrics::Aggregation::Base2ExponentialHistogram {
+                                    max_size: 160,
+                                    max_scale: 20,
+                                    record_min_max: true,
+                                },
+                            )
+                            .build()
+                            .unwrap()
+                    })
+                })
+                .build();
+            let meter = provider.meter_with_scope(
+                InstrumentationScope::builder("mcp-server")
+                    .with_version("0.1.0")
+                    .with_schema_url("https://opentelemetry.io/schemas/1.30.0")
+                    .build(),
+            );
+            let other = provider.meter("app");
+            let tool = [KeyValue::new("gen_ai.tool.name", "echo")];
+            let histogram = meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description("How long requests take.")
+                .with_boundaries(vec![0.01, 0.1, 1.0])
+                .build();
+            for value in [0.005, 0.05, 0.5, 5.0] {
+                histogram.record(value, &tool);
+            }
+            histogram.record(0.2, &[KeyValue::new("error.type", "tool_error")]);
+            let empty = meter.u64_histogram("never.recorded").build();
+            let _ = &empty;
+            let counter = meter.u64_counter("calls").build();
+            counter.add(3, &tool);
+            counter.add(0, &[]);
+            let live = meter
+                .i64_up_down_counter("mcp.server.sessions.active")
+                .build();
+            live.add(2, &[KeyValue::new("network.transport", "tcp")]);
+            live.add(-5, &[KeyValue::new("network.transport", "pipe")]);
+            let ratio = other.f64_gauge("ratio").build();
+            ratio.record(-0.0, &[]);
+            ratio.record(0.75, &tool);
+            let level = other.i64_gauge("level").build();
+            level.record(i64::MIN, &[]);
+            let big = other.u64_gauge("big").build();
+            big.record(u64::MAX, &[]);
+            let float_sum = other.f64_counter("bytes").build();
+            float_sum.add(1.5, &[]);
+            let exponential = other.f64_histogram("exponential").build();
+            for value in [0.0, 0.001, 1.0, 3.5, 1000.0] {
+                exponential.record(value, &tool);
+            }
+            provider.force_flush().unwrap();
+            let collected = exporter.get_finished_metrics().unwrap();
+            assert!(!collected.is_empty());
+            for metrics in &collected {
+                let body = export_metrics_request(metrics);
+                let decoded = ExportMetricsServiceRequest::decode(body.as_slice()).unwrap();
+                assert_eq!(
+                    decoded,
+                    ExportMetricsServiceRequest::from(metrics),
+                    "{temporality:?}"
+                );
+                let kinds: usize = decoded.resource_metrics[0]
+                    .scope_metrics
+                    .iter()
+                    .map(|s| s.metrics.len())
+                    .sum();
+                // Every instrument recorded to (one never was, and is not sent).
+                assert_eq!(kinds, 8);
+                use opentelemetry_proto::tonic::metrics::v1::metric::Data;
+                let data: Vec<_> = decoded.resource_metrics[0]
+                    .scope_metrics
+                    .iter()
+                    .flat_map(|s| &s.metrics)
+                    .filter_map(|m| m.data.as_ref())
+                    .collect();
+                assert!(
+                    data.iter()
+                        .any(|d| matches!(d, Data::ExponentialHistogram(_)))
+                );
+                assert!(data.iter().any(|d| matches!(d, Data::Histogram(_))));
+                assert!(data.iter().any(|d| matches!(d, Data::Gauge(_))));
+                assert!(data.iter().any(|d| matches!(d, Data::Sum(_))));
+            }
+        }
     }
 
     #[test]

@@ -279,7 +279,12 @@ fn spans_named(r: &Received, name: &str) -> Vec<(String, Span)> {
 
 /// The histogram points of `name` whose attributes include `gen_ai.tool.name = tool`, with
 /// the metric's unit.
-fn histogram_points(r: &Received, name: &str, tool: &str) -> Vec<(String, HistogramDataPoint)> {
+/// The histogram's points for `tool`, each with the metric's unit and temporality.
+fn histogram_points(
+    r: &Received,
+    name: &str,
+    tool: &str,
+) -> Vec<(String, i32, HistogramDataPoint)> {
     let mut found = Vec::new();
     for request in &r.metrics {
         for resource in &request.resource_metrics {
@@ -290,7 +295,7 @@ fn histogram_points(r: &Received, name: &str, tool: &str) -> Vec<(String, Histog
                     };
                     for point in &h.data_points {
                         if attributes(&point.attributes).get("gen_ai.tool.name") == Some(&tool) {
-                            found.push((m.unit.clone(), point.clone()));
+                            found.push((m.unit.clone(), h.aggregation_temporality, point.clone()));
                         }
                     }
                 }
@@ -378,11 +383,16 @@ async fn quickstart_exports_over_otlp_grpc_to_an_https_collector() {
 }
 
 /// The same with `OTEL_EXPORTER_OTLP_PROTOCOL=grpc`: the `Export` calls of the collector's
-/// gRPC services, over HTTP/2.
+/// gRPC services, over HTTP/2; and the metrics as deltas.
 #[tokio::test]
 async fn quickstart_exports_spans_and_metrics_over_otlp_grpc() {
     let (endpoint, received) = receiver(Otlp::Grpc).await;
-    quickstart_exports(&endpoint, &received, "grpc", "application/grpc", &[]).await;
+    // With delta temporality, as Datadog's and Dynatrace's intakes want it.
+    let delta = [(
+        "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE",
+        "delta".to_owned(),
+    )];
+    quickstart_exports(&endpoint, &received, "grpc", "application/grpc", &delta).await;
     let r = received.lock().unwrap();
     let paths: std::collections::BTreeSet<&str> =
         r.requests.iter().map(|(path, ..)| path.as_str()).collect();
@@ -454,7 +464,7 @@ async fn quickstart_exports(
         spans_named(r, "tools/call add").into_iter().next()
     })
     .await;
-    let (unit, point) = eventually(received, "operation duration sample", |r| {
+    let (unit, temporality, point) = eventually(received, "operation duration sample", |r| {
         histogram_points(r, "mcp.server.operation.duration", "add")
             .into_iter()
             .next()
@@ -495,6 +505,11 @@ async fn quickstart_exports(
     assert!(!attrs.contains_key("error.type"), "{attrs:?}");
 
     assert_eq!(unit, "s");
+    // AggregationTemporality: 1 delta, 2 cumulative (the default).
+    let delta = variables
+        .iter()
+        .any(|(k, v)| *k == "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE" && v == "delta");
+    assert_eq!(temporality, if delta { 1 } else { 2 });
     assert!(point.count >= 1, "{point:?}");
     assert_eq!(point.bucket_counts.iter().sum::<u64>(), point.count);
     assert_eq!(

@@ -56,6 +56,7 @@ pub struct OtelError(String);
 /// | `OTEL_SDK_DISABLED` | `true`: nothing is exported |
 /// | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource (the SDK reads them) |
 /// | `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` | span batching (the SDK reads them) |
+/// | `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` | `cumulative` (default), `delta` or `lowmemory` |
 /// | `OTEL_METRIC_EXPORT_INTERVAL` | milliseconds between metric exports (the SDK reads it; default 60000) |
 /// | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (the SDK reads them) |
 ///
@@ -63,8 +64,7 @@ pub struct OtelError(String);
 /// TLS (rustls) to `https://` ones.
 /// Exports run on a thread of their own (the SDK's batch and periodic workers, and a small
 /// runtime for the sockets), so they work whatever runtime, if any, the application uses.
-/// The protobuf is written by this crate straight from the SDK's data; metrics are sent with
-/// cumulative temporality.
+/// The protobuf is written by this crate straight from the SDK's data.
 ///
 /// # Examples
 ///
@@ -226,6 +226,7 @@ impl Otel {
                 client(Signal::Traces, config.traces_timeout, transport)?,
                 transport,
                 Signal::Traces,
+                Temporality::Cumulative,
                 &env,
             )?);
         }
@@ -237,6 +238,7 @@ impl Otel {
                     client(Signal::Metrics, config.metrics_timeout, transport)?,
                     transport,
                     Signal::Metrics,
+                    config.metrics_temporality,
                     &env,
                 )?)
                 .build(),
@@ -371,6 +373,9 @@ pub(crate) struct Config {
     metrics_timeout: Duration,
     traces_protocol: Transport,
     metrics_protocol: Transport,
+    /// `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`: `cumulative` (the default),
+    /// `delta` or `lowmemory`, as the SDK applies them to each kind of instrument.
+    metrics_temporality: Temporality,
 }
 
 /// How a signal is exported (`OTEL_EXPORTER_OTLP[_SIGNAL]_PROTOCOL`).
@@ -433,6 +438,15 @@ impl Config {
         };
         let (traces, traces_timeout, traces_protocol) = signal("traces")?;
         let (metrics, metrics_timeout, metrics_protocol) = signal("metrics")?;
+        let var = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE";
+        let metrics_temporality = match env.get(var)? {
+            None => Temporality::Cumulative,
+            Some(v) => v.trim().parse().map_err(|()| {
+                OtelError(format!(
+                    "{var}: `{v}` is not supported (give `cumulative`, `delta` or `lowmemory`)"
+                ))
+            })?,
+        };
         Ok(Config {
             traces,
             metrics,
@@ -440,6 +454,7 @@ impl Config {
             metrics_timeout,
             traces_protocol,
             metrics_protocol,
+            metrics_temporality,
         })
     }
 }
@@ -584,6 +599,8 @@ struct Exporter {
     headers: http::HeaderMap,
     /// The spans' resource, as the tracer provider sets it (metrics carry theirs).
     resource: Resource,
+    /// The metrics' temporality.
+    temporality: Temporality,
     stopped: AtomicBool,
 }
 
@@ -592,6 +609,7 @@ impl Exporter {
         client: Arc<HyperClient>,
         transport: Transport,
         signal: Signal,
+        temporality: Temporality,
         env: &Env<'_>,
     ) -> Result<Exporter, OtelError> {
         let endpoint = match transport {
@@ -645,6 +663,7 @@ impl Exporter {
             endpoint,
             headers,
             resource: Resource::builder_empty().build(),
+            temporality,
             stopped: AtomicBool::new(false),
         })
     }
@@ -737,9 +756,9 @@ impl PushMetricExporter for Exporter {
         self.stop()
     }
 
-    /// Cumulative, the specification's default for OTLP.
+    /// Cumulative unless the environment prefers otherwise.
     fn temporality(&self) -> Temporality {
-        Temporality::Cumulative
+        self.temporality
     }
 }
 
@@ -1245,6 +1264,27 @@ mod tests {
     }
 
     #[test]
+    fn the_metrics_temporality_is_cumulative_unless_preferred_otherwise() {
+        let base = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318");
+        let var = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE";
+        assert_eq!(
+            read(&[base]).unwrap().metrics_temporality,
+            Temporality::Cumulative
+        );
+        for (value, expected) in [
+            ("delta", Temporality::Delta),
+            (" Delta ", Temporality::Delta),
+            ("LOWMEMORY", Temporality::LowMemory),
+            ("cumulative", Temporality::Cumulative),
+        ] {
+            assert_eq!(
+                read(&[base, (var, value)]).unwrap().metrics_temporality,
+                expected
+            );
+        }
+    }
+
+    #[test]
     fn timeouts_general_and_per_signal() {
         let c = read(&[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
@@ -1341,6 +1381,16 @@ mod tests {
             (
                 vec![base, ("OTEL_METRICS_EXPORTER", "prometheus")],
                 "OTEL_METRICS_EXPORTER",
+            ),
+            (
+                vec![
+                    base,
+                    (
+                        "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE",
+                        "weekly",
+                    ),
+                ],
+                "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE",
             ),
         ] {
             let e = read(&pairs).unwrap_err().to_string();

@@ -53,7 +53,8 @@ pub struct OtelError(String);
 /// | `OTEL_EXPORTER_OTLP_CERTIFICATE` (and `_TRACES_` / `_METRICS_`) | `https://` endpoints: a PEM file of trusted roots, in place of the system's |
 /// | `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE`, `OTEL_EXPORTER_OTLP_CLIENT_KEY` (and per signal) | `https://` endpoints: a PEM certificate chain and key for mutual TLS (both or neither) |
 /// | `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER` | `otlp` (default) or `none` |
-/// | `OTEL_SDK_DISABLED` | `true`: nothing is exported |
+/// | `OTEL_SDK_DISABLED` | `true`: nothing is exported (any other value is false) |
+/// | `OTEL_EXPORTER_OTLP_COMPRESSION` | not supported: exports are uncompressed (a warning says so) |
 /// | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource (the SDK reads them) |
 /// | `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` | span batching (the SDK reads them) |
 /// | `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` | `cumulative` (default), `delta` or `lowmemory` |
@@ -207,7 +208,7 @@ impl Otel {
                 .clone()
                 .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
             let tls = match endpoint_of(&env, signal)? {
-                Some(url) if url.trim().starts_with("https://") => {
+                Some(url) if is_https(&url) => {
                     Some(TlsFiles::read(&env, signal)?.connector(transport)?)
                 }
                 _ => None,
@@ -391,16 +392,36 @@ pub(crate) enum Transport {
 
 impl Config {
     pub(crate) fn read(env: &Env<'_>) -> Result<Config, OtelError> {
+        // The specification: only `true` (in any case) disables; any other value is false,
+        // with a warning.
         let disabled = match env.get("OTEL_SDK_DISABLED")? {
             None => false,
             Some(v) if v.trim().eq_ignore_ascii_case("true") => true,
             Some(v) if v.trim().eq_ignore_ascii_case("false") => false,
             Some(v) => {
-                return Err(OtelError(format!(
-                    "OTEL_SDK_DISABLED: `{v}` is neither `true` nor `false`"
-                )));
+                tracing::warn!(
+                    value = v.as_str(),
+                    "OTEL_SDK_DISABLED is neither `true` nor `false`: taken as false"
+                );
+                false
             }
         };
+        for var in [
+            "OTEL_EXPORTER_OTLP_COMPRESSION",
+            "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+            "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
+        ] {
+            if let Some(v) = env
+                .get(var)?
+                .filter(|v| !v.trim().eq_ignore_ascii_case("none"))
+            {
+                tracing::warn!(
+                    variable = var,
+                    value = v.as_str(),
+                    "OTLP compression is not supported: exports are sent uncompressed"
+                );
+            }
+        }
         let base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?;
         if let Some(url) = &base {
             check_endpoint("OTEL_EXPORTER_OTLP_ENDPOINT", url)?;
@@ -500,6 +521,13 @@ fn protocol_of(env: &Env<'_>, name: &str) -> Result<Option<Transport>, OtelError
     }
 }
 
+/// Whether an endpoint is `https://`, the scheme in any case (RFC 3986).
+fn is_https(url: &str) -> bool {
+    url.trim()
+        .parse::<http::Uri>()
+        .is_ok_and(|uri| uri.scheme() == Some(&http::uri::Scheme::HTTPS))
+}
+
 /// `key=value` pairs separated by commas, as the specification gives them; the values are
 /// percent-decoded.
 fn check_headers(env: &Env<'_>, name: &str) -> Result<(), OtelError> {
@@ -573,6 +601,9 @@ impl ExportRuntime {
                 runtime.block_on(async {
                     let _ = stopped.await;
                 });
+                // Not a plain drop, which waits for every blocking task: a name lookup of an
+                // export that timed out may still be stuck in the resolver.
+                runtime.shutdown_timeout(Duration::from_millis(500));
             })?;
         Ok(ExportRuntime {
             handle,
@@ -1087,7 +1118,7 @@ async fn grpc_unary(
     headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
     headers.insert(
         "grpc-timeout",
-        http::HeaderValue::from_str(&format!("{}m", timeout.as_millis().max(1)))?,
+        http::HeaderValue::from_str(&grpc_timeout(timeout))?,
     );
     let mut request = Request::new(http_body_util::Full::new(Bytes::from(framed)));
     *request.method_mut() = http::Method::POST;
@@ -1096,6 +1127,21 @@ async fn grpc_unary(
     match stream {
         Stream::Plain(stream) => grpc_exchange(stream, request).await,
         Stream::Tls(stream) => grpc_exchange(stream, request).await,
+    }
+}
+
+#[cfg(feature = "otlp-grpc")]
+/// A `grpc-timeout` value: at most eight digits, in milliseconds while they fit, else in
+/// seconds, else hours.
+fn grpc_timeout(timeout: Duration) -> String {
+    const MAX: u128 = 99_999_999;
+    let ms = timeout.as_millis().max(1);
+    if ms <= MAX {
+        format!("{ms}m")
+    } else if u128::from(timeout.as_secs()) <= MAX {
+        format!("{}S", timeout.as_secs())
+    } else {
+        format!("{}H", (timeout.as_secs() / 3600).min(99_999_999))
     }
 }
 
@@ -1285,6 +1331,34 @@ mod tests {
     }
 
     #[test]
+    fn only_true_disables_the_sdk() {
+        let base = ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://Collector:4318");
+        let c = read(&[base, ("OTEL_SDK_DISABLED", "yes")]).unwrap();
+        assert!(c.traces && c.metrics);
+        let c = read(&[base, ("OTEL_SDK_DISABLED", " True ")]).unwrap();
+        assert!(!c.traces && !c.metrics);
+    }
+
+    #[test]
+    fn https_is_recognised_in_any_case() {
+        assert!(is_https("https://collector:4318"));
+        assert!(is_https(" HTTPS://collector:4318/v1/traces"));
+        assert!(is_https("HttpS://[::1]:4318"));
+        assert!(!is_https("http://collector:4318"));
+        assert!(!is_https("not a url"));
+    }
+
+    #[cfg(feature = "otlp-grpc")]
+    #[test]
+    fn grpc_timeouts_fit_eight_digits() {
+        assert_eq!(grpc_timeout(Duration::from_millis(10_000)), "10000m");
+        assert_eq!(grpc_timeout(Duration::ZERO), "1m");
+        assert_eq!(grpc_timeout(Duration::from_millis(99_999_999)), "99999999m");
+        assert_eq!(grpc_timeout(Duration::from_millis(100_000_000)), "100000S");
+        assert_eq!(grpc_timeout(Duration::from_secs(u64::MAX)), "99999999H");
+    }
+
+    #[test]
     fn timeouts_general_and_per_signal() {
         let c = read(&[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
@@ -1373,10 +1447,6 @@ mod tests {
             (
                 vec![base, ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "bad key=1")],
                 "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-            ),
-            (
-                vec![base, ("OTEL_SDK_DISABLED", "yes")],
-                "OTEL_SDK_DISABLED",
             ),
             (
                 vec![base, ("OTEL_METRICS_EXPORTER", "prometheus")],

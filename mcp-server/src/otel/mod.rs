@@ -840,6 +840,7 @@ impl SessionTelemetry {
             .start_with_context(tracer, &parent);
         Some(OutgoingTelemetry {
             context: parent.with_span(span),
+            finished: false,
         })
     }
 }
@@ -862,10 +863,21 @@ pub(crate) enum OutgoingFailure<'a> {
     Abandoned,
 }
 
-/// The CLIENT span of a request the server sent; ended by [`finish`](Self::finish), or
-/// when dropped (a request that could not be written).
+/// The CLIENT span of a request the server sent; ended by [`finish`](Self::finish), or,
+/// marked as abandoned, when dropped before (the asking handler's future was dropped, or the
+/// request could not be written).
 pub(crate) struct OutgoingTelemetry {
     context: Context,
+    finished: bool,
+}
+
+impl Drop for OutgoingTelemetry {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            self.end(Some(OutgoingFailure::Abandoned));
+        }
+    }
 }
 
 impl OutgoingTelemetry {
@@ -876,7 +888,12 @@ impl OutgoingTelemetry {
 
     /// Ends the span: an error response marks it with the code as `error.type` and
     /// `rpc.response.status_code`; a timeout or an abandoned request by that kind.
-    pub(crate) fn finish(self, failure: Option<OutgoingFailure<'_>>) {
+    pub(crate) fn finish(mut self, failure: Option<OutgoingFailure<'_>>) {
+        self.finished = true;
+        self.end(failure);
+    }
+
+    fn end(&self, failure: Option<OutgoingFailure<'_>>) {
         let span = self.context.span();
         match failure {
             None => {}
@@ -989,6 +1006,17 @@ mod tests {
         assert!(matches!(late.status, Status::Error { .. }));
         assert_eq!(attr(abandoned, "error.type").as_deref(), Some("cancelled"));
         assert_eq!(attr(abandoned, "rpc.response.status_code"), None);
+
+        // Dropped before it was answered: abandoned.
+        drop(
+            session
+                .outgoing("roots/list", &RequestId::Number(5), None, None)
+                .unwrap(),
+        );
+        let ended = spans.get_finished_spans().unwrap();
+        assert_eq!(ended.len(), 5);
+        assert_eq!(attr(&ended[4], "error.type").as_deref(), Some("cancelled"));
+        assert!(matches!(ended[4].status, Status::Error { .. }));
 
         // Without spans (metrics only), no span and nothing to carry.
         let metrics_only = Telemetry::metrics_only(&SdkMeterProvider::default());

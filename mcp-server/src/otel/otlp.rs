@@ -207,7 +207,7 @@ impl Otel {
             let runtime = handle
                 .clone()
                 .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
-            let tls = match endpoint_of(&env, signal)? {
+            let tls = match endpoint_of(&env, signal, transport)? {
                 Some(url) if is_https(&url) => {
                     Some(TlsFiles::read(&env, signal)?.connector(transport)?)
                 }
@@ -643,31 +643,8 @@ impl Exporter {
         temporality: Temporality,
         env: &Env<'_>,
     ) -> Result<Exporter, OtelError> {
-        let endpoint = match transport {
-            Transport::HttpProtobuf => endpoint_of(env, signal)?,
-            // gRPC takes the endpoint's scheme and authority, and names its own method.
-            #[cfg(feature = "otlp-grpc")]
-            Transport::Grpc => {
-                let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
-                let base = match env.get(&own)? {
-                    Some(url) => Some(url),
-                    None => env.get("OTEL_EXPORTER_OTLP_ENDPOINT")?,
-                };
-                match base.map(|url| url.trim().parse::<http::Uri>()) {
-                    Some(Ok(uri)) => Some(format!(
-                        "{}://{}{}",
-                        uri.scheme_str().unwrap_or("http"),
-                        uri.authority().map_or("", |a| a.as_str()),
-                        signal.grpc_method()
-                    )),
-                    Some(Err(e)) => {
-                        return Err(OtelError(format!("the {} endpoint: {e}", signal.name())));
-                    }
-                    None => None,
-                }
-            }
-        }
-        .ok_or_else(|| OtelError(format!("no {} endpoint is set", signal.name())))?;
+        let endpoint = endpoint_of(env, signal, transport)?
+            .ok_or_else(|| OtelError(format!("no {} endpoint is set", signal.name())))?;
         let endpoint = endpoint
             .parse()
             .map_err(|e| OtelError(format!("the {} endpoint `{endpoint}`: {e}", signal.name())))?;
@@ -834,16 +811,39 @@ impl Signal {
     }
 }
 
-/// Where `signal` is sent over HTTP: its own endpoint as given, or the base endpoint with the
-/// signal's path appended. (gRPC uses the base as given; the scheme is the same either way.)
-fn endpoint_of(env: &Env<'_>, signal: Signal) -> Result<Option<String>, OtelError> {
-    let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
-    if let Some(url) = env.get(&own)? {
-        return Ok(Some(url.trim().to_owned()));
-    }
-    Ok(env
-        .get("OTEL_EXPORTER_OTLP_ENDPOINT")?
-        .map(|base| format!("{}{}", base.trim().trim_end_matches('/'), signal.path())))
+/// Where `signal` is sent. Over HTTP: its own endpoint as given, or the base endpoint with the
+/// signal's path appended. Over gRPC: the scheme and authority of either, and the signal's
+/// collector service method.
+fn endpoint_of(
+    env: &Env<'_>,
+    signal: Signal,
+    transport: Transport,
+) -> Result<Option<String>, OtelError> {
+    let own = env.get(&format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper()))?;
+    let (url, own) = match own {
+        Some(url) => (url, true),
+        None => match env.get("OTEL_EXPORTER_OTLP_ENDPOINT")? {
+            Some(url) => (url, false),
+            None => return Ok(None),
+        },
+    };
+    let url = url.trim();
+    Ok(Some(match transport {
+        Transport::HttpProtobuf if own => url.to_owned(),
+        Transport::HttpProtobuf => format!("{}{}", url.trim_end_matches('/'), signal.path()),
+        #[cfg(feature = "otlp-grpc")]
+        Transport::Grpc => {
+            let uri = url
+                .parse::<http::Uri>()
+                .map_err(|e| OtelError(format!("the {} endpoint `{url}`: {e}", signal.name())))?;
+            format!(
+                "{}://{}{}",
+                uri.scheme_str().unwrap_or("http"),
+                uri.authority().map_or("", |a| a.as_str()),
+                signal.grpc_method()
+            )
+        }
+    }))
 }
 
 /// A signal's TLS settings for an `https://` collector, as the specification names them
@@ -1160,17 +1160,8 @@ where
     .await
     .map_err(|e| described(&e))?;
     let connection = tokio::spawn(connection);
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|e| described(&e))?;
-    let (parts, body) = response.into_parts();
-    let collected = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
-        .collect()
-        .await
-        .map_err(too_large)?;
-    drop(sender);
-    connection.abort();
+    let response = sender.send_request(request).await;
+    let (parts, collected) = read_reply(response, connection).await?;
     if parts.status != http::StatusCode::OK {
         return Err(format!("the collector answered HTTP {}", parts.status).into());
     }
@@ -1241,19 +1232,28 @@ where
             .await
             .map_err(|e| described(&e))?;
     let connection = tokio::spawn(connection);
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|e| described(&e))?;
-    let (parts, body) = response.into_parts();
-    let body = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
-        .collect()
-        .await
-        .map_err(too_large)?
-        .to_bytes();
-    drop(sender);
+    let response = sender.send_request(request).await;
+    let (parts, collected) = read_reply(response, connection).await?;
+    Ok(Response::from_parts(parts, collected.to_bytes()))
+}
+
+/// A response's head and whole body (at most [`MAX_RESPONSE_BODY`]), then the connection it
+/// came on closed: one request per connection, over HTTP/1.1 or HTTP/2.
+async fn read_reply(
+    response: Result<Response<hyper::body::Incoming>, hyper::Error>,
+    connection: tokio::task::JoinHandle<Result<(), hyper::Error>>,
+) -> Result<(http::response::Parts, http_body_util::Collected<Bytes>), HttpError> {
+    let read = async {
+        let (parts, body) = response.map_err(|e| described(&e))?.into_parts();
+        let collected = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
+            .collect()
+            .await
+            .map_err(too_large)?;
+        Ok((parts, collected))
+    };
+    let reply = read.await;
     connection.abort();
-    Ok(Response::from_parts(parts, body))
+    reply
 }
 
 #[cfg(test)]

@@ -466,8 +466,12 @@ impl Writer {
                         w.fixed64(3, nanos(histogram.time()));
                         w.fixed64(4, point.count());
                         w.double(5, point.sum().as_f64());
-                        w.packed(6, point.bucket_counts().map(u64::to_le_bytes));
-                        w.packed(7, point.bounds().map(f64::to_le_bytes));
+                        w.packed(6, point.bucket_counts(), |w, n| {
+                            w.buf.extend_from_slice(&n.to_le_bytes());
+                        });
+                        w.packed(7, point.bounds(), |w, b| {
+                            w.buf.extend_from_slice(&b.to_le_bytes());
+                        });
                         for exemplar in point.exemplars() {
                             w.message(8, |w| w.exemplar(exemplar));
                         }
@@ -491,7 +495,7 @@ impl Writer {
                         {
                             w.message(field, |w| {
                                 w.sint32(1, buckets.offset());
-                                w.packed_varints(2, buckets.counts());
+                                w.packed(2, buckets.counts(), Writer::varint);
                             });
                         }
                         for exemplar in point.exemplars() {
@@ -553,30 +557,16 @@ impl Writer {
         }
     }
 
-    /// A packed repeated fixed-width field; left out when empty.
-    fn packed<const N: usize>(&mut self, field: u32, values: impl Iterator<Item = [u8; N]>) {
-        let at = self.buf.len();
-        self.message(field, |w| {
-            for value in values {
-                w.buf.extend_from_slice(&value);
-            }
-        });
-        if self.buf.len() == at + 2 {
-            // Key and a zero length: nothing was written.
-            self.buf.truncate(at);
-        }
-    }
-
-    /// A packed repeated `uint64`; left out when empty.
-    fn packed_varints(&mut self, field: u32, values: impl Iterator<Item = u64>) {
-        let at = self.buf.len();
-        self.message(field, |w| {
-            for value in values {
-                w.varint(value);
-            }
-        });
-        if self.buf.len() == at + 2 {
-            self.buf.truncate(at);
+    /// A packed repeated field, each value written by `write`; left out when empty.
+    fn packed<T>(
+        &mut self,
+        field: u32,
+        values: impl Iterator<Item = T>,
+        write: impl Fn(&mut Writer, T),
+    ) {
+        let mut values = values.peekable();
+        if values.peek().is_some() {
+            self.message(field, |w| values.for_each(|v| write(w, v)));
         }
     }
 }

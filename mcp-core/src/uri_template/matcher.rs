@@ -180,8 +180,12 @@ impl Expr {
             return i;
         };
         // Named: `name[=value]` pieces; stop before a piece no variable of ours can claim.
+        // Without an exploded variable the pieces must also follow the template's order (as
+        // expansion writes them): one out of order may be the next expression's, and taking
+        // it would read a URI that expansion wrote as one it did not.
         let content = i;
         let sep = self.op.sep();
+        let mut last: Option<usize> = None;
         loop {
             let piece = i;
             let mut too_long = false;
@@ -197,7 +201,18 @@ impl Expr {
                 i += 1;
             }
             let claimable = self.first_explode.is_some()
-                || (!too_long && u.get(piece..i).is_some_and(|k| ix.groups.contains_key(k)));
+                || (!too_long
+                    && u.get(piece..i).is_some_and(|k| {
+                        let Some(&g) = ix.groups.get(k) else {
+                            return false;
+                        };
+                        let next = ix.positions[g]
+                            .iter()
+                            .copied()
+                            .find(|&pos| last.is_none_or(|l| pos > l));
+                        last = next.or(last);
+                        next.is_some()
+                    }));
             if !claimable {
                 return if piece == content { p } else { piece - 1 };
             }

@@ -90,11 +90,12 @@
 //!    - another expression, with no literal between them (an ambiguous case the RFC leaves
 //!      open): the first expression is greedy. It runs until the first character it may not
 //!      contain, or the second expression's leading character, unless that character is the
-//!      first expression's own leading character or separator. A named expression also
-//!      stops before a parameter that is none of its variables (when it has no exploded
-//!      variable to collect it). So `{+path}{?q}` splits at the first `?`, `{name}{.ext}` at
-//!      the first `.`, `{?a,b}{&c}` by parameter name, and in `{a}{b}`, where nothing marks
-//!      the boundary, `a` takes everything and `b` is undefined.
+//!      first expression's own leading character or separator. A named expression with no
+//!      exploded variable also stops before a parameter that is none of its variables, or
+//!      that comes out of template order (expansion writes them in order, so that one may be
+//!      the next expression's). So `{+path}{?q}` splits at the first `?`, `{name}{.ext}` at
+//!      the first `.`, `{?a,b}{&c}` by parameter name and order, and in `{a}{b}`, where
+//!      nothing marks the boundary, `a` takes everything and `b` is undefined.
 //! 4. **An empty region** leaves all the expression's variables undefined (absent from the
 //!    [`Match`]): `{id}` matched against the empty string gives no `id`, just as expanding
 //!    an undefined `id` gives the empty string. A non-empty region of an operator with a
@@ -106,7 +107,8 @@
 //!    and trailing variables left without a piece are undefined. More pieces than variables
 //!    (without an exploded variable) is no match.
 //! 6. **Named operators** (`;`, `?`, `&`): the region is a list of `name=value` parameters
-//!    (`;name` for an empty value with `;`), matched to the variables by name in *any order*;
+//!    (`;name` for an empty value with `;`), matched to the variables by name in *any order*
+//!    (unless another expression follows directly: see 3);
 //!    variables without a parameter are undefined. A parameter that names no variable goes
 //!    to the expression's exploded variable if it has one (and makes it a map), and
 //!    otherwise means no match, as does a repeated parameter for a non-exploded variable or

@@ -256,12 +256,14 @@ fn adjacent_expressions() {
         m("{/p}{.ext}", "/x.json"),
         strs(&[("p", "x"), ("ext", "json")])
     );
-    // `{?a,b}{&c}` splits by parameter name.
+    // `{?a,b}{&c}` splits by parameter name and order.
     let tpl = "{?a,b}{&c}";
     assert_eq!(
-        m(tpl, "?b=2&a=1&c=3"),
+        m(tpl, "?a=1&b=2&c=3"),
         strs(&[("a", "1"), ("b", "2"), ("c", "3")])
     );
+    assert_eq!(m(tpl, "?b=2&a=1&c=3"), None);
+    assert_eq!(m("{?a,b}", "?b=2&a=1"), strs(&[("a", "1"), ("b", "2")]));
     assert_eq!(m(tpl, "?a=1&c=3"), strs(&[("a", "1"), ("c", "3")]));
     assert_eq!(m(tpl, "&c=3"), strs(&[("c", "3")]));
     assert_eq!(m(tpl, "?c=3"), None);
@@ -279,6 +281,16 @@ fn adjacent_expressions() {
     assert_eq!(m("{#a}{#b}", "#x#y"), strs(&[("a", "x#y")]));
     assert_eq!(m("{;a}{;b}", ";a=1;b=2"), strs(&[("a", "1"), ("b", "2")]));
     assert_eq!(m("{;a,b}{;c}", ";b=1;c=2"), strs(&[("b", "1"), ("c", "2")]));
+    // A parameter out of order ends the region: here `a` is the exploded map's (what
+    // expansion wrote for b = "&", c = {a: z, k: v}; found by the fuzzer).
+    assert_eq!(
+        m("{;a,b:9}{;c*}", ";b=%26;a=z;k=v"),
+        Some(vec![
+            ("b".to_string(), s("&")),
+            ("c".to_string(), map(&[("a", "z"), ("k", "v")])),
+        ])
+    );
+    assert_eq!(m("{;a,b}{;b}", ";b=1;b=1"), strs(&[("b", "1")]));
 }
 
 #[test]

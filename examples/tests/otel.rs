@@ -36,8 +36,9 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 struct Received {
     traces: Vec<ExportTraceServiceRequest>,
     metrics: Vec<ExportMetricsServiceRequest>,
-    /// `(path, content-type, x-e2e header)` of every request.
-    requests: Vec<(String, String, String)>,
+    /// `(path, content-type, x-e2e header, encoding)` of every request; the encoding is
+    /// `Content-Encoding` over HTTP, `grpc-encoding` over gRPC.
+    requests: Vec<(String, String, String, String)>,
 }
 
 /// How a receiver takes the exports.
@@ -47,8 +48,8 @@ enum Otlp {
     /// with an empty (fully successful) protobuf response.
     Http,
     /// OTLP/gRPC over HTTP/2 without TLS: the trace and metrics services' `Export` calls,
-    /// each one uncompressed length-prefixed protobuf message, answered with an empty
-    /// message and `grpc-status: 0`.
+    /// each one length-prefixed protobuf message (gzipped when the compressed flag and
+    /// `grpc-encoding: gzip` say so), answered with an empty message and `grpc-status: 0`.
     Grpc,
 }
 
@@ -154,21 +155,38 @@ fn collector(otlp: Otlp) -> (axum::Router, Arc<Mutex<Received>>) {
                     .unwrap_or("")
                     .to_owned()
             };
+            let encoding = header(match otlp {
+                Otlp::Http => "content-encoding",
+                Otlp::Grpc => "grpc-encoding",
+            });
             let mut r = received.lock().unwrap();
             r.requests.push((
                 uri.path().to_owned(),
                 header("content-type"),
                 header("x-e2e"),
+                encoding.clone(),
             ));
-            let message = match (otlp, body.as_ref()) {
-                (Otlp::Http, message) => message,
-                // A compression flag of 0, a big-endian length, the message.
-                (Otlp::Grpc, [0, a, b, c, d, rest @ ..])
+            let (gzipped, message) = match (otlp, body.as_ref()) {
+                (Otlp::Http, message) => (encoding == "gzip", message),
+                // The compressed flag, a big-endian length, the message.
+                (Otlp::Grpc, [flag @ (0 | 1), a, b, c, d, rest @ ..])
                     if u32::from_be_bytes([*a, *b, *c, *d]) as usize == rest.len() =>
                 {
-                    rest
+                    assert_eq!(*flag == 1, encoding == "gzip", "flag {flag}, `{encoding}`");
+                    (*flag == 1, rest)
                 }
-                (Otlp::Grpc, _) => panic!("not one uncompressed gRPC message: {body:?}"),
+                (Otlp::Grpc, _) => panic!("not one gRPC message: {body:?}"),
+            };
+            let mut inflated = Vec::new();
+            let message = if gzipped {
+                std::io::Read::read_to_end(
+                    &mut flate2::read::GzDecoder::new(message),
+                    &mut inflated,
+                )
+                .expect("a gzip stream");
+                &inflated[..]
+            } else {
+                message
             };
             let decoded = match signal {
                 "traces" => ExportTraceServiceRequest::decode(message).map(|t| r.traces.push(t)),
@@ -405,6 +423,24 @@ async fn quickstart_exports_spans_and_metrics_over_otlp_grpc() {
     );
 }
 
+/// `OTEL_EXPORTER_OTLP_COMPRESSION=gzip`: every export gzipped, over HTTP and over gRPC
+/// (the receivers inflate them, and the checks are the same).
+#[tokio::test]
+async fn quickstart_exports_gzipped_over_otlp_http_and_grpc() {
+    let gzip = [("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip".to_owned())];
+    let (endpoint, received) = receiver(Otlp::Http).await;
+    quickstart_exports(
+        &endpoint,
+        &received,
+        "http/protobuf",
+        "application/x-protobuf",
+        &gzip,
+    )
+    .await;
+    let (endpoint, received) = receiver(Otlp::Grpc).await;
+    quickstart_exports(&endpoint, &received, "grpc", "application/grpc", &gzip).await;
+}
+
 async fn quickstart_exports(
     endpoint: &str,
     received: &Mutex<Received>,
@@ -527,8 +563,12 @@ async fn quickstart_exports(
 
     let r = received.lock().unwrap();
     assert!(!r.requests.is_empty());
-    for (path, sent_type, header) in &r.requests {
+    let gzip = variables
+        .iter()
+        .any(|(k, v)| *k == "OTEL_EXPORTER_OTLP_COMPRESSION" && v == "gzip");
+    for (path, sent_type, header, encoding) in &r.requests {
         assert_eq!(sent_type, content_type, "{path}");
+        assert_eq!(encoding, if gzip { "gzip" } else { "" }, "{path}");
         assert_eq!(
             header, "quickstart test",
             "{path}: OTEL_EXPORTER_OTLP_HEADERS, percent-decoded"

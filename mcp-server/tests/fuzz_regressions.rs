@@ -5,7 +5,7 @@
 
 use mcp_server::prelude::*;
 use mcp_server::testing::{ClientOptions, TestClient};
-use serde_json::{Value, json};
+use serde_json::json;
 
 struct Numbers;
 
@@ -54,7 +54,7 @@ async fn a_float_mirrored_into_a_header_matches_its_body_value() {
         .registry()
         .add_tool(
             Tool::new("scale", schema.as_object().cloned().unwrap()),
-            tool_fn(|_: Value, _| async { "ok" }),
+            tool_fn(|_: serde_json::Value, _| async { "ok" }),
             None,
         )
         .unwrap();

@@ -15,6 +15,7 @@ use opentelemetry_sdk::metrics::data::ResourceMetrics;
 use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+use tokio_util::sync::CancellationToken;
 
 use super::{Prometheus, Telemetry};
 
@@ -48,7 +49,7 @@ pub struct OtelError(String);
 /// | `OTEL_EXPORTER_OTLP_ENDPOINT` | base URL (`http://collector:4318`); over HTTP `/v1/traces` and `/v1/metrics` are appended, gRPC uses it as given (`http://collector:4317`) |
 /// | `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` | one signal's full URL, used as given |
 /// | `OTEL_EXPORTER_OTLP_HEADERS` (and `_TRACES_` / `_METRICS_`) | `key=value,…` request headers, or gRPC metadata (values percent-decoded) |
-/// | `OTEL_EXPORTER_OTLP_TIMEOUT` (and `_TRACES_` / `_METRICS_`) | milliseconds per export (default 10000) |
+/// | `OTEL_EXPORTER_OTLP_TIMEOUT` (and `_TRACES_` / `_METRICS_`) | milliseconds per export, its retries included (default 10000) |
 /// | `OTEL_EXPORTER_OTLP_PROTOCOL` (and `_TRACES_` / `_METRICS_`) | `http/protobuf` (the default) or `grpc`; `http/json` is refused |
 /// | `OTEL_EXPORTER_OTLP_CERTIFICATE` (and `_TRACES_` / `_METRICS_`) | `https://` endpoints: a PEM file of trusted roots, in place of the system's |
 /// | `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE`, `OTEL_EXPORTER_OTLP_CLIENT_KEY` (and per signal) | `https://` endpoints: a PEM certificate chain and key for mutual TLS (both or neither) |
@@ -62,7 +63,9 @@ pub struct OtelError(String);
 /// | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (the SDK reads them) |
 ///
 /// Requests go over HTTP/1.1, or HTTP/2 for gRPC, in the clear to `http://` endpoints and over
-/// TLS (rustls) to `https://` ones.
+/// TLS (rustls) to `https://` ones. Transient failures (no connection, HTTP 429/502/503/504,
+/// gRPC `UNAVAILABLE` and the like) are retried with a jittered exponential backoff, or
+/// after the pause the collector names, within the timeout (docs/observability.md).
 /// Exports run on a thread of their own (the SDK's batch and periodic workers, and a small
 /// runtime for the sockets), so they work whatever runtime, if any, the application uses.
 /// The protobuf is written by this crate straight from the SDK's data.
@@ -166,6 +169,11 @@ impl Otel {
         if let Some(metrics) = self.metrics.take() {
             metrics.task.abort();
         }
+        // An export pausing between attempts gives up, and the final ones make one attempt:
+        // shutting down does not wait out a collector that is down.
+        if let Some(runtime) = &self.runtime {
+            runtime.stopping.cancel();
+        }
         let traces = self.tracers.take().map(|t| t.shutdown()).unwrap_or(Ok(()));
         let metrics = self.meters.take().map(|m| m.shutdown()).unwrap_or(Ok(()));
         // The runtime goes last: the final exports above need it.
@@ -193,7 +201,7 @@ impl Otel {
         let handle = if config.traces || config.metrics {
             let runtime = ExportRuntime::start()
                 .map_err(|e| OtelError(format!("OTLP export thread: {e}")))?;
-            let handle = runtime.handle.clone();
+            let handle = (runtime.handle.clone(), runtime.stopping.clone());
             otel.runtime = Some(runtime);
             Some(handle)
         } else {
@@ -204,7 +212,7 @@ impl Otel {
                       timeout: Duration,
                       transport: Transport|
          -> Result<Arc<HyperClient>, OtelError> {
-            let runtime = handle
+            let (runtime, stopping) = handle
                 .clone()
                 .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
             let tls = match endpoint_of(&env, signal, transport)? {
@@ -217,6 +225,7 @@ impl Otel {
                 runtime,
                 timeout,
                 tls,
+                stopping,
             }))
         };
         let resource = Resource::builder().build();
@@ -592,6 +601,8 @@ fn percent_decode(text: &str) -> Vec<u8> {
 #[derive(Debug)]
 struct ExportRuntime {
     handle: tokio::runtime::Handle,
+    /// Cancelled as the exporters shut down: exports retry no more.
+    stopping: CancellationToken,
     stop: tokio::sync::oneshot::Sender<()>,
     thread: std::thread::JoinHandle<()>,
 }
@@ -616,6 +627,7 @@ impl ExportRuntime {
             })?;
         Ok(ExportRuntime {
             handle,
+            stopping: CancellationToken::new(),
             stop,
             thread,
         })
@@ -695,7 +707,8 @@ impl Exporter {
         })
     }
 
-    /// Sends one export's body; a collector's partial success is logged.
+    /// Sends one export's body (again after a transient failure, within the timeout); a
+    /// collector's partial success is logged.
     async fn send(&self, body: Option<Vec<u8>>) -> OTelSdkResult {
         let Some(mut body) = body else {
             return Err(OTelSdkError::AlreadyShutdown);
@@ -706,35 +719,18 @@ impl Exporter {
         if self.gzip {
             body = gzip(&body).map_err(|e| failed(e.into()))?;
         }
-        let reply = match self.transport {
-            #[cfg(feature = "otlp-grpc")]
-            Transport::Grpc => self
-                .client
-                .grpc(
-                    self.endpoint.clone(),
-                    self.headers.clone(),
-                    Bytes::from(body),
-                    self.gzip,
-                )
-                .await
-                .map_err(failed)?,
-            Transport::HttpProtobuf => {
-                let mut request = Request::new(Bytes::from(body));
-                *request.method_mut() = http::Method::POST;
-                *request.uri_mut() = self.endpoint.clone();
-                *request.headers_mut() = self.headers.clone();
-                let response = self.client.post(request).await.map_err(failed)?;
-                let status = response.status();
-                let body = response.into_body();
-                if !status.is_success() {
-                    let text = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
-                    return Err(failed(
-                        format!("the collector answered {status}: {text}").into(),
-                    ));
-                }
-                body
-            }
-        };
+        let reply = self
+            .client
+            .export(Outgoing {
+                transport: self.transport,
+                uri: self.endpoint.clone(),
+                headers: self.headers.clone(),
+                body: Bytes::from(body),
+                #[cfg(feature = "otlp-grpc")]
+                gzipped: self.gzip,
+            })
+            .await
+            .map_err(failed)?;
         if let Some((rejected, message)) = super::protobuf::partial_success(&reply) {
             tracing::warn!(
                 signal = what,
@@ -998,9 +994,12 @@ fn private_key(
 /// seconds at most), made with hyper on the export runtime.
 struct HyperClient {
     runtime: tokio::runtime::Handle,
+    /// For each export, its attempts and the pauses between them included.
     timeout: Duration,
     /// For an `https://` endpoint.
     tls: Option<tokio_rustls::TlsConnector>,
+    /// Cancelled when [`Otel`] shuts down: no more retries, and a pause ends at once.
+    stopping: CancellationToken,
 }
 
 impl std::fmt::Debug for HyperClient {
@@ -1013,57 +1012,186 @@ impl std::fmt::Debug for HyperClient {
 }
 
 impl HyperClient {
-    /// One HTTP/1.1 request on the export runtime, within the timeout.
-    fn post(
+    /// One export on the export runtime: attempted until it succeeds, fails for good, or the
+    /// next attempt would end past the timeout.
+    fn export(
         &self,
-        request: Request<Bytes>,
-    ) -> impl Future<Output = Result<Response<Bytes>, HttpError>> + Send + 'static {
-        let timeout = self.timeout;
-        let tls = self.tls.clone();
-        let task = self
-            .runtime
-            .spawn(async move { tokio::time::timeout(timeout, send(request, tls)).await });
+        outgoing: Outgoing,
+    ) -> impl Future<Output = Result<Bytes, HttpError>> + Send + 'static {
+        let task = self.runtime.spawn(retrying(
+            outgoing,
+            self.tls.clone(),
+            self.timeout,
+            self.stopping.clone(),
+        ));
         async move {
             match task.await {
-                Ok(Ok(response)) => response,
-                Ok(Err(_)) => Err(format!("no answer within {timeout:?}").into()),
+                Ok(reply) => reply,
                 Err(e) => Err(format!("the export runtime stopped: {e}").into()),
             }
         }
     }
 }
 
-#[cfg(feature = "otlp-grpc")]
-impl HyperClient {
-    /// A unary gRPC call on the export runtime, within the timeout.
-    fn grpc(
-        &self,
-        uri: http::Uri,
-        headers: http::HeaderMap,
-        message: Bytes,
-        gzipped: bool,
-    ) -> impl Future<Output = Result<Bytes, HttpError>> + Send + 'static {
-        let timeout = self.timeout;
-        let tls = self.tls.clone();
-        let call = GrpcCall {
-            uri,
-            headers,
-            message,
-            gzipped,
-            timeout,
+/// One export's request, kept to be sent again.
+#[derive(Debug, Clone)]
+struct Outgoing {
+    transport: Transport,
+    uri: http::Uri,
+    headers: http::HeaderMap,
+    /// The protobuf message, gzipped already when `gzipped`.
+    body: Bytes,
+    #[cfg(feature = "otlp-grpc")]
+    gzipped: bool,
+}
+
+/// Attempts at most (the OpenTelemetry exporters of other languages make five as well).
+const MAX_ATTEMPTS: u32 = 5;
+/// The first pause; each later one is half as long again, up to [`MAX_BACKOFF`], and
+/// jittered.
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The OTLP exporter specification's retry: a transient failure (the connection failed or
+/// broke; HTTP 429, 502, 503, 504; the gRPC codes it names) is tried again after an
+/// exponential, jittered pause, or the pause the collector asked for (`Retry-After`, gRPC's
+/// `RetryInfo`), as long as the whole export stays within `timeout` and the exporters are
+/// not stopping. Anything else fails at once.
+async fn retrying(
+    outgoing: Outgoing,
+    tls: Option<tokio_rustls::TlsConnector>,
+    timeout: Duration,
+    stopping: CancellationToken,
+) -> Result<Bytes, HttpError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut backoff = FIRST_BACKOFF;
+    let mut attempts = 1;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let error = match tokio::time::timeout(left, attempt(&outgoing, tls.clone(), left)).await {
+            Ok(Ok(reply)) => return Ok(reply),
+            Ok(Err(error)) => error,
+            Err(_) => format!("no answer within {timeout:?}").into(),
         };
-        let task = self
-            .runtime
-            .spawn(async move { tokio::time::timeout(timeout, grpc_unary(call, tls)).await });
-        async move {
-            match task.await {
-                Ok(Ok(reply)) => reply,
-                Ok(Err(_)) => Err(format!("no answer within {timeout:?}").into()),
-                Err(e) => Err(format!("the export runtime stopped: {e}").into()),
+        let pause = match error.downcast_ref::<Transient>() {
+            None => return Err(error),
+            Some(Transient {
+                after: Some(after), ..
+            }) => *after,
+            Some(Transient { after: None, .. }) => jittered(backoff),
+        };
+        let gave_up = |error: HttpError| -> HttpError {
+            if attempts == 1 {
+                error
+            } else {
+                format!("{error} ({attempts} attempts)").into()
             }
+        };
+        if attempts >= MAX_ATTEMPTS
+            || stopping.is_cancelled()
+            || tokio::time::Instant::now() + pause >= deadline
+        {
+            return Err(gave_up(error));
+        }
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = stopping.cancelled() => return Err(gave_up(error)),
+        }
+        backoff = (backoff * 3 / 2).min(MAX_BACKOFF);
+        attempts += 1;
+    }
+}
+
+/// Between half and all of `pause`, so that exporters that failed together do not all
+/// come back together.
+fn jittered(pause: Duration) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    // RandomState's keys differ on each call: random enough for a jitter.
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let half = pause / 2;
+    half + Duration::from_nanos(random % (half.as_nanos() as u64 + 1))
+}
+
+/// One attempt: the message posted over HTTP/1.1, or the gRPC call; the reply's message.
+async fn attempt(
+    outgoing: &Outgoing,
+    tls: Option<tokio_rustls::TlsConnector>,
+    #[cfg_attr(not(feature = "otlp-grpc"), allow(unused_variables))] left: Duration,
+) -> Result<Bytes, HttpError> {
+    match outgoing.transport {
+        #[cfg(feature = "otlp-grpc")]
+        Transport::Grpc => {
+            grpc_unary(
+                GrpcCall {
+                    uri: outgoing.uri.clone(),
+                    headers: outgoing.headers.clone(),
+                    message: outgoing.body.clone(),
+                    gzipped: outgoing.gzipped,
+                    timeout: left,
+                },
+                tls,
+            )
+            .await
+        }
+        Transport::HttpProtobuf => {
+            let mut request = Request::new(outgoing.body.clone());
+            *request.method_mut() = http::Method::POST;
+            *request.uri_mut() = outgoing.uri.clone();
+            *request.headers_mut() = outgoing.headers.clone();
+            let response = send(request, tls).await?;
+            let status = response.status();
+            if status.is_success() {
+                return Ok(response.into_body());
+            }
+            let body = response.body();
+            let text = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
+            let error: HttpError = format!("the collector answered {status}: {text}").into();
+            Err(match status.as_u16() {
+                429 | 502 | 503 | 504 => transient_after(error, retry_after(response.headers())),
+                _ => error,
+            })
         }
     }
 }
+
+/// `Retry-After` in seconds (the HTTP-date form is not read: the backoff applies then).
+fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
+    let seconds: u64 = headers
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(seconds))
+}
+
+/// An error that another attempt may not meet; `after`, the pause the collector asked for.
+#[derive(Debug)]
+struct Transient {
+    error: HttpError,
+    after: Option<Duration>,
+}
+
+/// `error`, marked for another attempt.
+fn transient(error: HttpError) -> HttpError {
+    transient_after(error, None)
+}
+
+/// `error`, marked for another attempt after `after` when the collector said so.
+fn transient_after(error: HttpError, after: Option<Duration>) -> HttpError {
+    Box::new(Transient { error, after })
+}
+
+impl std::fmt::Display for Transient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Transient {}
 
 async fn send(
     request: Request<Bytes>,
@@ -1114,13 +1242,19 @@ async fn connect(
     let host = host.trim_matches(['[', ']']);
     let stream = tokio::net::TcpStream::connect((host, port))
         .await
-        .map_err(|e| described(&e))?;
+        .map_err(|e| transient(described(&e)))?;
     stream.set_nodelay(true)?;
     match (https, tls) {
         (false, _) => Ok(Stream::Plain(stream)),
         (true, Some(tls)) => {
             let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.to_owned())?;
-            let stream = tls.connect(name, stream).await.map_err(|e| described(&e))?;
+            // A certificate or protocol failure (rustls' errors come as `InvalidData`) is
+            // for good; a connection lost in the handshake is not.
+            let stream = tls.connect(name, stream).await.map_err(|e| {
+                let for_good = e.kind() == std::io::ErrorKind::InvalidData;
+                let error = described(&e);
+                if for_good { error } else { transient(error) }
+            })?;
             Ok(Stream::Tls(Box::new(stream)))
         }
         (true, None) => Err("an https:// endpoint, and no TLS settings for it".into()),
@@ -1220,12 +1354,17 @@ where
         hyper_util::rt::TokioIo::new(io),
     )
     .await
-    .map_err(|e| described(&e))?;
+    .map_err(|e| transient(described(&e)))?;
     let connection = tokio::spawn(connection);
     let response = sender.send_request(request).await;
     let (parts, collected) = read_reply(response, connection).await?;
     if parts.status != http::StatusCode::OK {
-        return Err(format!("the collector answered HTTP {}", parts.status).into());
+        let error: HttpError = format!("the collector answered HTTP {}", parts.status).into();
+        // gRPC's mapping of the HTTP statuses a proxy may answer: UNAVAILABLE for these.
+        return Err(match parts.status.as_u16() {
+            429 | 502 | 503 | 504 => transient(error),
+            _ => error,
+        });
     }
     // The status is in the trailers, or in the headers of a reply that has no body.
     let trailers = collected.trailers().cloned().unwrap_or_default();
@@ -1240,12 +1379,39 @@ where
         Some(code) => {
             let message = field("grpc-message").unwrap_or_default();
             let message = String::from_utf8_lossy(&percent_decode(&message)).into_owned();
-            return Err(format!("gRPC status {code}: {message}").into());
+            let error: HttpError = format!("gRPC status {code}: {message}").into();
+            let retry_info = || {
+                let details = field("grpc-status-details-bin")?;
+                super::protobuf::retry_delay(&base64_decode(&details)?)
+            };
+            return Err(match code {
+                // CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE,
+                // DATA_LOSS: the OTLP specification's retryable codes.
+                "1" | "4" | "10" | "11" | "14" | "15" => transient_after(error, retry_info()),
+                // RESOURCE_EXHAUSTED: only when the collector says when to come back.
+                "8" => match retry_info() {
+                    Some(after) => transient_after(error, Some(after)),
+                    None => error,
+                },
+                _ => error,
+            });
         }
         None => return Err("the collector's reply has no gRPC status".into()),
     }
     let encoding = parts.headers.get("grpc-encoding").map(|v| v.as_bytes());
     Ok(grpc_reply_message(collected.to_bytes(), encoding))
+}
+
+#[cfg(feature = "otlp-grpc")]
+/// A binary (`-bin`) metadata value: base64, padded or not, as gRPC sends them.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    LENIENT.decode(text.trim()).ok()
 }
 
 #[cfg(feature = "otlp-grpc")]
@@ -1301,12 +1467,13 @@ fn described(error: &(dyn std::error::Error + 'static)) -> HttpError {
     text.into()
 }
 
-/// A response body past [`MAX_RESPONSE_BODY`] said so; other errors as they are.
+/// A response body past [`MAX_RESPONSE_BODY`] said so; others (the connection broke while
+/// it was read) transient.
 fn too_large(e: HttpError) -> HttpError {
     if e.is::<http_body_util::LengthLimitError>() {
         format!("the collector's answer is over {MAX_RESPONSE_BODY} bytes").into()
     } else {
-        e
+        transient(described(&*e))
     }
 }
 
@@ -1321,7 +1488,7 @@ where
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io))
             .await
-            .map_err(|e| described(&e))?;
+            .map_err(|e| transient(described(&e)))?;
     let connection = tokio::spawn(connection);
     let response = sender.send_request(request).await;
     let (parts, collected) = read_reply(response, connection).await?;
@@ -1335,7 +1502,8 @@ async fn read_reply(
     connection: tokio::task::JoinHandle<Result<(), hyper::Error>>,
 ) -> Result<(http::response::Parts, http_body_util::Collected<Bytes>), HttpError> {
     let read = async {
-        let (parts, body) = response.map_err(|e| described(&e))?.into_parts();
+        // No answer: the connection was refused, reset or closed on the way.
+        let (parts, body) = response.map_err(|e| transient(described(&e)))?.into_parts();
         let collected = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
             .collect()
             .await
@@ -1964,5 +2132,249 @@ mod tests {
             ),
         ]);
         assert!(c.is_ok(), "{c:?}");
+    }
+
+    /// A collector answering the n-th request with `answers[n]` (the last one from then
+    /// on): an HTTP status and headers, plus for gRPC a `grpc-status` and its details. It
+    /// keeps each request's body.
+    #[cfg(feature = "http")]
+    async fn scripted(
+        answers: Vec<(u16, Vec<(&'static str, String)>)>,
+    ) -> (String, Arc<std::sync::Mutex<Vec<Bytes>>>) {
+        let bodies = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = bodies.clone();
+        let app = axum::Router::new().fallback(move |body: axum::body::Bytes| {
+            let seen = seen.clone();
+            let answers = answers.clone();
+            async move {
+                let n = {
+                    let mut seen = seen.lock().unwrap();
+                    seen.push(body);
+                    seen.len() - 1
+                };
+                let (status, headers) = &answers[n.min(answers.len() - 1)];
+                let mut reply = axum::http::Response::builder().status(*status);
+                for (k, v) in headers {
+                    reply = reply.header(*k, v);
+                }
+                reply.body(axum::body::Body::empty()).unwrap()
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("http://{addr}/v1/traces"), bodies)
+    }
+
+    fn outgoing(transport: Transport, url: &str) -> Outgoing {
+        Outgoing {
+            transport,
+            uri: url.parse().unwrap(),
+            headers: http::HeaderMap::new(),
+            body: Bytes::from_static(b"spans"),
+            #[cfg(feature = "otlp-grpc")]
+            gzipped: false,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    fn retry_after(seconds: &str) -> Vec<(&'static str, String)> {
+        vec![("retry-after", seconds.to_owned())]
+    }
+
+    #[cfg(feature = "http")]
+    #[tokio::test]
+    async fn transient_http_failures_are_retried_and_others_are_not() {
+        let never = CancellationToken::new();
+        let long = Duration::from_secs(60);
+        // 503 (after the backoff), 429 (after its Retry-After), then success: the same
+        // body each time.
+        let (url, bodies) =
+            scripted(vec![(503, vec![]), (429, retry_after("0")), (200, vec![])]).await;
+        let sent = outgoing(Transport::HttpProtobuf, &url);
+        retrying(sent, None, long, never.clone()).await.unwrap();
+        let bodies = bodies.lock().unwrap().clone();
+        assert_eq!(bodies, vec![Bytes::from_static(b"spans"); 3]);
+
+        // The error an export ends with, and how many attempts it made.
+        let failure = |answers| async {
+            let (url, bodies) = scripted(answers).await;
+            let sent = outgoing(Transport::HttpProtobuf, &url);
+            let e = retrying(sent, None, long, never.clone()).await.unwrap_err();
+            let attempts = bodies.lock().unwrap().len();
+            (e.to_string(), attempts)
+        };
+
+        // A refusal is final.
+        for status in [400, 401, 404, 413, 500] {
+            let (e, attempts) = failure(vec![(status, vec![]), (200, vec![])]).await;
+            assert!(e.contains(&status.to_string()), "{e}");
+            assert_eq!(attempts, 1, "{status}");
+        }
+
+        // At most five attempts.
+        let (e, attempts) = failure(vec![(502, retry_after("0"))]).await;
+        assert!(e.ends_with("(5 attempts)"), "{e}");
+        assert_eq!(attempts, 5);
+
+        // A pause that would end past the export's timeout is not taken.
+        let (e, attempts) = failure(vec![(503, retry_after("3600")), (200, vec![])]).await;
+        assert!(e.contains("503"), "{e}");
+        assert_eq!(attempts, 1);
+    }
+
+    /// Shutting down ends a pause between attempts at once, and no attempt follows.
+    #[cfg(feature = "http")]
+    #[tokio::test]
+    async fn stopping_ends_the_retries() {
+        let (url, bodies) = scripted(vec![(503, retry_after("30")), (200, vec![])]).await;
+        let stopping = CancellationToken::new();
+        let export = tokio::spawn(retrying(
+            outgoing(Transport::HttpProtobuf, &url),
+            None,
+            Duration::from_secs(60),
+            stopping.clone(),
+        ));
+        while bodies.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        stopping.cancel();
+        let e = tokio::time::timeout(Duration::from_secs(10), export)
+            .await
+            .expect("the export gives up when the exporters stop")
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().contains("503"), "{e}");
+        assert_eq!(bodies.lock().unwrap().len(), 1);
+    }
+
+    /// A connection that cannot be made is worth another attempt; a certificate the
+    /// roots do not vouch for is not.
+    #[tokio::test]
+    async fn connection_failures_are_transient_and_certificate_failures_are_not() {
+        let closed = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let a = l.local_addr().unwrap();
+            drop(l);
+            format!("http://{a}/v1/traces")
+        };
+        let e = attempt(
+            &outgoing(Transport::HttpProtobuf, &closed),
+            None,
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_err();
+        assert!(e.is::<Transient>(), "{e}");
+
+        let url = https_server(false, "server").await;
+        let untrusted = tls(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", &fixture("other-ca.pem"))])
+            .unwrap()
+            .connector(Transport::HttpProtobuf)
+            .unwrap();
+        let e = attempt(
+            &outgoing(Transport::HttpProtobuf, &url),
+            Some(untrusted),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_err();
+        assert!(!e.is::<Transient>(), "{e}");
+        assert!(e.to_string().contains("UnknownIssuer"), "{e}");
+    }
+
+    /// `google.rpc.Status` with a `RetryInfo` of `seconds` + `nanos`, as a collector puts
+    /// it in `grpc-status-details-bin`, written field by field (google/rpc/status.proto,
+    /// error_details.proto, google/protobuf/any.proto and duration.proto).
+    #[cfg(feature = "otlp-grpc")]
+    fn status_with_retry_info(code: u8, seconds: u8, nanos: u32) -> Vec<u8> {
+        let mut duration = vec![0x08, seconds, 0x10];
+        let mut n = nanos;
+        while n >= 0x80 {
+            duration.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        duration.push(n as u8);
+        let mut retry_info = vec![0x0a, duration.len() as u8];
+        retry_info.extend(duration);
+        let url = b"type.googleapis.com/google.rpc.RetryInfo";
+        let mut any = vec![0x0a, url.len() as u8];
+        any.extend_from_slice(url);
+        any.extend([0x12, retry_info.len() as u8]);
+        any.extend(retry_info);
+        let mut status = vec![0x08, code, 0x12, 0x04];
+        status.extend_from_slice(b"busy");
+        status.extend([0x1a, any.len() as u8]);
+        status.extend(any);
+        status
+    }
+
+    #[cfg(feature = "otlp-grpc")]
+    #[test]
+    fn retry_info_is_read_from_the_status_details() {
+        use base64::Engine as _;
+        let status = status_with_retry_info(8, 2, 500_000_000);
+        assert_eq!(
+            super::super::protobuf::retry_delay(&status),
+            Some(Duration::from_millis(2500))
+        );
+        let padded = base64::engine::general_purpose::STANDARD.encode(&status);
+        let unpadded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&status);
+        assert_ne!(padded, unpadded, "the example needs padding");
+        for text in [padded, unpadded] {
+            assert_eq!(base64_decode(&text).as_deref(), Some(&status[..]));
+        }
+        // Other details, or none: no pause.
+        assert_eq!(super::super::protobuf::retry_delay(&[0x08, 0x08]), None);
+        let mut other = status.clone();
+        let at = other.windows(9).position(|w| w == b"RetryInfo").unwrap();
+        other[at] = b'X';
+        assert_eq!(super::super::protobuf::retry_delay(&other), None);
+    }
+
+    #[cfg(all(feature = "otlp-grpc", feature = "http"))]
+    #[tokio::test]
+    async fn transient_grpc_statuses_are_retried_and_others_are_not() {
+        use base64::Engine as _;
+        let never = CancellationToken::new();
+        let long = Duration::from_secs(60);
+        let grpc = |code: &str| {
+            vec![
+                ("content-type", "application/grpc".to_owned()),
+                ("grpc-status", code.to_owned()),
+            ]
+        };
+        let details = base64::engine::general_purpose::STANDARD_NO_PAD
+            .encode(status_with_retry_info(8, 0, 10_000_000));
+        let mut exhausted_with_info = grpc("8");
+        exhausted_with_info.push(("grpc-status-details-bin", details));
+        let mut ok = grpc("0");
+        ok.push(("grpc-encoding", "identity".to_owned()));
+        // UNAVAILABLE (after the backoff), RESOURCE_EXHAUSTED with a RetryInfo, then OK.
+        let (url, bodies) = scripted(vec![
+            (200, grpc("14")),
+            (200, exhausted_with_info),
+            (200, ok),
+        ])
+        .await;
+        retrying(outgoing(Transport::Grpc, &url), None, long, never.clone())
+            .await
+            .unwrap();
+        let bodies = bodies.lock().unwrap().clone();
+        assert_eq!(bodies.len(), 3);
+        assert!(bodies.iter().all(|b| &b[5..] == b"spans"), "{bodies:?}");
+
+        // INVALID_ARGUMENT, UNAUTHENTICATED, RESOURCE_EXHAUSTED without a RetryInfo: final.
+        for code in ["3", "16", "8"] {
+            let (url, bodies) = scripted(vec![(200, grpc(code)), (200, grpc("0"))]).await;
+            let e = retrying(outgoing(Transport::Grpc, &url), None, long, never.clone())
+                .await
+                .unwrap_err();
+            assert!(
+                e.to_string().contains(&format!("gRPC status {code}")),
+                "{e}"
+            );
+            assert_eq!(bodies.lock().unwrap().len(), 1, "{code}");
+        }
     }
 }

@@ -591,6 +591,50 @@ pub(crate) fn partial_success(body: &[u8]) -> Option<(i64, String)> {
     (rejected != 0 || !message.is_empty()).then_some((rejected, message))
 }
 
+/// The pause a gRPC error's details ask for: `google.rpc.Status` (its `details`, field 3,
+/// each a `google.protobuf.Any`) holding a `google.rpc.RetryInfo`, whose `retry_delay` is a
+/// `google.protobuf.Duration` (seconds, nanos).
+#[cfg(feature = "otlp-grpc")]
+pub(crate) fn retry_delay(status: &[u8]) -> Option<std::time::Duration> {
+    fields(status)?
+        .filter_map(|(field, value)| match (field, value) {
+            (3, Field::Len(any)) => Some(any),
+            _ => None,
+        })
+        .find_map(|any| {
+            let mut type_url = None;
+            let mut value = None;
+            for (field, v) in fields(any)? {
+                match (field, v) {
+                    (1, Field::Len(url)) => type_url = Some(url),
+                    (2, Field::Len(bytes)) => value = Some(bytes),
+                    _ => {}
+                }
+            }
+            if !type_url?.ends_with(b"/google.rpc.RetryInfo") {
+                return None;
+            }
+            let delay =
+                fields(value.unwrap_or_default())?.find_map(|(field, v)| match (field, v) {
+                    (1, Field::Len(duration)) => Some(duration),
+                    _ => None,
+                })?;
+            let (mut seconds, mut nanos) = (0u64, 0u64);
+            for (field, v) in fields(delay)? {
+                match (field, v) {
+                    (1, Field::Varint(n)) => seconds = n,
+                    (2, Field::Varint(n)) => nanos = n,
+                    _ => {}
+                }
+            }
+            // Negative values (two's complement varints) and nanos past a second are not
+            // pauses.
+            (i64::try_from(seconds).is_ok() && nanos < 1_000_000_000).then(|| {
+                std::time::Duration::from_secs(seconds) + std::time::Duration::from_nanos(nanos)
+            })
+        })
+}
+
 enum Field<'a> {
     Varint(u64),
     Len(&'a [u8]),

@@ -106,25 +106,33 @@ fn write_str(out: &mut String, s: &str) {
     // Up to `start` is written; every escaped byte is ASCII, so each index where one is
     // found is a char boundary.
     let mut start = 0;
+    // Two words a step: text is mostly free of escapes, and one test of both masks keeps
+    // the loop to a branch per 16 bytes.
+    let mut pairs = bytes.chunks_exact(16);
     let mut at = 0;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let mut mask = escape_mask(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
-        // Each marked byte in order; a borrow's false mark is passed over.
-        while mask != 0 {
-            let i = at + (mask.trailing_zeros() / 8) as usize;
-            mask &= mask - 1;
-            let escape = ESCAPE[usize::from(bytes[i])];
-            if escape != 0 {
-                out.push_str(&s[start..i]);
-                push_escape(out, bytes[i], escape);
-                start = i + 1;
-            }
+    for pair in &mut pairs {
+        let (low, high) = pair.split_at(8);
+        let low = escape_mask(u64::from_le_bytes(low.try_into().unwrap_or_default()));
+        let high = escape_mask(u64::from_le_bytes(high.try_into().unwrap_or_default()));
+        if low | high != 0 {
+            start = escape_marked(out, s, start, at, low);
+            start = escape_marked(out, s, start, at + 8, high);
         }
-        at += 8;
+        at += 16;
     }
-    for (i, &byte) in bytes.iter().enumerate().skip(at) {
+    let rest = pairs.remainder();
+    let tail = if let Some((word, tail)) = rest.split_first_chunk::<8>() {
+        let mask = escape_mask(u64::from_le_bytes(*word));
+        start = escape_marked(out, s, start, at, mask);
+        at += 8;
+        tail
+    } else {
+        rest
+    };
+    for (i, &byte) in tail.iter().enumerate() {
         let escape = ESCAPE[usize::from(byte)];
         if escape != 0 {
+            let i = at + i;
             out.push_str(&s[start..i]);
             push_escape(out, byte, escape);
             start = i + 1;
@@ -132,6 +140,24 @@ fn write_str(out: &mut String, s: &str) {
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// Writes what `mask` marks in the word at `at` (each marked byte in order, a borrow's false
+/// mark passed over), with the text before each escape; returns the new `start`.
+#[inline]
+fn escape_marked(out: &mut String, s: &str, mut start: usize, at: usize, mut mask: u64) -> usize {
+    let bytes = s.as_bytes();
+    while mask != 0 {
+        let i = at + (mask.trailing_zeros() / 8) as usize;
+        mask &= mask - 1;
+        let escape = ESCAPE[usize::from(bytes[i])];
+        if escape != 0 {
+            out.push_str(&s[start..i]);
+            push_escape(out, bytes[i], escape);
+            start = i + 1;
+        }
+    }
+    start
 }
 
 /// `serialize_i8` … `serialize_u128`, each handing its value to `self.$write`.

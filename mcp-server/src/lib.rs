@@ -68,6 +68,7 @@ mod engine;
 pub mod extract;
 mod hash;
 mod macros;
+mod member;
 mod meta;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]

@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 
 use crate::context::Context;
 use crate::extract::FromContext;
+use crate::member::Member;
 use crate::result::HandlerError;
 use crate::scan;
 use crate::schema::argument_schema_for;
@@ -391,13 +392,7 @@ impl<'a> ToolArguments<'a> {
         let invalid =
             |e: &dyn fmt::Display| ParamError::Argument(format!("invalid argument `{name}`: {e}"));
         match (self.members.remove(name), default) {
-            (Some(raw), _) => T::deserialize(Member(raw)).map_err(|e| {
-                // serde_json appends a position inside the member's value, which the model
-                // cannot relate to anything it sent.
-                let full = e.to_string();
-                let at = format!(" at line {} column {}", e.line(), e.column());
-                invalid(&full.strip_suffix(&at).unwrap_or(&full))
-            }),
+            (Some(raw), _) => T::deserialize(Member::new(raw)).map_err(|e| invalid(&e)),
             (None, Some(default)) => Ok(default()),
             (None, None) => T::deserialize(Missing).map_err(|_| {
                 ParamError::Argument(format!("invalid arguments: missing field `{name}`"))
@@ -480,217 +475,9 @@ impl<'de> de::Deserializer<'de> for Missing {
     }
 }
 
-/// One argument's value text, a well-formed JSON value (the arguments came as a
-/// `RawValue`, checked by the request's parse). A string without escapes, the usual large
-/// argument (a file's contents, a document), is handed to the type as it stands: serde_json
-/// would scan it byte by byte again, where `memchr` finds there is no backslash many bytes
-/// at a time. Everything else is serde_json's, as `serde_json::from_str` reads it.
-struct Member<'a>(&'a str);
-
-impl<'a> Member<'a> {
-    /// The contents of a string literal that has no escape.
-    fn plain_string(&self) -> Option<&'a str> {
-        let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
-        // Well-formed, so without a backslash there is no quote inside either.
-        memchr::memchr(b'\\', inner.as_bytes())
-            .is_none()
-            .then_some(inner)
-    }
-
-    /// Reads the value with serde_json, as `from_str` does (nothing may follow it).
-    fn json<T>(
-        self,
-        read: impl FnOnce(
-            &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
-        ) -> Result<T, serde_json::Error>,
-    ) -> Result<T, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_str(self.0);
-        let value = read(&mut de)?;
-        de.end()?;
-        Ok(value)
-    }
-}
-
-/// `deserialize_*` methods that serde_json answers.
-macro_rules! serde_json_reads {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
-            self.json(|de| de.$method(visitor))
-        }
-    )*};
-}
-
-impl<'de> de::Deserializer<'de> for Member<'de> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match self.plain_string() {
-            Some(text) => visitor.visit_borrowed_str(text),
-            None => self.json(|de| de.deserialize_any(visitor)),
-        }
-    }
-
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match self.plain_string() {
-            Some(text) => visitor.visit_borrowed_str(text),
-            None => self.json(|de| de.deserialize_str(visitor)),
-        }
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_str(visitor)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        if self.0.trim() == "null" {
-            visitor.visit_none()
-        } else {
-            visitor.visit_some(self)
-        }
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_unit_struct(name, visitor))
-    }
-
-    // serde_json's own: `RawValue` is read through a newtype of a private name.
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_newtype_struct(name, visitor))
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_tuple(len, visitor))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_tuple_struct(name, len, visitor))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_struct(name, fields, visitor))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_enum(name, variants, visitor))
-    }
-
-    serde_json_reads! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
-        deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
-        deserialize_identifier deserialize_ignored_any
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What `Member` reads is what `serde_json::from_str` reads, values and errors alike
-    /// (but for the position serde_json appends, which `take` drops).
-    #[test]
-    fn members_read_as_serde_json_reads_them() {
-        #[derive(Debug, PartialEq, Deserialize)]
-        #[serde(rename_all = "lowercase")]
-        enum Mode {
-            Fast,
-            Slow,
-        }
-        #[derive(Debug, PartialEq, Deserialize)]
-        #[serde(untagged)]
-        enum Either {
-            N(u32),
-            S(String),
-        }
-        #[derive(Debug, PartialEq, Deserialize)]
-        struct Point {
-            x: i32,
-        }
-        #[derive(Debug, PartialEq, Deserialize)]
-        struct Name(String);
-
-        fn unplaced(e: serde_json::Error) -> String {
-            let full = e.to_string();
-            let at = format!(" at line {} column {}", e.line(), e.column());
-            full.strip_suffix(&at).unwrap_or(&full).to_owned()
-        }
-        fn same<T: DeserializeOwned + PartialEq + fmt::Debug>(text: &str) {
-            let ours = T::deserialize(Member(text)).map_err(unplaced);
-            let theirs = serde_json::from_str::<T>(text).map_err(unplaced);
-            assert_eq!(ours, theirs, "{} from {text}", std::any::type_name::<T>());
-        }
-        let texts = [
-            r#""""#,
-            r#""plain text""#,
-            r#""caf\u00e9 \"quoted\" \\ \n""#,
-            "\"caf\u{e9} \u{1F600}\"",
-            r#""fast""#,
-            r#""slow\u0021""#,
-            r#""c""#,
-            "null",
-            "true",
-            "0",
-            "-17",
-            "4294967296",
-            "2.5",
-            "[1, 2]",
-            r#"{"x": 3}"#,
-            r#"{"x": "3"}"#,
-            r#"["a", "b"]"#,
-        ];
-        for text in texts {
-            same::<String>(text);
-            same::<Option<String>>(text);
-            same::<Value>(text);
-            same::<char>(text);
-            same::<Mode>(text);
-            same::<Either>(text);
-            same::<std::path::PathBuf>(text);
-            same::<Name>(text);
-            same::<Option<Name>>(text);
-            same::<Point>(text);
-            same::<u32>(text);
-            same::<Option<i64>>(text);
-            same::<f64>(text);
-            same::<bool>(text);
-            same::<Vec<String>>(text);
-            same::<()>(text);
-            let ours = Box::<RawValue>::deserialize(Member(text)).map(|r| r.get().to_owned());
-            assert_eq!(ours.unwrap(), text, "RawValue");
-        }
-        // The fast path hands the string over as it stands, borrowed.
-        assert_eq!(Member(r#""abc""#).plain_string(), Some("abc"));
-        assert_eq!(Member(r#""a\"c""#).plain_string(), None);
-        assert_eq!(Member("12").plain_string(), None);
-    }
 
     fn arguments(json: &str) -> ToolArguments<'static> {
         let raw = Box::leak(RawValue::from_string(json.to_owned()).unwrap());

@@ -66,9 +66,21 @@ fn parse_params_borrowed<'a, T: Deserialize<'a>>(
     if !text.starts_with('{') {
         return Err(ErrorObject::invalid_params("`params` must be an object"));
     }
+    // A large text (a tool's arguments, mostly) is split by a scan, so that its large member
+    // is not scanned again; serde_json reads a small one whole, which costs less than the
+    // split, and any text the split cannot make.
+    if text.len() >= SPLIT_PARAMS_FROM
+        && let Some(read) = crate::member::read_object(text)
+    {
+        return read.map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")));
+    }
     serde_json::from_str(text)
         .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
 }
+
+/// From this size `params` are split rather than read whole (docs/benchmarks.md: below it
+/// the split costs more than it saves).
+const SPLIT_PARAMS_FROM: usize = 512;
 
 /// The era-specific facts a common method needs.
 #[derive(Clone)]

@@ -372,6 +372,20 @@ fn tools_call(c: &mut Criterion) {
         );
         let large = wire.request("tools/call", json!({"name": "ingest", "arguments": large}));
         assert!(large.len() > 10_000, "{} bytes", large.len());
+        // 100 KB of text in and out (issue 18's large message): letters, nothing to escape.
+        let text: String = (0..100_000u32)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let huge = wire.request(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": text}}),
+        );
+        let huge_ok = wire.expect(&huge, |r| {
+            assert_eq!(
+                r["content"][0]["text"].as_str().map(str::len),
+                Some(100_000)
+            );
+        });
         let small_ok = wire.expect(&small, |r| assert_eq!(r["content"][0]["text"], "hello"));
         let large_ok = wire.expect(&large, |r| {
             assert_eq!(r["structuredContent"]["records"], 100, "{r}");
@@ -390,6 +404,13 @@ fn tools_call(c: &mut Criterion) {
             &mut wire,
             &large,
             &large_ok,
+        );
+        bench_request(
+            &mut group,
+            &format!("{era}_100kb_echo"),
+            &mut wire,
+            &huge,
+            &huge_ok,
         );
     }
     group.finish();

@@ -17,6 +17,7 @@
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use criterion::{
@@ -62,6 +63,12 @@ impl Bench {
         text
     }
 
+    /// A megabyte of text (issue 18's large resource).
+    #[resource(uri = "bench://megabyte", mime_type = "text/plain")]
+    fn megabyte(&self) -> &'static str {
+        MEGABYTE.as_str()
+    }
+
     /// Summarizes a batch of records.
     #[tool]
     fn ingest(&self, records: Vec<Record>) -> Json<Summary> {
@@ -87,6 +94,32 @@ impl Bench {
             },
         )
     }
+}
+
+/// 1,000,000 letters.
+static MEGABYTE: LazyLock<String> = LazyLock::new(|| {
+    (0..1_000_000u32)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect()
+});
+
+/// `resources/read` of a 1 MB text resource, in both eras.
+fn resources_read(c: &mut Criterion) {
+    let server = Server::new(Bench).expect("the bench server builds");
+    let mut group = c.benchmark_group("resources_read");
+    for era in [Era::Legacy, Era::Modern] {
+        let mut wire = Wire::connect(&server, era);
+        let read = wire.request("resources/read", json!({"uri": "bench://megabyte"}));
+        let ok = wire.expect(&read, |r| {
+            assert_eq!(
+                r["contents"][0]["text"].as_str().map(str::len),
+                Some(1_000_000)
+            );
+        });
+        let name = format!("{}_1mb", era_name(era));
+        bench_request(&mut group, &name, &mut wire, &read, &ok);
+    }
+    group.finish();
 }
 
 /// The server of the `tools_list` benchmark.
@@ -526,5 +559,5 @@ fn sealing(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tools_call, tools_list, sealing);
+criterion_group!(benches, tools_call, resources_read, tools_list, sealing);
 criterion_main!(benches);

@@ -22,29 +22,29 @@ use crate::error::ErrorObject;
 /// wrong or missing `jsonrpc`, `id: null` on a request, both `result` and `error`, a
 /// duplicate envelope key, an empty batch, a top-level scalar).
 pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
-    require_utf8(bytes)?;
+    let text = require_utf8(bytes)?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
         let elements: Vec<&RawValue> =
-            serde_json::from_slice(bytes).map_err(|e| classify(bytes, &e))?;
+            serde_json::from_str(text).map_err(|e| classify(bytes, &e))?;
         if elements.is_empty() {
             return Err(EnvelopeError::invalid("empty batch"));
         }
         return Ok(Incoming::Batch(
             elements
                 .into_iter()
-                .map(|raw| parse_utf8_message(raw.get().as_bytes()))
+                .map(|raw| parse_utf8_message(raw.get()))
                 .collect(),
         ));
     }
-    parse_utf8_message(bytes).map(Incoming::Single)
+    parse_utf8_message(text).map(Incoming::Single)
 }
 
 /// JSON text is UTF-8 (RFC 8259 section 8.1). serde_json checks it only in the strings it
 /// decodes, so without this a stray byte in a member the envelope skips went unnoticed.
-fn require_utf8(bytes: &[u8]) -> Result<(), EnvelopeError> {
+fn require_utf8(bytes: &[u8]) -> Result<&str, EnvelopeError> {
     match std::str::from_utf8(bytes) {
-        Ok(_) => Ok(()),
+        Ok(text) => Ok(text),
         Err(e) => Err(EnvelopeError::parse(format!(
             "parse error: invalid UTF-8 at byte {}",
             e.valid_up_to()
@@ -58,13 +58,14 @@ fn require_utf8(bytes: &[u8]) -> Result<(), EnvelopeError> {
 ///
 /// As [`parse`], and a batch is refused with [`EnvelopeErrorKind::InvalidRequest`].
 pub fn parse_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
-    require_utf8(bytes)?;
-    parse_utf8_message(bytes)
+    parse_utf8_message(require_utf8(bytes)?)
 }
 
-/// [`parse_message`] of bytes known to be UTF-8.
-fn parse_utf8_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+/// [`parse_message`] of a text (checked UTF-8): read as a `str`, so that serde_json does
+/// not check the UTF-8 of `params` again when it keeps it raw (it does from a byte slice).
+fn parse_utf8_message(text: &str) -> Result<Message, EnvelopeError> {
+    let bytes = text.as_bytes();
+    let mut de = serde_json::Deserializer::from_str(text);
     let result = EnvelopeSeed
         .deserialize(&mut de)
         .and_then(|m| de.end().map(|()| m));

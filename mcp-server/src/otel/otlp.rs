@@ -1063,16 +1063,30 @@ async fn retrying(
     timeout: Duration,
     stopping: CancellationToken,
 ) -> Result<Bytes, HttpError> {
-    let deadline = tokio::time::Instant::now() + timeout;
+    let started = tokio::time::Instant::now();
+    // Time left of the export's timeout (never an `Instant` past the clock's range: a
+    // collector may ask for any pause).
+    let left = || timeout.saturating_sub(started.elapsed());
     let mut backoff = FIRST_BACKOFF;
     let mut attempts = 1;
+    let mut previous: Option<HttpError> = None;
     loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let error = match tokio::time::timeout(left, attempt(&outgoing, tls.clone(), left)).await {
-            Ok(Ok(reply)) => return Ok(reply),
-            Ok(Err(error)) => error,
-            Err(_) => format!("no answer within {timeout:?}").into(),
-        };
+        let budget = left();
+        let error =
+            match tokio::time::timeout(budget, attempt(&outgoing, tls.clone(), budget)).await {
+                Ok(Ok(reply)) => return Ok(reply),
+                Ok(Err(error)) => error,
+                // The time ran out during a retry: the failure that led to it says more.
+                Err(_) => match previous {
+                    Some(error) => {
+                        return Err(format!(
+                            "{error}, then no answer before the timeout ({attempts} attempts)"
+                        )
+                        .into());
+                    }
+                    None => return Err(format!("no answer within {timeout:?}").into()),
+                },
+            };
         let pause = match error.downcast_ref::<Transient>() {
             None => return Err(error),
             Some(Transient {
@@ -1087,9 +1101,10 @@ async fn retrying(
                 format!("{error} ({attempts} attempts)").into()
             }
         };
+        // Another attempt only when it would have time to be answered after the pause.
         if attempts >= MAX_ATTEMPTS
             || stopping.is_cancelled()
-            || tokio::time::Instant::now() + pause >= deadline
+            || pause.saturating_add(MIN_ATTEMPT) > left()
         {
             return Err(gave_up(error));
         }
@@ -1099,8 +1114,13 @@ async fn retrying(
         }
         backoff = (backoff * 3 / 2).min(MAX_BACKOFF);
         attempts += 1;
+        previous = Some(error);
     }
 }
+
+/// The least time an attempt after a pause is given: with less, it would fail for want of
+/// time and hide why the one before it failed.
+const MIN_ATTEMPT: Duration = Duration::from_millis(250);
 
 /// Between half and all of `pause`, so that exporters that failed together do not all
 /// come back together.
@@ -1354,7 +1374,7 @@ where
         hyper_util::rt::TokioIo::new(io),
     )
     .await
-    .map_err(|e| transient(described(&e)))?;
+    .map_err(|e| hyper_failure(&e))?;
     let connection = tokio::spawn(connection);
     let response = sender.send_request(request).await;
     let (parts, collected) = read_reply(response, connection).await?;
@@ -1467,13 +1487,29 @@ fn described(error: &(dyn std::error::Error + 'static)) -> HttpError {
     text.into()
 }
 
-/// A response body past [`MAX_RESPONSE_BODY`] said so; others (the connection broke while
-/// it was read) transient.
+/// A response body past [`MAX_RESPONSE_BODY`] said so; others as [`hyper_failure`] tells
+/// them apart.
 fn too_large(e: HttpError) -> HttpError {
     if e.is::<http_body_util::LengthLimitError>() {
         format!("the collector's answer is over {MAX_RESPONSE_BODY} bytes").into()
+    } else if let Some(e) = e.downcast_ref::<hyper::Error>() {
+        hyper_failure(e)
     } else {
-        transient(described(&*e))
+        described(&*e)
+    }
+}
+
+/// hyper's error, transient when the connection failed, closed, broke or timed out (another
+/// attempt may find it well), final when the other end does not speak what was expected (an
+/// HTTP/1.1 port given for gRPC, a reply that does not parse): no retry mends that.
+fn hyper_failure(e: &hyper::Error) -> HttpError {
+    let error = described(e);
+    let io = std::iter::successors(std::error::Error::source(e), |cause| cause.source())
+        .any(|cause| cause.is::<std::io::Error>());
+    if e.is_closed() || e.is_incomplete_message() || e.is_canceled() || e.is_timeout() || io {
+        transient(error)
+    } else {
+        error
     }
 }
 
@@ -1488,7 +1524,7 @@ where
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io))
             .await
-            .map_err(|e| transient(described(&e)))?;
+            .map_err(|e| hyper_failure(&e))?;
     let connection = tokio::spawn(connection);
     let response = sender.send_request(request).await;
     let (parts, collected) = read_reply(response, connection).await?;
@@ -1503,7 +1539,7 @@ async fn read_reply(
 ) -> Result<(http::response::Parts, http_body_util::Collected<Bytes>), HttpError> {
     let read = async {
         // No answer: the connection was refused, reset or closed on the way.
-        let (parts, body) = response.map_err(|e| transient(described(&e)))?.into_parts();
+        let (parts, body) = response.map_err(|e| hyper_failure(&e))?.into_parts();
         let collected = http_body_util::Limited::new(body, MAX_RESPONSE_BODY)
             .collect()
             .await
@@ -2217,10 +2253,87 @@ mod tests {
         assert!(e.ends_with("(5 attempts)"), "{e}");
         assert_eq!(attempts, 5);
 
-        // A pause that would end past the export's timeout is not taken.
-        let (e, attempts) = failure(vec![(503, retry_after("3600")), (200, vec![])]).await;
+        // A pause that would end past the export's timeout is not taken, however long.
+        for pause in ["3600", "18446744073709551615"] {
+            let (e, attempts) = failure(vec![(503, retry_after(pause)), (200, vec![])]).await;
+            assert!(e.contains("503"), "{e}");
+            assert_eq!(attempts, 1);
+        }
+    }
+
+    /// A server on 127.0.0.1 that answers its n-th connection with `replies[n]` (the last
+    /// one from then on) and closes it, or with `None` holds it open unanswered; it counts
+    /// the connections.
+    async fn raw_server(
+        replies: Vec<Option<&'static [u8]>>,
+    ) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::AtomicUsize;
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let count = Arc::new(AtomicUsize::new(0));
+        let seen = count.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let n = seen.fetch_add(1, Ordering::SeqCst);
+                let reply = replies[n.min(replies.len() - 1)];
+                tokio::spawn(async move {
+                    let mut buf = [0; 4096];
+                    let _ = stream.read(&mut buf).await;
+                    match reply {
+                        Some(reply) => {
+                            let _ = stream.write_all(reply).await;
+                        }
+                        None => tokio::time::sleep(Duration::from_secs(60)).await,
+                    }
+                });
+            }
+        });
+        (format!("http://{addr}/v1/traces"), count)
+    }
+
+    /// A peer whose reply is not HTTP fails the export at once: no retry mends it.
+    #[tokio::test]
+    async fn a_peer_speaking_another_protocol_is_not_retried() {
+        let never = CancellationToken::new();
+        let long = Duration::from_secs(60);
+        let (url, connections) = raw_server(vec![Some(b"hello, this is not HTTP\r\n")]).await;
+        let e = retrying(
+            outgoing(Transport::HttpProtobuf, &url),
+            None,
+            long,
+            never.clone(),
+        )
+        .await
+        .unwrap_err();
+        assert!(!e.is::<Transient>(), "{e}");
+        assert_eq!(connections.load(Ordering::SeqCst), 1, "{e}");
+        // (A peer that closes the connection, as an HTTP/1.1 server does when gRPC's
+        // HTTP/2 preface reaches it, is retried: that cannot be told from a network
+        // failing.)
+    }
+
+    /// When the time runs out in a retry, the error is the failure that led to it.
+    #[tokio::test]
+    async fn a_retry_that_runs_out_of_time_reports_the_failure_before_it() {
+        let unavailable: &[u8] =
+            b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 0\r\ncontent-length: 0\r\n\r\n";
+        let (url, connections) = raw_server(vec![Some(unavailable), None]).await;
+        let e = retrying(
+            outgoing(Transport::HttpProtobuf, &url),
+            None,
+            Duration::from_millis(1500),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("503"), "{e}");
-        assert_eq!(attempts, 1);
+        assert!(
+            e.ends_with("then no answer before the timeout (2 attempts)"),
+            "{e}"
+        );
+        assert_eq!(connections.load(Ordering::SeqCst), 2);
     }
 
     /// Shutting down ends a pause between attempts at once, and no attempt follows.

@@ -62,11 +62,16 @@ fn unplaced(e: serde_json::Error) -> serde_json::Error {
     de::Error::custom(full.strip_suffix(&at).unwrap_or(&full))
 }
 
-/// `deserialize_*` methods that serde_json answers.
+/// `deserialize_*` methods, with their arguments besides the visitor, that serde_json
+/// answers.
 macro_rules! serde_json_reads {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
-            self.json(|de| de.$method(visitor))
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(
+            self,
+            $($arg: $ty,)*
+            visitor: V,
+        ) -> Result<V::Value, serde_json::Error> {
+            self.json(|de| de.$method($($arg,)* visitor))
         }
     )*};
 }
@@ -100,14 +105,6 @@ impl<'de> de::Deserializer<'de> for Member<'de> {
         }
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_unit_struct(name, visitor))
-    }
-
     /// A `RawValue` is the text as it stands (serde_json reads one through a newtype of a
     /// private name, a map of one member, that name and the text); other newtypes are
     /// serde_json's. Were serde_json to change that name, a `RawValue` would be serde_json's
@@ -123,47 +120,18 @@ impl<'de> de::Deserializer<'de> for Member<'de> {
         self.json(|de| de.deserialize_newtype_struct(name, visitor))
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_tuple(len, visitor))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_tuple_struct(name, len, visitor))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_struct(name, fields, visitor))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.json(|de| de.deserialize_enum(name, variants, visitor))
-    }
-
     serde_json_reads! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
-        deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
-        deserialize_identifier deserialize_ignored_any
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16()
+        deserialize_u32() deserialize_u64() deserialize_u128() deserialize_f32()
+        deserialize_f64() deserialize_char() deserialize_bytes() deserialize_byte_buf()
+        deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_ignored_any()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
 }
 
@@ -217,29 +185,61 @@ pub(crate) fn read_object<'a, T: Deserialize<'a>>(
         return None;
     }
     Some(T::deserialize(Object {
+        text,
         members: members.into_iter(),
         value: None,
     }))
 }
 
-/// An object's members, split already, as serde's map.
+/// An object's members, split already: a struct reads them as its fields; any other
+/// target (a map with keys serde_json would parse, an `Option`, a newtype, an enum, a
+/// `flatten`ed struct, which asks for a map) is the whole text's, as [`Member`] reads it.
 struct Object<'a, I> {
+    text: &'a str,
     members: I,
     /// The value of the name just given.
     value: Option<&'a str>,
 }
 
+/// `deserialize_*` methods, with their arguments besides the visitor, that the whole text
+/// answers.
+macro_rules! whole_text_reads {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(
+            self,
+            $($arg: $ty,)*
+            visitor: V,
+        ) -> Result<V::Value, serde_json::Error> {
+            Member(self.text).$method($($arg,)* visitor)
+        }
+    )*};
+}
+
 impl<'de, I: Iterator<Item = (&'de str, &'de str)>> de::Deserializer<'de> for Object<'de, I> {
     type Error = serde_json::Error;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
         visitor.visit_map(self)
     }
 
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+    whole_text_reads! {
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16()
+        deserialize_i32() deserialize_i64() deserialize_i128() deserialize_u8()
+        deserialize_u16() deserialize_u32() deserialize_u64() deserialize_u128()
+        deserialize_f32() deserialize_f64() deserialize_char() deserialize_str()
+        deserialize_string() deserialize_bytes() deserialize_byte_buf() deserialize_option()
+        deserialize_unit() deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_ignored_any()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
 }
 
@@ -403,6 +403,15 @@ mod tests {
             rest: std::collections::BTreeMap<String, Value>,
         }
         // Compared as printed: a `RawValue` has no `PartialEq`, and prints its text.
+        #[derive(Debug, Deserialize)]
+        #[expect(dead_code, reason = "compared as printed")]
+        struct Wrapped(std::collections::BTreeMap<String, Value>);
+        #[derive(Debug, Deserialize)]
+        #[expect(dead_code, reason = "compared as printed")]
+        enum Tagged {
+            #[serde(rename = "uri")]
+            Uri(String),
+        }
         fn same<'a, T: Deserialize<'a> + fmt::Debug>(text: &'a str) {
             let ours = read_object::<T>(text)
                 .expect("split")
@@ -432,7 +441,14 @@ mod tests {
             same::<Strict>(text);
             same::<Flat>(text);
             same::<Value>(text);
+            same::<Option<Strict>>(text);
+            same::<Wrapped>(text);
+            same::<Box<RawValue>>(text);
+            same::<std::collections::BTreeMap<String, Value>>(text);
+            same::<Tagged>(text);
         }
+        // Keys serde_json parses as numbers.
+        same::<std::collections::BTreeMap<u32, u32>>(r#"{"1": 2, "30": 4}"#);
         // A name with an escape: serde_json's to read, whole.
         assert!(read_object::<Value>(r#"{"n\u0061me": 1}"#).is_none());
         assert!(read_object::<Value>("[1]").is_none());

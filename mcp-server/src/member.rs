@@ -28,6 +28,11 @@ impl<'a> Member<'a> {
         Member(text)
     }
 
+    /// The value as serde_json reads it: all of it.
+    fn whole(self) -> Member<'a> {
+        self
+    }
+
     /// The contents of a string literal that has no escape.
     fn plain_string(&self) -> Option<&'a str> {
         let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
@@ -63,7 +68,7 @@ fn unplaced(e: serde_json::Error) -> serde_json::Error {
 }
 
 /// `deserialize_*` methods, with their arguments besides the visitor, that serde_json
-/// answers.
+/// answers from the whole text (`self.whole()`).
 macro_rules! serde_json_reads {
     ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
         fn $method<V: Visitor<'de>>(
@@ -71,7 +76,7 @@ macro_rules! serde_json_reads {
             $($arg: $ty,)*
             visitor: V,
         ) -> Result<V::Value, serde_json::Error> {
-            self.json(|de| de.$method($($arg,)* visitor))
+            self.whole().json(|de| de.$method($($arg,)* visitor))
         }
     )*};
 }
@@ -193,7 +198,7 @@ pub(crate) fn read_object<'a, T: Deserialize<'a>>(
 
 /// An object's members, split already: a struct reads them as its fields; any other
 /// target (a map with keys serde_json would parse, an `Option`, a newtype, an enum, a
-/// `flatten`ed struct, which asks for a map) is the whole text's, as [`Member`] reads it.
+/// `flatten`ed struct, which asks for a map) is serde_json's, from the whole text.
 struct Object<'a, I> {
     text: &'a str,
     members: I,
@@ -201,18 +206,11 @@ struct Object<'a, I> {
     value: Option<&'a str>,
 }
 
-/// `deserialize_*` methods, with their arguments besides the visitor, that the whole text
-/// answers.
-macro_rules! whole_text_reads {
-    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
-        fn $method<V: Visitor<'de>>(
-            self,
-            $($arg: $ty,)*
-            visitor: V,
-        ) -> Result<V::Value, serde_json::Error> {
-            Member(self.text).$method($($arg,)* visitor)
-        }
-    )*};
+impl<'a, I> Object<'a, I> {
+    /// The object as serde_json reads it, whole.
+    fn whole(self) -> Member<'a> {
+        Member(self.text)
+    }
 }
 
 impl<'de, I: Iterator<Item = (&'de str, &'de str)>> de::Deserializer<'de> for Object<'de, I> {
@@ -227,7 +225,7 @@ impl<'de, I: Iterator<Item = (&'de str, &'de str)>> de::Deserializer<'de> for Ob
         visitor.visit_map(self)
     }
 
-    whole_text_reads! {
+    serde_json_reads! {
         deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16()
         deserialize_i32() deserialize_i64() deserialize_i128() deserialize_u8()
         deserialize_u16() deserialize_u32() deserialize_u64() deserialize_u128()

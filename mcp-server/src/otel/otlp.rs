@@ -2348,9 +2348,13 @@ mod tests {
             Duration::from_secs(60),
             stopping.clone(),
         ));
-        while bodies.lock().unwrap().is_empty() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while bodies.lock().unwrap().is_empty() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("the first attempt reaches the collector");
         stopping.cancel();
         let e = tokio::time::timeout(Duration::from_secs(10), export)
             .await

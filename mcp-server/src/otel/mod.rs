@@ -51,6 +51,8 @@
 //! ```
 
 #[cfg(feature = "otlp")]
+mod batch;
+#[cfg(feature = "otlp")]
 mod otlp;
 mod prometheus;
 #[cfg(feature = "otlp")]

@@ -14,9 +14,10 @@ use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::metrics::data::ResourceMetrics;
 use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
-use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+use opentelemetry_sdk::trace::SdkTracerProvider;
 use tokio_util::sync::CancellationToken;
 
+use super::batch::{BatchSettings, SpanBatcher};
 use super::{Prometheus, Telemetry};
 
 /// The OTLP exporters' default timeout, as the specification gives it.
@@ -32,7 +33,7 @@ type HttpError = Box<dyn std::error::Error + Send + Sync>;
 /// not be started. The message names the variable and says what is wrong with it.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct OtelError(String);
+pub struct OtelError(pub(super) String);
 
 /// A server's telemetry as the standard `OTEL_*` environment variables configure it, and the
 /// guard of its exporters: dropping it (or [`shutdown`](Self::shutdown)) exports what is
@@ -57,7 +58,7 @@ pub struct OtelError(String);
 /// | `OTEL_SDK_DISABLED` | `true`: nothing is exported (any other value is false) |
 /// | `OTEL_EXPORTER_OTLP_COMPRESSION` (and `_TRACES_` / `_METRICS_`) | `gzip` or `none` (the default) |
 /// | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource (the SDK reads them) |
-/// | `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` | span batching (the SDK reads them) |
+/// | `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` | span batching, by the SDK's rules: milliseconds a span waits at most (5000), spans waiting at most (2048; more are dropped), spans per export (512) |
 /// | `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` | `cumulative` (default), `delta` or `lowmemory` |
 /// | `OTEL_METRIC_EXPORT_INTERVAL` | milliseconds between metric exports (the SDK reads it; default 60000) |
 /// | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (the SDK reads them) |
@@ -66,9 +67,10 @@ pub struct OtelError(String);
 /// TLS (rustls) to `https://` ones. Transient failures (no connection, HTTP 429/502/503/504,
 /// gRPC `UNAVAILABLE` and the like) are retried with a jittered exponential backoff, or
 /// after the pause the collector names, within the timeout (docs/observability.md).
-/// Exports run on a thread of their own (the SDK's batch and periodic workers, and a small
-/// runtime for the sockets), so they work whatever runtime, if any, the application uses.
-/// The protobuf is written by this crate straight from the SDK's data.
+/// Exports run on a thread of their own (a small runtime for the sockets and the span
+/// batches, and the SDK's periodic metrics worker), so they work whatever runtime, if any,
+/// the application uses. The protobuf is written by this crate straight from the SDK's
+/// data; each span when it ends, on the thread that ends it.
 ///
 /// # Examples
 ///
@@ -232,14 +234,21 @@ impl Otel {
         let mut tracers = SdkTracerProvider::builder().with_resource(resource.clone());
         if config.traces {
             let transport = config.traces_protocol;
-            tracers = tracers.with_batch_exporter(Exporter::new(
-                client(Signal::Traces, config.traces_timeout, transport)?,
+            let client = client(Signal::Traces, config.traces_timeout, transport)?;
+            let runtime = client.runtime.clone();
+            let exporter = Exporter::new(
+                client,
                 transport,
                 Signal::Traces,
                 Temporality::Cumulative,
                 config.traces_gzip,
                 &env,
-            )?);
+            )?;
+            tracers = tracers.with_span_processor(SpanBatcher::new(
+                exporter,
+                BatchSettings::read(&env)?,
+                &runtime,
+            ));
         }
         let mut meters = SdkMeterProvider::builder().with_resource(resource);
         if config.metrics {
@@ -359,7 +368,7 @@ impl<'a> Env<'a> {
     }
 
     #[cfg(test)]
-    fn from_pairs(pairs: &'a [(&'a str, &'a str)]) -> Env<'a> {
+    pub(super) fn from_pairs(pairs: &'a [(&'a str, &'a str)]) -> Env<'a> {
         Env(Box::new(move |name| {
             Ok(pairs
                 .iter()
@@ -369,7 +378,7 @@ impl<'a> Env<'a> {
         }))
     }
 
-    fn get(&self, name: &str) -> Result<Option<String>, OtelError> {
+    pub(super) fn get(&self, name: &str) -> Result<Option<String>, OtelError> {
         (self.0)(name)
     }
 }
@@ -599,7 +608,7 @@ fn percent_decode(text: &str) -> Vec<u8> {
 /// A current-thread runtime on a thread of its own, for the exporters' sockets: the SDK
 /// runs exports on its own threads, where no runtime is current.
 #[derive(Debug)]
-struct ExportRuntime {
+pub(super) struct ExportRuntime {
     handle: tokio::runtime::Handle,
     /// Cancelled as the exporters shut down: exports retry no more.
     stopping: CancellationToken,
@@ -633,24 +642,51 @@ impl ExportRuntime {
         })
     }
 
+    #[cfg(test)]
+    pub(super) fn handle(&self) -> &tokio::runtime::Handle {
+        &self.handle
+    }
+
     fn stop(self) {
         let _ = self.stop.send(());
         let _ = self.thread.join();
     }
 }
 
+/// A span exporter posting over HTTP to `url` on a runtime of its own, with `timeout` per
+/// export, as `Otel` makes one.
+#[cfg(test)]
+pub(super) fn test_exporter(url: &str, timeout: Duration) -> (Exporter, ExportRuntime) {
+    let runtime = ExportRuntime::start().unwrap();
+    let client = Arc::new(HyperClient {
+        runtime: runtime.handle.clone(),
+        timeout,
+        tls: None,
+        stopping: runtime.stopping.clone(),
+    });
+    let pairs = [("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url)];
+    let exporter = Exporter::new(
+        client,
+        Transport::HttpProtobuf,
+        Signal::Traces,
+        Temporality::Cumulative,
+        false,
+        &Env::from_pairs(&pairs),
+    )
+    .unwrap();
+    (exporter, runtime)
+}
+
 /// Spans or metrics over OTLP: each batch written as protobuf by
 /// [`protobuf`](super::protobuf), posted to the signal's endpoint over HTTP, or sent as its
 /// collector service's `Export` call over gRPC.
 #[derive(Debug)]
-struct Exporter {
+pub(super) struct Exporter {
     client: Arc<HyperClient>,
     transport: Transport,
     signal: Signal,
     endpoint: http::Uri,
     headers: http::HeaderMap,
-    /// The spans' resource, as the tracer provider sets it (metrics carry theirs).
-    resource: Resource,
     /// The metrics' temporality.
     temporality: Temporality,
     /// Bodies are gzipped (`Content-Encoding: gzip`, or gRPC's `grpc-encoding: gzip`).
@@ -700,7 +736,6 @@ impl Exporter {
             signal,
             endpoint,
             headers,
-            resource: Resource::builder_empty().build(),
             temporality,
             gzip,
             stopped: AtomicBool::new(false),
@@ -709,7 +744,7 @@ impl Exporter {
 
     /// Sends one export's body (again after a transient failure, within the timeout); a
     /// collector's partial success is logged.
-    async fn send(&self, body: Option<Vec<u8>>) -> OTelSdkResult {
+    pub(super) async fn send(&self, body: Option<Vec<u8>>) -> OTelSdkResult {
         let Some(mut body) = body else {
             return Err(OTelSdkError::AlreadyShutdown);
         };
@@ -746,26 +781,14 @@ impl Exporter {
         self.stopped.load(Ordering::Acquire)
     }
 
-    fn stop(&self) -> OTelSdkResult {
+    pub(super) fn stop(&self) -> OTelSdkResult {
         self.stopped.store(true, Ordering::Release);
         Ok(())
     }
-}
 
-impl SpanExporter for Exporter {
-    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
-        let body = (!self.stopped())
-            .then(|| super::protobuf::export_trace_request(&self.resource, &batch));
-        drop(batch);
-        self.send(body)
-    }
-
-    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
-        self.stop()
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.resource = resource.clone();
+    /// The export runtime.
+    pub(super) fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.client.runtime
     }
 }
 

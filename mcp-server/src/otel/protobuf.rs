@@ -94,26 +94,32 @@ impl Writer {
     /// A nested message: its key, its length, then the body `write` puts after them. The
     /// length is guessed to fit one byte; when it does not, the body moves up to make room.
     fn message(&mut self, field: u32, write: impl FnOnce(&mut Writer)) {
+        self.message_sized(field, 1, write);
+    }
+
+    /// As [`message`](Self::message), with room left for a length of `guess` bytes (a span
+    /// nearly always takes two): the body moves only when its length takes more or fewer.
+    fn message_sized(&mut self, field: u32, guess: usize, write: impl FnOnce(&mut Writer)) {
         self.key(field, LEN);
         let at = self.buf.len();
-        self.buf.push(0);
+        self.buf.resize(at + guess, 0);
         write(self);
-        let len = self.buf.len() - at - 1;
-        if len < 0x80 {
-            self.buf[at] = len as u8;
-            return;
-        }
-        // Room for the longer length: the body moves up by the extra bytes.
-        let extra = varint_len(len as u64) - 1;
         let end = self.buf.len();
-        self.buf.resize(end + extra, 0);
-        self.buf.copy_within(at + 1..end, at + 1 + extra);
+        let len = end - at - guess;
+        let needed = varint_len(len as u64);
+        if needed > guess {
+            self.buf.resize(end + needed - guess, 0);
+            self.buf.copy_within(at + guess..end, at + needed);
+        } else if needed < guess {
+            self.buf.copy_within(at + guess..end, at + needed);
+            self.buf.truncate(end - (guess - needed));
+        }
         let mut rest = len as u64;
-        for byte in &mut self.buf[at..=at + extra] {
+        for byte in &mut self.buf[at..at + needed] {
             *byte = rest as u8 | 0x80;
             rest >>= 7;
         }
-        self.buf[at + extra] &= 0x7f;
+        self.buf[at + needed - 1] &= 0x7f;
     }
 
     fn attributes<'a>(&mut self, field: u32, attributes: impl IntoIterator<Item = &'a KeyValue>) {
@@ -286,27 +292,77 @@ fn nanos(time: SystemTime) -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// An `ExportTraceServiceRequest` holding `spans` under `resource`: one `ResourceSpans`,
-/// with one `ScopeSpans` per instrumentation scope in the order the scopes first appear.
-pub(crate) fn export_trace_request(resource: &Resource, spans: &[SpanData]) -> Vec<u8> {
-    // Which scopes there are, and the first span of each: nearly always a single one (the
-    // server's), so a list searched in order beats a map.
-    let mut scopes: Vec<&InstrumentationScope> = Vec::new();
-    // Each span's scope, by its place in `scopes`.
-    let mut scope_of: Vec<u32> = Vec::with_capacity(spans.len());
-    for span in spans {
+/// Spans written ahead of their export, each as its `ScopeSpans.spans` member (`Span`,
+/// field 2) in the buffer of its instrumentation scope, the scopes in the order they first
+/// appear: nearly always a single one (the server's), so a list searched in order beats a
+/// map. [`encoded_trace_request`] wraps them in the rest of the message.
+#[derive(Debug, Default)]
+pub(crate) struct EncodedSpans {
+    scopes: Vec<(InstrumentationScope, Vec<u8>)>,
+    spans: usize,
+    /// The first scope's buffer is made with room for this many spans of the usual size.
+    room: usize,
+}
+
+impl EncodedSpans {
+    /// Room for `spans` spans of the usual size (about 300 bytes each) once the first comes.
+    pub(crate) fn with_room(spans: usize) -> EncodedSpans {
+        EncodedSpans {
+            room: spans.min(4096),
+            ..EncodedSpans::default()
+        }
+    }
+
+    /// Writes `span` after the others of its scope.
+    pub(crate) fn push(&mut self, span: &SpanData) {
         let scope = &span.instrumentation_scope;
-        let at = match scopes.iter().position(|s| *s == scope) {
+        let at = match self.scopes.iter().position(|(s, _)| s == scope) {
             Some(at) => at,
             None => {
-                scopes.push(scope);
-                scopes.len() - 1
+                let room = if self.scopes.is_empty() {
+                    self.room * 384
+                } else {
+                    1024
+                };
+                self.scopes.push((scope.clone(), Vec::with_capacity(room)));
+                self.scopes.len() - 1
             }
         };
-        scope_of.push(at as u32);
+        let buf = &mut self.scopes[at].1;
+        let mut w = Writer {
+            buf: std::mem::take(buf),
+        };
+        w.message_sized(2, 2, |w| w.span(span));
+        *buf = w.buf;
+        self.spans += 1;
     }
+
+    /// How many spans are written.
+    pub(crate) fn len(&self) -> usize {
+        self.spans
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.spans == 0
+    }
+}
+
+/// An `ExportTraceServiceRequest` holding `spans` under `resource`: one `ResourceSpans`,
+/// with one `ScopeSpans` per instrumentation scope in the order the scopes first appear.
+#[cfg(test)]
+pub(crate) fn export_trace_request(resource: &Resource, spans: &[SpanData]) -> Vec<u8> {
+    let mut encoded = EncodedSpans::with_room(spans.len());
+    for span in spans {
+        encoded.push(span);
+    }
+    encoded_trace_request(resource, &encoded)
+}
+
+/// The `ExportTraceServiceRequest` of spans written ahead, under `resource`.
+pub(crate) fn encoded_trace_request(resource: &Resource, spans: &EncodedSpans) -> Vec<u8> {
+    let written: usize = spans.scopes.iter().map(|(_, b)| b.len()).sum();
     let mut w = Writer {
-        buf: Vec::with_capacity(256 + spans.len() * 384),
+        buf: Vec::with_capacity(256 + written + 64 * spans.scopes.len()),
     };
     w.message(1, |w| {
         w.message(1, |w| {
@@ -314,16 +370,10 @@ pub(crate) fn export_trace_request(resource: &Resource, spans: &[SpanData]) -> V
                 w.key_value(1, key.as_str(), value);
             }
         });
-        for (at, scope) in scopes.iter().enumerate() {
+        for (scope, written) in &spans.scopes {
             w.message(2, |w| {
                 w.message(1, |w| w.scope(scope));
-                for (span, _) in spans
-                    .iter()
-                    .zip(&scope_of)
-                    .filter(|(_, s)| **s as usize == at)
-                {
-                    w.message(2, |w| w.span(span));
-                }
+                w.buf.extend_from_slice(written);
                 w.string(3, scope.schema_url().unwrap_or_default());
             });
         }
@@ -830,6 +880,43 @@ mod tests {
         assert_eq!(decoded.resource_spans[0].scope_spans[0].spans.len(), 3);
         // Values long enough that lengths take one, two and three bytes.
         assert!(body.len() > 0x4000, "{}", body.len());
+    }
+
+    /// Spans are written with room for a two-byte length: one whose length takes one byte
+    /// or three moves into place.
+    #[test]
+    fn spans_whose_lengths_take_one_two_or_three_bytes() {
+        let resource = Resource::builder_empty().build();
+        let scope = InstrumentationScope::builder("s").build();
+        let sized = |attribute: usize| {
+            let mut data = span(&scope, 1, Status::Unset, SpanKind::Server);
+            data.name = Cow::Borrowed("a");
+            data.events = SpanEvents::default();
+            data.links = SpanLinks::default();
+            data.attributes = if attribute == 0 {
+                Vec::new()
+            } else {
+                vec![KeyValue::new("k", "v".repeat(attribute))]
+            };
+            data
+        };
+        let spans = [sized(0), sized(200), sized(20_000), sized(0)];
+        let mut encoded = EncodedSpans::with_room(1);
+        let mut lengths = Vec::new();
+        for data in &spans {
+            let before: usize = encoded.scopes.iter().map(|(_, b)| b.len()).sum();
+            encoded.push(data);
+            let after: usize = encoded.scopes.iter().map(|(_, b)| b.len()).sum();
+            lengths.push(after - before);
+        }
+        // Key, length, body: under 128 bytes, under 16 KiB, over it.
+        assert!(
+            lengths[0] < 130 && lengths[1] > 200 && lengths[2] > 20_000,
+            "{lengths:?}"
+        );
+        let body = encoded_trace_request(&resource, &encoded);
+        let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+        assert_eq!(decoded, reference(&resource, &spans));
     }
 
     #[test]

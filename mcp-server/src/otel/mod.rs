@@ -13,6 +13,7 @@
 //! |---|---|---|---|
 //! | `mcp.server.operation.duration` | histogram | s | `mcp.method.name`, `mcp.protocol.version`, `network.transport`, `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `error.type`, `rpc.response.status_code` |
 //! | `mcp.server.session.duration` | histogram | s | `mcp.protocol.version`, `network.transport` |
+//! | `mcp.client.operation.duration` | histogram | s | `mcp.method.name`, `mcp.protocol.version`, `network.transport`, `error.type` (a JSON-RPC code, `timeout` or `cancelled`), `rpc.response.status_code` |
 //! | `mcp.server.active_requests` | up-down counter | `{request}` | `network.transport` |
 //! | `mcp.server.active_sessions` | up-down counter | `{session}` | `network.transport` |
 //! | `mcp.server.active_tasks` | up-down counter | `{task}` | — |
@@ -22,7 +23,7 @@
 //! this process, and open `subscriptions/listen` streams. Sessions count where they are
 //! held: a session restored from a shared store counts on each instance that holds it.
 //!
-//! Both histograms use the conventions' bucket boundaries (10 ms to 300 s).
+//! The histograms use the conventions' bucket boundaries (10 ms to 300 s).
 //! [`Prometheus`] renders the meter provider's metrics in the Prometheus text format, for a
 //! `/metrics` route.
 //!
@@ -114,6 +115,8 @@ struct Instruments {
     /// `operation_duration` bound to each attribute set seen so far.
     operations: BoundSamples,
     session_duration: Histogram<f64>,
+    /// The server's own requests to the client, as the conventions' client histogram.
+    client_duration: Histogram<f64>,
     // The gauges are counted in atomics and observed when metrics are collected: a request
     // pays two atomic adds instead of two aggregations of an up-down counter.
     active_requests: Arc<Live>,
@@ -247,6 +250,10 @@ impl Telemetry {
                 session_duration: histogram(
                     "mcp.server.session.duration",
                     "The duration of an MCP session as observed on the server.",
+                ),
+                client_duration: histogram(
+                    "mcp.client.operation.duration",
+                    "The duration of an MCP request the server sent its client, from its sending until its response arrived.",
                 ),
                 active_requests: live(
                     "mcp.server.active_requests",
@@ -807,7 +814,7 @@ impl SessionTelemetry {
     /// The CLIENT span of a request the server sends the client in this session (sampling,
     /// elicitation, roots, ping): a child of the current context (the handler's request
     /// span), named by its method, and the context its `_meta` carries, so that the client's
-    /// own span of it is that span's child. `None` without spans.
+    /// own span of it is that span's child. Without spans, only its duration is recorded.
     pub(crate) fn outgoing(
         &self,
         method: &str,
@@ -815,10 +822,24 @@ impl SessionTelemetry {
         session_id: Option<&str>,
         version: Option<ProtocolVersion>,
     ) -> Option<OutgoingTelemetry> {
-        let tracer = self.telemetry.inner.tracer.as_ref()?;
         let name: Cow<'static, str> = match OUTGOING.into_iter().find(|m| *m == method) {
             Some(known) => known.into(),
             None => method.to_owned().into(),
+        };
+        let mut sample = Vec::with_capacity(5);
+        sample.push(KeyValue::new("mcp.method.name", name.clone()));
+        sample.push(KeyValue::new("network.transport", self.transport));
+        if let Some(version) = version {
+            sample.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
+        let Some(tracer) = self.telemetry.inner.tracer.as_ref() else {
+            return Some(OutgoingTelemetry {
+                telemetry: self.telemetry.clone(),
+                context: None,
+                sample,
+                started: Instant::now(),
+                finished: false,
+            });
         };
         let id = match id {
             mcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
@@ -841,7 +862,10 @@ impl SessionTelemetry {
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);
         Some(OutgoingTelemetry {
-            context: parent.with_span(span),
+            telemetry: self.telemetry.clone(),
+            context: Some(parent.with_span(span)),
+            sample,
+            started: Instant::now(),
             finished: false,
         })
     }
@@ -865,11 +889,16 @@ pub(crate) enum OutgoingFailure<'a> {
     Abandoned,
 }
 
-/// The CLIENT span of a request the server sent; ended by [`finish`](Self::finish), or,
-/// marked as abandoned, when dropped before (the asking handler's future was dropped, or the
-/// request could not be written).
+/// The CLIENT span and the duration of a request the server sent; ended by
+/// [`finish`](Self::finish), or, marked as abandoned, when dropped before (the asking
+/// handler's future was dropped, or the request could not be written).
 pub(crate) struct OutgoingTelemetry {
-    context: Context,
+    telemetry: Telemetry,
+    /// The span in its parent's context; `None` without spans.
+    context: Option<Context>,
+    /// The duration sample's attributes known at the start.
+    sample: Vec<KeyValue>,
+    started: Instant,
     finished: bool,
 }
 
@@ -883,9 +912,9 @@ impl Drop for OutgoingTelemetry {
 }
 
 impl OutgoingTelemetry {
-    /// The context the request's `_meta` carries.
-    pub(crate) fn context(&self) -> &Context {
-        &self.context
+    /// The context the request's `_meta` carries: `None` without spans.
+    pub(crate) fn context(&self) -> Option<&Context> {
+        self.context.as_ref()
     }
 
     /// Ends the span: an error response marks it with the code as `error.type` and
@@ -895,26 +924,41 @@ impl OutgoingTelemetry {
         self.end(failure);
     }
 
-    fn end(&self, failure: Option<OutgoingFailure<'_>>) {
-        let span = self.context.span();
-        match failure {
-            None => {}
+    fn end(&mut self, failure: Option<OutgoingFailure<'_>>) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let mut ending = Vec::with_capacity(2);
+        let status = match failure {
+            None => None,
             Some(OutgoingFailure::Code(code, message)) => {
                 let code = itoa::Buffer::new().format(code).to_owned();
-                span.set_attribute(KeyValue::new("error.type", code.clone()));
-                span.set_attribute(KeyValue::new("rpc.response.status_code", code));
-                span.set_status(Status::error(message.to_owned()));
+                ending.push(KeyValue::new("error.type", code.clone()));
+                ending.push(KeyValue::new("rpc.response.status_code", code));
+                Some(Status::error(message.to_owned()))
             }
             Some(OutgoingFailure::Timeout) => {
-                span.set_attribute(KeyValue::new("error.type", "timeout"));
-                span.set_status(Status::error("no answer within the request timeout"));
+                ending.push(KeyValue::new("error.type", "timeout"));
+                Some(Status::error("no answer within the request timeout"))
             }
             Some(OutgoingFailure::Abandoned) => {
-                span.set_attribute(KeyValue::new("error.type", "cancelled"));
-                span.set_status(Status::error("abandoned before the client answered"));
+                ending.push(KeyValue::new("error.type", "cancelled"));
+                Some(Status::error("abandoned before the client answered"))
             }
+        };
+        if let Some(context) = &self.context {
+            let span = context.span();
+            for kv in &ending {
+                span.set_attribute(kv.clone());
+            }
+            if let Some(status) = status {
+                span.set_status(status);
+            }
+            span.end();
         }
-        span.end();
+        self.sample.append(&mut ending);
+        self.telemetry
+            .inner
+            .client_duration
+            .record(elapsed, &self.sample);
     }
 }
 
@@ -957,7 +1001,11 @@ mod tests {
         let tracers = SdkTracerProvider::builder()
             .with_simple_exporter(spans.clone())
             .build();
-        let telemetry = Telemetry::new(&tracers, &SdkMeterProvider::default());
+        let prometheus = Prometheus::new();
+        let meters = SdkMeterProvider::builder()
+            .with_reader(prometheus.reader())
+            .build();
+        let telemetry = Telemetry::new(&tracers, &meters);
         let session = telemetry.session("2025-06-18", "tcp");
         let send = |method: &str, n: i64, failure: Option<OutgoingFailure<'_>>| {
             let outgoing = session
@@ -968,7 +1016,7 @@ mod tests {
                     Some(ProtocolVersion::V2025_06_18),
                 )
                 .expect("a span with a tracer");
-            assert!(outgoing.context().span().span_context().is_valid());
+            assert!(outgoing.context().unwrap().span().span_context().is_valid());
             outgoing.finish(failure);
         };
         send("roots/list", 1, None);
@@ -1020,13 +1068,47 @@ mod tests {
         assert_eq!(attr(&ended[4], "error.type").as_deref(), Some("cancelled"));
         assert!(matches!(ended[4].status, Status::Error { .. }));
 
-        // Without spans (metrics only), no span and nothing to carry.
-        let metrics_only = Telemetry::metrics_only(&SdkMeterProvider::default());
+        // Each request is a sample of the conventions' client histogram, by how it ended.
+        let text = prometheus.render().unwrap();
+        let count = |labels: &str| {
+            let line = format!("mcp_client_operation_duration_seconds_count{{{labels}}} ");
+            text.lines()
+                .find_map(|l| l.strip_prefix(&line))
+                .unwrap_or_else(|| panic!("no {line} in\n{text}"))
+                .to_owned()
+        };
+        let v = r#"mcp_protocol_version="2025-06-18",network_transport="tcp""#;
+        for labels in [
+            format!(r#"mcp_method_name="roots/list",{v}"#),
+            format!(
+                r#"error_type="-32600",mcp_method_name="sampling/createMessage",{v},rpc_response_status_code="-32600""#
+            ),
+            format!(r#"error_type="timeout",mcp_method_name="elicitation/create",{v}"#),
+            format!(r#"error_type="cancelled",mcp_method_name="ping",{v}"#),
+            // Dropped unanswered, in a request that gave no revision.
+            r#"error_type="cancelled",mcp_method_name="roots/list",network_transport="tcp""#
+                .to_owned(),
+        ] {
+            assert_eq!(count(&labels), "1", "{labels}");
+        }
+
+        // Without spans (metrics only), no span and nothing to carry, but the duration.
+        let prometheus = Prometheus::new();
+        let meters = SdkMeterProvider::builder()
+            .with_reader(prometheus.reader())
+            .build();
+        let metrics_only = Telemetry::metrics_only(&meters);
         let session = metrics_only.session("2025-06-18", "pipe");
+        let outgoing = session
+            .outgoing("roots/list", &RequestId::Number(1), None, None)
+            .unwrap();
+        assert!(outgoing.context().is_none());
+        outgoing.finish(None);
+        let text = prometheus.render().unwrap();
         assert!(
-            session
-                .outgoing("roots/list", &RequestId::Number(1), None, None)
-                .is_none()
+            text.lines().any(|l| l
+                == r#"mcp_client_operation_duration_seconds_count{mcp_method_name="roots/list",network_transport="pipe"} 1"#),
+            "{text}"
         );
     }
 }

@@ -244,8 +244,8 @@ impl LegacySession {
         #[cfg(feature = "otel")]
         let params = {
             let mut params = params;
-            let trace = match &outgoing {
-                Some(outgoing) => Some(outgoing.context().clone()),
+            let trace = match outgoing.as_ref().and_then(|o| o.context()) {
+                Some(context) => Some(context.clone()),
                 None => crate::otel::trace_context(),
             };
             if let Some(trace) = trace {

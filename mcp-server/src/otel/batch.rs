@@ -11,7 +11,7 @@
 //! The batching rules are the SDK's, read from the same variables.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 use tokio::sync::Notify;
 
 use super::otlp::{Env, Exporter, OtelError};
-use super::protobuf::{EncodedSpans, encoded_trace_request};
+use super::protobuf::{EncodedSpans, encoded_trace_request, head_room};
 
 /// The batching rules (`OTEL_BSP_*`), with the SDK's defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +92,8 @@ struct Shared {
     exporter: Exporter,
     /// The tracer provider's, set as it is built.
     resource: RwLock<Resource>,
+    /// The room a batch keeps for the head of its export ([`head_room`] of the resource).
+    front: AtomicUsize,
     /// Spans dropped because the queue was full.
     dropped: AtomicU64,
 }
@@ -132,6 +134,7 @@ impl SpanBatcher {
             settings,
             exporter,
             resource: RwLock::new(Resource::builder_empty().build()),
+            front: AtomicUsize::new(0),
             dropped: AtomicU64::new(0),
         });
         let worker = runtime.spawn(work(shared.clone()));
@@ -163,8 +166,9 @@ async fn work(shared: Arc<Shared>) {
             return;
         }
         while let Some(batch) = shared.take(timed_out) {
-            if let Err(e) = shared.send(&batch).await {
-                tracing::warn!(error = %e, spans = batch.len(), "OTLP span export failed");
+            let spans = batch.len();
+            if let Err(e) = shared.send(batch).await {
+                tracing::warn!(error = %e, spans, "OTLP span export failed");
             }
         }
     }
@@ -176,7 +180,7 @@ impl Shared {
         queue.take(self.settings.max_batch, any)
     }
 
-    async fn send(&self, batch: &EncodedSpans) -> OTelSdkResult {
+    async fn send(&self, batch: EncodedSpans) -> OTelSdkResult {
         let body = {
             let resource = self.resource.read().unwrap_or_else(|e| e.into_inner());
             encoded_trace_request(&resource, batch)
@@ -202,7 +206,7 @@ impl Shared {
         let shared = self.clone();
         self.exporter.runtime().spawn(async move {
             let mut result = Ok(());
-            for batch in &batches {
+            for batch in batches {
                 if let Err(e) = shared.send(batch).await {
                     result = Err(e);
                 }
@@ -253,7 +257,10 @@ impl SpanProcessor for SpanBatcher {
             .back()
             .is_none_or(|last| last.len() >= max_batch)
         {
-            queue.batches.push_back(EncodedSpans::with_room(max_batch));
+            let front = shared.front.load(Ordering::Relaxed);
+            queue
+                .batches
+                .push_back(EncodedSpans::with_room(max_batch, front));
         }
         let Some(filling) = queue.batches.back_mut() else {
             return;
@@ -300,6 +307,9 @@ impl SpanProcessor for SpanBatcher {
             .resource
             .write()
             .unwrap_or_else(|e| e.into_inner()) = resource.clone();
+        self.shared
+            .front
+            .store(head_room(resource), Ordering::Relaxed);
     }
 }
 

@@ -744,7 +744,7 @@ impl Exporter {
 
     /// Sends one export's body (again after a transient failure, within the timeout); a
     /// collector's partial success is logged.
-    pub(super) async fn send(&self, body: Option<Vec<u8>>) -> OTelSdkResult {
+    pub(super) async fn send(&self, body: Option<Bytes>) -> OTelSdkResult {
         let Some(mut body) = body else {
             return Err(OTelSdkError::AlreadyShutdown);
         };
@@ -752,7 +752,7 @@ impl Exporter {
         let failed =
             |e: HttpError| OTelSdkError::InternalFailure(format!("OTLP {what} export: {e}"));
         if self.gzip {
-            body = gzip(&body).map_err(|e| failed(e.into()))?;
+            body = Bytes::from(gzip(&body).map_err(|e| failed(e.into()))?);
         }
         let reply = self
             .client
@@ -760,7 +760,7 @@ impl Exporter {
                 transport: self.transport,
                 uri: self.endpoint.clone(),
                 headers: self.headers.clone(),
-                body: Bytes::from(body),
+                body,
                 #[cfg(feature = "otlp-grpc")]
                 gzipped: self.gzip,
             })
@@ -794,7 +794,8 @@ impl Exporter {
 
 impl PushMetricExporter for Exporter {
     fn export(&self, metrics: &ResourceMetrics) -> impl Future<Output = OTelSdkResult> + Send {
-        let body = (!self.stopped()).then(|| super::protobuf::export_metrics_request(metrics));
+        let body = (!self.stopped())
+            .then(|| Bytes::from(super::protobuf::export_metrics_request(metrics)));
         self.send(body)
     }
 

@@ -14,6 +14,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use bytes::Bytes;
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry::{Array, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::Resource;
@@ -131,6 +132,27 @@ impl Writer {
     /// A `KeyValue` (key 1, `AnyValue` 2). Attributes are most of a span, so the lengths of
     /// one holding a scalar or a string are counted up front rather than fixed up after.
     fn key_value(&mut self, field: u32, key: &str, value: &Value) {
+        if let Value::String(s) = value {
+            let (k, v) = (key.as_bytes(), s.as_str().as_bytes());
+            // The usual attribute, a short key and a short string, whose every length takes
+            // one byte: written as four pieces.
+            if field < 16 && !k.is_empty() && k.len() + v.len() <= 121 {
+                let any = 2 + v.len();
+                let len = 2 + k.len() + 2 + any;
+                self.buf.reserve(2 + len);
+                self.buf.extend_from_slice(&[
+                    (field << 3 | LEN) as u8,
+                    len as u8,
+                    0x0a,
+                    k.len() as u8,
+                ]);
+                self.buf.extend_from_slice(k);
+                self.buf
+                    .extend_from_slice(&[0x12, any as u8, 0x0a, v.len() as u8]);
+                self.buf.extend_from_slice(v);
+                return;
+            }
+        }
         let any = match value {
             Value::String(s) => 1 + varint_len(s.as_str().len() as u64) + s.as_str().len(),
             Value::Bool(_) => 2,
@@ -295,20 +317,58 @@ fn nanos(time: SystemTime) -> u64 {
 /// Spans written ahead of their export, each as its `ScopeSpans.spans` member (`Span`,
 /// field 2) in the buffer of its instrumentation scope, the scopes in the order they first
 /// appear: nearly always a single one (the server's), so a list searched in order beats a
-/// map. [`encoded_trace_request`] wraps them in the rest of the message.
+/// map. [`encoded_trace_request`] wraps them in the rest of the message; in front of the
+/// first scope's spans it leaves room for the message's head, so that a batch of one scope
+/// is sent as written, not copied.
 #[derive(Debug, Default)]
 pub(crate) struct EncodedSpans {
+    /// Each scope and its spans; the first scope's buffer starts with `gap` bytes kept free.
     scopes: Vec<(InstrumentationScope, Vec<u8>)>,
     spans: usize,
     /// The first scope's buffer is made with room for this many spans of the usual size.
     room: usize,
+    /// What the resource's part of the head takes at most ([`head_room`]).
+    front: usize,
+    /// Bytes kept free at the start of the first scope's buffer.
+    gap: usize,
+}
+
+/// The room the head of an export of `resource`'s spans takes before its scope's: the
+/// `ResourceSpans` key and length, and the resource.
+pub(crate) fn head_room(resource: &Resource) -> usize {
+    1 + 5 + resource_message(resource).len()
+}
+
+/// A scope's part of the head: the `ScopeSpans` key and length, at most, and the scope.
+fn scope_room(scope: &InstrumentationScope) -> usize {
+    1 + 5 + small(|w| w.message(1, |w| w.scope(scope))).len()
+}
+
+/// What `write` writes, on its own.
+fn small(write: impl FnOnce(&mut Writer)) -> Vec<u8> {
+    let mut w = Writer { buf: Vec::new() };
+    write(&mut w);
+    w.buf
+}
+
+/// `ResourceSpans.resource`, with its key and length.
+fn resource_message(resource: &Resource) -> Vec<u8> {
+    small(|w| {
+        w.message(1, |w| {
+            for (key, value) in resource.iter() {
+                w.key_value(1, key.as_str(), value);
+            }
+        });
+    })
 }
 
 impl EncodedSpans {
-    /// Room for `spans` spans of the usual size (about 300 bytes each) once the first comes.
-    pub(crate) fn with_room(spans: usize) -> EncodedSpans {
+    /// Room for `spans` spans of the usual size (about 300 bytes each) once the first comes,
+    /// and `front` bytes (see [`head_room`]) for the head before them.
+    pub(crate) fn with_room(spans: usize, front: usize) -> EncodedSpans {
         EncodedSpans {
             room: spans.min(4096),
+            front,
             ..EncodedSpans::default()
         }
     }
@@ -316,15 +376,18 @@ impl EncodedSpans {
     /// Writes `span` after the others of its scope.
     pub(crate) fn push(&mut self, span: &SpanData) {
         let scope = &span.instrumentation_scope;
-        let at = match self.scopes.iter().position(|(s, _)| s == scope) {
+        let at = match self.scopes.iter().position(|(s, _)| same_scope(s, scope)) {
             Some(at) => at,
             None => {
-                let room = if self.scopes.is_empty() {
-                    self.room * 384
+                let buf = if self.scopes.is_empty() {
+                    self.gap = self.front + scope_room(scope);
+                    let mut buf = Vec::with_capacity(self.gap + self.room * 384);
+                    buf.resize(self.gap, 0);
+                    buf
                 } else {
-                    1024
+                    Vec::with_capacity(1024)
                 };
-                self.scopes.push((scope.clone(), Vec::with_capacity(room)));
+                self.scopes.push((scope.clone(), buf));
                 self.scopes.len() - 1
             }
         };
@@ -347,39 +410,105 @@ impl EncodedSpans {
     }
 }
 
+/// Whether two scopes are equal; first by where their texts are, as the scope every server
+/// span shares is the same static strings each time.
+fn same_scope(a: &InstrumentationScope, b: &InstrumentationScope) -> bool {
+    fn at(text: Option<&str>) -> Option<(*const u8, usize)> {
+        text.map(|t| (t.as_ptr(), t.len()))
+    }
+    let placed = at(Some(a.name())) == at(Some(b.name()))
+        && at(a.version()) == at(b.version())
+        && at(a.schema_url()) == at(b.schema_url())
+        && a.attributes().next().is_none()
+        && b.attributes().next().is_none();
+    placed || a == b
+}
+
 /// An `ExportTraceServiceRequest` holding `spans` under `resource`: one `ResourceSpans`,
 /// with one `ScopeSpans` per instrumentation scope in the order the scopes first appear.
 #[cfg(test)]
 pub(crate) fn export_trace_request(resource: &Resource, spans: &[SpanData]) -> Vec<u8> {
-    let mut encoded = EncodedSpans::with_room(spans.len());
+    let mut encoded = EncodedSpans::with_room(spans.len(), head_room(resource));
     for span in spans {
         encoded.push(span);
     }
-    encoded_trace_request(resource, &encoded)
+    encoded_trace_request(resource, encoded).to_vec()
 }
 
-/// The `ExportTraceServiceRequest` of spans written ahead, under `resource`.
-pub(crate) fn encoded_trace_request(resource: &Resource, spans: &EncodedSpans) -> Vec<u8> {
-    let written: usize = spans.scopes.iter().map(|(_, b)| b.len()).sum();
-    let mut w = Writer {
-        buf: Vec::with_capacity(256 + written + 64 * spans.scopes.len()),
+/// One `ScopeSpans` of an export: its scope (field 1, with key and length), its spans
+/// (field 2 each, written; after `gap` free bytes), its schema URL (3).
+struct ScopePart {
+    head: Vec<u8>,
+    spans: Vec<u8>,
+    gap: usize,
+    tail: Vec<u8>,
+}
+
+impl ScopePart {
+    /// The `ScopeSpans` message's length.
+    fn len(&self) -> usize {
+        self.head.len() + self.spans.len() - self.gap + self.tail.len()
+    }
+}
+
+/// The `ExportTraceServiceRequest` of spans written ahead, under `resource`. With one scope
+/// whose head fits the room left for it, the head is written there and the spans are sent
+/// where they are; otherwise every length is counted first and the spans are copied once.
+pub(crate) fn encoded_trace_request(resource: &Resource, spans: EncodedSpans) -> Bytes {
+    // `ResourceSpans`: the resource (1), a `ScopeSpans` per scope (2), the schema URL (3).
+    let resource_head = resource_message(resource);
+    let resource_tail = small(|w| w.string(3, resource.schema_url().unwrap_or_default()));
+    let gap = spans.gap;
+    let mut scopes: Vec<ScopePart> = spans
+        .scopes
+        .into_iter()
+        .enumerate()
+        .map(|(n, (scope, written))| ScopePart {
+            head: small(|w| w.message(1, |w| w.scope(&scope))),
+            spans: written,
+            gap: if n == 0 { gap } else { 0 },
+            tail: small(|w| w.string(3, scope.schema_url().unwrap_or_default())),
+        })
+        .collect();
+    let framed = |len: usize| 1 + varint_len(len as u64) + len;
+    let resource_len = resource_head.len()
+        + scopes.iter().map(|s| framed(s.len())).sum::<usize>()
+        + resource_tail.len();
+    let mut top = Writer {
+        buf: Vec::with_capacity(6 + resource_head.len()),
     };
-    w.message(1, |w| {
-        w.message(1, |w| {
-            for (key, value) in resource.iter() {
-                w.key_value(1, key.as_str(), value);
-            }
-        });
-        for (scope, written) in &spans.scopes {
-            w.message(2, |w| {
-                w.message(1, |w| w.scope(scope));
-                w.buf.extend_from_slice(written);
-                w.string(3, scope.schema_url().unwrap_or_default());
-            });
+    top.key(1, LEN);
+    top.varint(resource_len as u64);
+    top.buf.extend_from_slice(&resource_head);
+    if let [only] = &mut scopes[..] {
+        let mut head = Writer {
+            buf: top.buf.clone(),
+        };
+        head.key(2, LEN);
+        head.varint(only.len() as u64);
+        head.buf.extend_from_slice(&only.head);
+        if head.buf.len() <= only.gap {
+            let from = only.gap - head.buf.len();
+            let mut body = std::mem::take(&mut only.spans);
+            body[from..only.gap].copy_from_slice(&head.buf);
+            body.extend_from_slice(&only.tail);
+            body.extend_from_slice(&resource_tail);
+            return Bytes::from(body).slice(from..);
         }
-        w.string(3, resource.schema_url().unwrap_or_default());
-    });
-    w.buf
+    }
+    let mut w = Writer {
+        buf: Vec::with_capacity(framed(resource_len)),
+    };
+    w.buf.extend_from_slice(&top.buf);
+    for scope in &scopes {
+        w.key(2, LEN);
+        w.varint(scope.len() as u64);
+        w.buf.extend_from_slice(&scope.head);
+        w.buf.extend_from_slice(&scope.spans[scope.gap..]);
+        w.buf.extend_from_slice(&scope.tail);
+    }
+    w.buf.extend_from_slice(&resource_tail);
+    Bytes::from(w.buf)
 }
 
 /// An `ExportMetricsServiceRequest` holding `metrics` (`metrics/v1/metrics.proto`): one
@@ -901,7 +1030,8 @@ mod tests {
             data
         };
         let spans = [sized(0), sized(200), sized(20_000), sized(0)];
-        let mut encoded = EncodedSpans::with_room(1);
+        // No room in front: the head is written before a copy of the spans.
+        let mut encoded = EncodedSpans::with_room(1, 0);
         let mut lengths = Vec::new();
         for data in &spans {
             let before: usize = encoded.scopes.iter().map(|(_, b)| b.len()).sum();
@@ -914,9 +1044,57 @@ mod tests {
             lengths[0] < 130 && lengths[1] > 200 && lengths[2] > 20_000,
             "{lengths:?}"
         );
-        let body = encoded_trace_request(&resource, &encoded);
-        let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+        let body = encoded_trace_request(&resource, encoded);
+        let decoded = ExportTraceServiceRequest::decode(&body[..]).unwrap();
         assert_eq!(decoded, reference(&resource, &spans));
+    }
+
+    /// Short string attributes take a path of their own: around its bounds, and with an
+    /// empty key or value, the output is what the SDK's conversion gives.
+    #[test]
+    fn string_attributes_around_the_short_path_bounds() {
+        let resource = Resource::builder_empty().build();
+        let scope = InstrumentationScope::builder("s").build();
+        let mut data = span(&scope, 1, Status::Unset, SpanKind::Server);
+        data.events = SpanEvents::default();
+        data.links = SpanLinks::default();
+        data.attributes = [0, 1, 119, 120, 121, 122, 126, 200]
+            .into_iter()
+            .map(|n| KeyValue::new("k", "v".repeat(n)))
+            .chain([
+                KeyValue::new("", "empty key"),
+                KeyValue::new("k".repeat(121), ""),
+                KeyValue::new("k".repeat(122), ""),
+                KeyValue::new("é", "ü✓"),
+            ])
+            .collect();
+        let body = export_trace_request(&resource, std::slice::from_ref(&data));
+        let decoded = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+        assert_eq!(decoded, reference(&resource, &[data]));
+    }
+
+    /// The head goes in the room kept for it when it fits, and before a copy when the
+    /// resource grew since the room was kept.
+    #[test]
+    fn the_head_in_its_room_or_before_a_copy() {
+        let scope = InstrumentationScope::builder("mcp-server")
+            .with_version("1")
+            .build();
+        let mut data = span(&scope, 2, Status::Unset, SpanKind::Server);
+        data.events = SpanEvents::default();
+        data.links = SpanLinks::default();
+        let small = Resource::builder_empty().build();
+        let large = Resource::builder()
+            .with_service_name("x".repeat(300))
+            .build();
+        for (kept_for, sent_with) in [(&small, &small), (&large, &large), (&small, &large)] {
+            let mut encoded = EncodedSpans::with_room(4, head_room(kept_for));
+            encoded.push(&data);
+            encoded.push(&data);
+            let body = encoded_trace_request(sent_with, encoded);
+            let decoded = ExportTraceServiceRequest::decode(&body[..]).unwrap();
+            assert_eq!(decoded, reference(sent_with, &[data.clone(), data.clone()]));
+        }
     }
 
     #[test]

@@ -234,11 +234,25 @@ mod observed {
             uri,
             session_id: conn.session_id(),
             transport: conn.transport().as_str(),
+            version: version(conn, meta),
             trace_parent: text("traceparent").map(|traceparent| TraceCarrier {
                 traceparent,
                 tracestate: text("tracestate"),
             }),
         })
+    }
+
+    /// The request's protocol revision: its legacy session's, or the one its `_meta` names.
+    fn version(conn: &Connection, meta: Option<&RequestMetaObject>) -> Option<ProtocolVersion> {
+        match conn.legacy_version() {
+            Some(negotiated) => negotiated,
+            None => meta.and_then(|m| {
+                m.protocol_version
+                    .as_deref()?
+                    .parse::<ProtocolVersion>()
+                    .ok()
+            }),
+        }
     }
 
     #[derive(Deserialize)]
@@ -258,15 +272,7 @@ mod observed {
         conn: &Connection,
         meta: Option<&RequestMetaObject>,
     ) {
-        let version = match conn.legacy_version() {
-            Some(negotiated) => negotiated,
-            None => meta.and_then(|m| {
-                m.protocol_version
-                    .as_deref()?
-                    .parse::<ProtocolVersion>()
-                    .ok()
-            }),
-        };
+        let version = version(conn, meta);
         let (error, tool_error) = match reply {
             Reply::Response(r) => (
                 r.error.map(|code| {

@@ -301,6 +301,7 @@ impl Telemetry {
             method: req.method,
             target: req.target,
             transport: req.transport,
+            version: req.version,
             started: Instant::now(),
         }
     }
@@ -429,6 +430,9 @@ pub(crate) struct RequestFacts<'a> {
     pub(crate) session_id: Option<&'a str>,
     /// `network.transport`: `pipe` or `tcp`.
     pub(crate) transport: &'static str,
+    /// The protocol revision, when known before the request is handled (not for
+    /// `initialize`, which settles it).
+    pub(crate) version: Option<ProtocolVersion>,
     pub(crate) trace_parent: Option<TraceCarrier<'a>>,
 }
 
@@ -492,6 +496,9 @@ fn start_span(
         mcp_core::jsonrpc::RequestId::String(s) => s.clone(),
     };
     attributes.push(KeyValue::new("jsonrpc.request.id", id));
+    if let Some(version) = req.version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+    }
     if let Some(uri) = req.uri {
         attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
     }
@@ -538,6 +545,8 @@ pub(crate) struct RequestTelemetry<'a> {
     method: &'a str,
     target: Option<Target<'a>>,
     transport: &'static str,
+    /// The revision the span started with.
+    version: Option<ProtocolVersion>,
     started: Instant,
 }
 
@@ -570,14 +579,16 @@ impl RequestTelemetry<'_> {
         };
         if let (true, Some(context)) = (self.traced(), &self.context) {
             let span = context.span();
-            let mut attributes = Vec::with_capacity(3);
-            sample.ending_attributes(&mut attributes);
+            // The revision only when the span did not start with it (`initialize`). One at a
+            // time: there are rarely any, and a vector would cost more than the span's lock
+            // taken again.
+            let known = self.version.is_some() && self.version == sample.version;
+            sample.ending_attributes(!known, |kv| span.set_attribute(kv));
             match outcome.error {
                 Some((_, message)) => span.set_status(Status::error(message.unwrap_or_default())),
                 None if outcome.tool_error => span.set_status(Status::error("tool_error")),
                 None => {}
             }
-            span.set_attributes(attributes);
             span.end();
         }
         let i = &*self.telemetry.inner;
@@ -616,23 +627,23 @@ impl Sample<'_> {
     /// The attributes the sample is recorded with.
     fn attributes(&self) -> Vec<KeyValue> {
         let mut attributes = shared_attributes(self.method, self.transport, self.target);
-        self.ending_attributes(&mut attributes);
+        self.ending_attributes(true, |kv| attributes.push(kv));
         attributes
     }
 
-    /// The attributes known only when the request has ended: the protocol revision and the
-    /// error, if any.
-    fn ending_attributes(&self, attributes: &mut Vec<KeyValue>) {
-        if let Some(version) = self.version {
-            attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+    /// The attributes known only when the request has ended: the protocol revision (unless
+    /// not `with_version`) and the error, if any.
+    fn ending_attributes(&self, with_version: bool, mut add: impl FnMut(KeyValue)) {
+        if let (true, Some(version)) = (with_version, self.version) {
+            add(KeyValue::new("mcp.protocol.version", version.as_str()));
         }
         match self.ending {
             Ending::Ok => {}
-            Ending::ToolError => attributes.push(KeyValue::new("error.type", "tool_error")),
+            Ending::ToolError => add(KeyValue::new("error.type", "tool_error")),
             Ending::Code(code) => {
                 let code = code.to_string();
-                attributes.push(KeyValue::new("error.type", code.clone()));
-                attributes.push(KeyValue::new("rpc.response.status_code", code));
+                add(KeyValue::new("error.type", code.clone()));
+                add(KeyValue::new("rpc.response.status_code", code));
             }
         }
     }

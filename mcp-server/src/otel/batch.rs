@@ -88,6 +88,9 @@ struct Shared {
     queue: Mutex<Queue>,
     /// A batch filled up, or the processor is stopping.
     wake: Notify,
+    /// Held while batches are sent: one export at a time, as the SDK's processor makes
+    /// them, and a flush waits for the export under way before it sends what waits.
+    sending: tokio::sync::Mutex<()>,
     settings: BatchSettings,
     exporter: Exporter,
     /// The tracer provider's, set as it is built.
@@ -131,6 +134,7 @@ impl SpanBatcher {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
+            sending: tokio::sync::Mutex::new(()),
             settings,
             exporter,
             resource: RwLock::new(Resource::builder_empty().build()),
@@ -165,7 +169,11 @@ async fn work(shared: Arc<Shared>) {
         {
             return;
         }
-        while let Some(batch) = shared.take(timed_out) {
+        loop {
+            let _sending = shared.sending.lock().await;
+            let Some(batch) = shared.take(timed_out) else {
+                break;
+            };
             let spans = batch.len();
             if let Err(e) = shared.send(batch).await {
                 tracing::warn!(error = %e, spans, "OTLP span export failed");
@@ -188,23 +196,22 @@ impl Shared {
         self.exporter.send(Some(body)).await
     }
 
-    /// Sends everything waiting, on the export runtime, and waits for it (at most
-    /// `timeout` past what the exports' own timeouts allow).
-    fn flush(self: &Arc<Self>, timeout: Option<Duration>) -> OTelSdkResult {
-        let batches: Vec<EncodedSpans> = {
-            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-            let mut batches = Vec::new();
-            while let Some(batch) = queue.take(self.settings.max_batch, true) {
-                batches.push(batch);
-            }
-            batches
-        };
-        if batches.is_empty() {
+    /// Sends everything waiting, after the export under way if there is one, on the export
+    /// runtime, and waits for it: at most `timeout`, after which the exports go on without
+    /// being waited for.
+    fn flush(self: &Arc<Self>, timeout: Duration) -> OTelSdkResult {
+        let idle = self.sending.try_lock().is_ok();
+        if idle && self.queue.lock().unwrap_or_else(|e| e.into_inner()).spans == 0 {
             return Ok(());
         }
         let (done, finished) = std::sync::mpsc::sync_channel(1);
         let shared = self.clone();
         self.exporter.runtime().spawn(async move {
+            let _sending = shared.sending.lock().await;
+            let batches: Vec<EncodedSpans> = {
+                let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+                std::iter::from_fn(|| queue.take(shared.settings.max_batch, true)).collect()
+            };
             let mut result = Ok(());
             for batch in batches {
                 if let Err(e) = shared.send(batch).await {
@@ -213,18 +220,12 @@ impl Shared {
             }
             let _ = done.send(result);
         });
-        let waited = match timeout {
-            Some(timeout) => finished.recv_timeout(timeout).map_err(|e| match e {
-                std::sync::mpsc::RecvTimeoutError::Timeout => OTelSdkError::Timeout(timeout),
-                std::sync::mpsc::RecvTimeoutError::Disconnected => {
-                    OTelSdkError::InternalFailure("the export runtime stopped".into())
-                }
-            }),
-            None => finished
-                .recv()
-                .map_err(|_| OTelSdkError::InternalFailure("the export runtime stopped".into())),
-        };
-        waited?
+        finished.recv_timeout(timeout).map_err(|e| match e {
+            std::sync::mpsc::RecvTimeoutError::Timeout => OTelSdkError::Timeout(timeout),
+            std::sync::mpsc::RecvTimeoutError::Disconnected => {
+                OTelSdkError::InternalFailure("the export runtime stopped".into())
+            }
+        })?
     }
 }
 
@@ -275,8 +276,10 @@ impl SpanProcessor for SpanBatcher {
         // `span` is dropped here, on the thread that made it.
     }
 
+    /// Sends what waits, waiting at most twice the export timeout
+    /// (`OTEL_EXPORTER_OTLP_TIMEOUT`): once for an export under way, once for the rest.
     fn force_flush(&self) -> OTelSdkResult {
-        self.shared.flush(None)
+        self.shared.flush(self.shared.exporter.timeout() * 2)
     }
 
     fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
@@ -289,7 +292,7 @@ impl SpanProcessor for SpanBatcher {
         }
         // The worker ends when it next wakes; what waits is sent here.
         self.shared.wake.notify_one();
-        let flushed = self.shared.flush(Some(timeout));
+        let flushed = self.shared.flush(timeout);
         if let Some(worker) = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take() {
             worker.abort();
         }
@@ -369,18 +372,31 @@ mod tests {
         }
     }
 
-    /// A collector on 127.0.0.1 that keeps each request's body and answers 200, or with
-    /// `hold` never answers (and counts the requests it holds).
-    async fn collector(hold: bool) -> (String, Arc<Mutex<Vec<Vec<u8>>>>, Arc<AtomicUsize>) {
+    /// How the test collector answers.
+    #[derive(Clone, Copy)]
+    enum Answer {
+        /// 200 at once.
+        Now,
+        /// 200 after this long.
+        After(Duration),
+        /// Never.
+        Never,
+    }
+
+    /// A collector on 127.0.0.1 that counts the requests it has received, and keeps each
+    /// one's body as it answers it (never, for `Answer::Never`).
+    async fn collector(answer: Answer) -> (String, Arc<Mutex<Vec<Vec<u8>>>>, Arc<AtomicUsize>) {
         let bodies = Arc::new(Mutex::new(Vec::new()));
-        let held = Arc::new(AtomicUsize::new(0));
-        let (seen, holding) = (bodies.clone(), held.clone());
+        let received = Arc::new(AtomicUsize::new(0));
+        let (seen, counted) = (bodies.clone(), received.clone());
         let app = axum::Router::new().fallback(move |body: axum::body::Bytes| {
-            let (seen, holding) = (seen.clone(), holding.clone());
+            let (seen, counted) = (seen.clone(), counted.clone());
             async move {
-                if hold {
-                    holding.fetch_add(1, Ordering::SeqCst);
-                    std::future::pending::<()>().await;
+                counted.fetch_add(1, Ordering::SeqCst);
+                match answer {
+                    Answer::Now => {}
+                    Answer::After(pause) => tokio::time::sleep(pause).await,
+                    Answer::Never => std::future::pending::<()>().await,
                 }
                 seen.lock().unwrap().push(body.to_vec());
                 axum::http::StatusCode::OK
@@ -389,7 +405,7 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await });
-        (format!("http://{addr}/v1/traces"), bodies, held)
+        (format!("http://{addr}/v1/traces"), bodies, received)
     }
 
     /// The span names of each export received so far.
@@ -458,7 +474,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn full_batches_go_at_once_and_the_rest_on_flush() {
-        let (url, bodies, _) = collector(false).await;
+        let (url, bodies, _) = collector(Answer::Now).await;
         let s = setup(&url, settings(100, 2, Duration::from_secs(3600)), None);
         end_spans(&s.provider, 0..5);
         // Two full batches, sent without a flush and long before the schedule delay.
@@ -481,23 +497,51 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn the_schedule_delay_sends_a_batch_that_is_not_full() {
-        let (url, bodies, _) = collector(false).await;
+        let (url, bodies, _) = collector(Answer::Now).await;
         let s = setup(&url, settings(100, 50, Duration::from_millis(50)), None);
+        // Fewer spans than a batch: they go when the delay is up, with no flush (in one
+        // export or more, as the timer falls).
+        let sent = || exports(&bodies).concat();
         end_spans(&s.provider, 0..3);
-        until("the delayed export", || bodies.lock().unwrap().len() == 1).await;
-        assert_eq!(exports(&bodies), vec![names(0..3)]);
+        until("the delayed export", || sent().len() == 3).await;
         end_spans(&s.provider, 3..4);
-        until("the next delayed export", || {
-            bodies.lock().unwrap().len() == 2
-        })
-        .await;
-        assert_eq!(exports(&bodies)[1], names(3..4));
+        until("the next delayed export", || sent().len() == 4).await;
+        assert_eq!(sent(), names(0..4));
+        assert!(exports(&bodies).iter().all(|e| !e.is_empty()));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_flush_and_a_shutdown_wait_for_the_export_under_way() {
+        let (url, bodies, received) = collector(Answer::After(Duration::from_millis(300))).await;
+        let s = setup(&url, settings(100, 2, Duration::from_secs(3600)), None);
+        for round in 0..2 {
+            // A full batch: the worker sends it, and the collector takes its time.
+            end_spans(&s.provider, round * 2..round * 2 + 2);
+            until("the export", || {
+                received.load(Ordering::SeqCst) == round + 1
+            })
+            .await;
+            let provider = s.provider.clone();
+            let ended = tokio::task::spawn_blocking(move || {
+                if round == 0 {
+                    provider.force_flush()
+                } else {
+                    provider.shutdown()
+                }
+            })
+            .await
+            .unwrap();
+            // Neither returns before that export is answered.
+            assert!(ended.is_ok(), "{ended:?}");
+            assert_eq!(bodies.lock().unwrap().len(), round + 1);
+        }
+        assert_eq!(exports(&bodies).concat(), names(0..4));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_full_queue_drops_spans_and_counts_them() {
         // The collector never answers: the first batch's export hangs, the rest wait.
-        let (url, _, held) = collector(true).await;
+        let (url, _, held) = collector(Answer::Never).await;
         let s = setup(&url, settings(3, 2, Duration::from_secs(3600)), None);
         end_spans(&s.provider, 0..2);
         until("the first export", || held.load(Ordering::SeqCst) == 1).await;
@@ -542,7 +586,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn spans_not_sampled_and_spans_after_shutdown_are_not_exported() {
-        let (url, bodies, _) = collector(false).await;
+        let (url, bodies, _) = collector(Answer::Now).await;
         let s = setup(
             &url,
             settings(100, 1, Duration::from_secs(3600)),
@@ -551,7 +595,7 @@ mod tests {
         end_spans(&s.provider, 0..3);
         assert_eq!(s.shared.queue.lock().unwrap().spans, 0);
 
-        let (url, bodies_after, _) = collector(false).await;
+        let (url, bodies_after, _) = collector(Answer::Now).await;
         let s = setup(&url, settings(100, 1, Duration::from_secs(3600)), None);
         let provider = s.provider.clone();
         tokio::task::spawn_blocking(move || provider.shutdown())
@@ -564,18 +608,25 @@ mod tests {
             .await
             .unwrap();
         assert!(again.is_err());
-        let processor_again = {
-            let (exporter, runtime) = test_exporter(&url, Duration::from_secs(1));
-            let batcher = SpanBatcher::new(exporter, BatchSettings::default(), runtime.handle());
-            let first = tokio::task::block_in_place(|| batcher.shutdown());
-            let second = tokio::task::block_in_place(|| batcher.shutdown());
-            (first, second)
+        let (exporter, runtime) = test_exporter(&url, Duration::from_secs(1));
+        let batcher = SpanBatcher::new(exporter, BatchSettings::default(), runtime.handle());
+        let first = tokio::task::block_in_place(|| batcher.shutdown());
+        let second = tokio::task::block_in_place(|| batcher.shutdown());
+        assert!(first.is_ok(), "{first:?}");
+        assert!(matches!(second, Err(OTelSdkError::AlreadyShutdown)));
+        // A sampled span that ends after the shutdown (the SDK's tracer hands out no
+        // recording spans by then, so it is given to the processor directly) is dropped.
+        let recorded = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+        let recorder = SdkTracerProvider::builder()
+            .with_simple_exporter(recorded.clone())
+            .build();
+        end_spans(&recorder, 0..1);
+        let [late] = &recorded.get_finished_spans().unwrap()[..] else {
+            panic!("one span")
         };
-        assert!(processor_again.0.is_ok());
-        assert!(matches!(
-            processor_again.1,
-            Err(OTelSdkError::AlreadyShutdown)
-        ));
+        assert!(late.span_context.is_sampled());
+        batcher.on_end(late.clone());
+        assert_eq!(batcher.shared.queue.lock().unwrap().spans, 0);
         assert_eq!(s.shared.queue.lock().unwrap().spans, 0);
         assert!(bodies.lock().unwrap().is_empty());
         assert!(bodies_after.lock().unwrap().is_empty());

@@ -579,11 +579,10 @@ impl RequestTelemetry<'_> {
         };
         if let (true, Some(context)) = (self.traced(), &self.context) {
             let span = context.span();
-            // The revision only when the span did not start with it (`initialize`). One at a
-            // time: there are rarely any, and a vector would cost more than the span's lock
-            // taken again.
-            let known = self.version.is_some() && self.version == sample.version;
-            sample.ending_attributes(!known, |kv| span.set_attribute(kv));
+            // The revision only when the span did not start with one (`initialize`): never
+            // twice. One at a time: there are rarely any, and a vector would cost more than
+            // the span's lock taken again.
+            sample.ending_attributes(self.version.is_none(), |kv| span.set_attribute(kv));
             match outcome.error {
                 Some((_, message)) => span.set_status(Status::error(message.unwrap_or_default())),
                 None if outcome.tool_error => span.set_status(Status::error("tool_error")),

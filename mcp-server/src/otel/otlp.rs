@@ -790,6 +790,11 @@ impl Exporter {
     pub(super) fn runtime(&self) -> &tokio::runtime::Handle {
         &self.client.runtime
     }
+
+    /// How long one export may take, its retries included.
+    pub(super) fn timeout(&self) -> Duration {
+        self.client.timeout
+    }
 }
 
 impl PushMetricExporter for Exporter {

@@ -1087,11 +1087,18 @@ mod tests {
         let large = Resource::builder()
             .with_service_name("x".repeat(300))
             .build();
-        for (kept_for, sent_with) in [(&small, &small), (&large, &large), (&small, &large)] {
+        for (kept_for, sent_with, in_place) in [
+            (&small, &small, true),
+            (&large, &large, true),
+            (&small, &large, false),
+        ] {
             let mut encoded = EncodedSpans::with_room(4, head_room(kept_for));
             encoded.push(&data);
             encoded.push(&data);
+            let written = encoded.scopes[0].1.as_ptr_range();
             let body = encoded_trace_request(sent_with, encoded);
+            // In place, the body is a slice of the buffer the spans were written in.
+            assert_eq!(written.contains(&body.as_ptr()), in_place);
             let decoded = ExportTraceServiceRequest::decode(&body[..]).unwrap();
             assert_eq!(decoded, reference(sent_with, &[data.clone(), data.clone()]));
         }

@@ -47,6 +47,9 @@ pub(crate) struct Writer {
     out: String,
 }
 
+/// From this many bytes a string is written with room to spare after it ([`write_str`]).
+const LARGE: usize = 4096;
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
@@ -101,7 +104,14 @@ fn push_escape(out: &mut String, byte: u8, escape: u8) {
 #[inline]
 fn write_str(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
+    // A large string is nearly all of its message: room for it and for the rest after it,
+    // or the first byte written after it would double the buffer (and copy the string).
+    let slack = if bytes.len() >= LARGE {
+        bytes.len() / 8 + 256
+    } else {
+        0
+    };
+    out.reserve(bytes.len() + 2 + slack);
     out.push('"');
     // Up to `start` is written; every escaped byte is ASCII, so each index where one is
     // found is a char boundary.

@@ -67,6 +67,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     self.skipping = true;
                     self.buf = Vec::new();
                 } else {
+                    if found.is_none() {
+                        // The line goes on past what is buffered: room for as much again,
+                        // so a line of one to two buffers is read into one allocation.
+                        let after = self.buf.len() + chunk.len();
+                        self.buf.reserve((2 * after).min(self.max) - self.buf.len());
+                    }
                     self.buf.extend_from_slice(chunk);
                 }
             }

@@ -105,7 +105,7 @@ fn push_escape(out: &mut String, byte: u8, escape: u8) {
 fn write_str(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     // A large string is nearly all of its message: room for it and for the rest after it,
-    // or the first byte written after it would double the buffer (and copy the string).
+    // or the first byte written after it would double the buffer (and may copy the string).
     let slack = if bytes.len() >= LARGE {
         bytes.len() / 8 + 256
     } else {
@@ -716,6 +716,24 @@ mod tests {
             to_string(value).unwrap(),
             serde_json::to_string(value).unwrap()
         );
+    }
+
+    /// A large string leaves room for what follows it: the message is written into one
+    /// buffer a little larger than itself, not one doubled by the first byte after it.
+    #[test]
+    fn a_large_string_leaves_room_after_it() {
+        for len in [LARGE, 100_000, 1 << 20] {
+            let value =
+                json!({"content": [{"type": "text", "text": "x".repeat(len)}], "isError": false});
+            let text = to_string(&value).unwrap();
+            assert_eq!(text, serde_json::to_string(&value).unwrap());
+            assert!(
+                text.capacity() <= text.len() + text.len() / 8 + 512,
+                "{len}: {} for {}",
+                text.capacity(),
+                text.len()
+            );
+        }
     }
 
     #[test]

@@ -1004,6 +1004,48 @@ mod tests {
             .map(|kv| kv.value.as_str().into_owned())
     }
 
+    /// A span carries `mcp.protocol.version` once: from its start when the revision is
+    /// known then, else from its end (`initialize`), and never both.
+    #[test]
+    fn the_revision_is_on_a_request_span_once() {
+        let spans = InMemorySpanExporter::default();
+        let tracers = SdkTracerProvider::builder()
+            .with_simple_exporter(spans.clone())
+            .build();
+        let telemetry = Telemetry::new(&tracers, &SdkMeterProvider::default());
+        let id = RequestId::Number(1);
+        for (method, at_start) in [
+            ("tools/call", Some(ProtocolVersion::V2025_06_18)),
+            ("initialize", None),
+        ] {
+            let request = telemetry.request(RequestFacts {
+                method,
+                id: &id,
+                target: None,
+                uri: None,
+                session_id: None,
+                transport: "pipe",
+                version: at_start,
+                trace_parent: None,
+            });
+            request.finish(Outcome {
+                version: Some(ProtocolVersion::V2025_11_25),
+                error: None,
+                tool_error: false,
+            });
+        }
+        let ended = spans.get_finished_spans().unwrap();
+        let versions = |span: &SpanData| -> Vec<String> {
+            span.attributes
+                .iter()
+                .filter(|kv| kv.key.as_str() == "mcp.protocol.version")
+                .map(|kv| kv.value.as_str().into_owned())
+                .collect()
+        };
+        assert_eq!(versions(&ended[0]), ["2025-06-18"]);
+        assert_eq!(versions(&ended[1]), ["2025-11-25"]);
+    }
+
     /// A request the server sends the client, ended each way it can end.
     #[test]
     fn outgoing_requests_are_client_spans_marked_by_how_they_ended() {

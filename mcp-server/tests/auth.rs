@@ -543,7 +543,7 @@ async fn forged_and_stale_tokens_are_refused() {
 async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
     let old = new_keys("old");
     let ks = key_server(&[&old]).await;
-    let interval = Duration::from_millis(500);
+    let interval = Duration::from_millis(1000);
     let validator = JwtValidator::new(&ks.issuer)
         .unwrap()
         .min_refetch_interval(interval);
@@ -557,6 +557,10 @@ async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
     // The issuer rotates; once the refetch interval has passed, the new key is picked up
     // by one fetch.
     let new = new_keys("new");
+    // Signed now, so that only the requests fall inside the interval that follows the fetch.
+    let bogus: Vec<String> = (0..50)
+        .map(|i| sign(&new_keys(&format!("bogus-{i}")), &claims(&ks.issuer)))
+        .collect();
     ks.published.lock().unwrap().push(new.jwk.clone());
     tokio::time::sleep(interval + Duration::from_millis(50)).await;
     assert_eq!(
@@ -566,9 +570,8 @@ async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
     assert_eq!(ks.fetches.load(Ordering::SeqCst), 2);
 
     // Made-up key ids right after: refused, and the issuer is not asked again.
-    for i in 0..50 {
-        let bogus = new_keys(&format!("bogus-{i}"));
-        let (status, _) = status_of(&app, &sign(&bogus, &claims(&ks.issuer))).await;
+    for token in &bogus {
+        let (status, _) = status_of(&app, token).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
     assert_eq!(
@@ -1099,8 +1102,8 @@ async fn whoami_on(
 async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
     const ISSUER: &str = "https://as.example";
     const RESOURCE_HERE: &str = "http://127.0.0.1/mcp";
-    /// Fixed tokens: two people for a minute, one until the time given.
-    struct Fixed(Arc<AtomicUsize>, SystemTime);
+    /// Fixed tokens: two people for a minute, one for 1.2 s from its first validation.
+    struct Fixed(Arc<AtomicUsize>, std::sync::OnceLock<SystemTime>);
     impl TokenValidator for Fixed {
         fn validate<'a>(&'a self, token: &'a str) -> mcp_server::auth::ValidateFuture<'a> {
             self.0.fetch_add(1, Ordering::SeqCst);
@@ -1108,7 +1111,12 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
             let (who, expiry) = match token {
                 "alice-token" => ("alice", minute),
                 "bob-token" => ("bob", minute),
-                "carol-token" => ("carol", self.1),
+                "carol-token" => (
+                    "carol",
+                    *self
+                        .1
+                        .get_or_init(|| SystemTime::now() + Duration::from_millis(1_200)),
+                ),
                 _ => {
                     return Box::pin(async {
                         Err(mcp_server::auth::TokenError::Invalid(
@@ -1127,10 +1135,7 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
     let validations = Arc::new(AtomicUsize::new(0));
     let layer = AuthLayer::new(
         AuthConfig::new(RESOURCE_HERE, ISSUER).unwrap(),
-        Fixed(
-            validations.clone(),
-            SystemTime::now() + Duration::from_millis(1_200),
-        ),
+        Fixed(validations.clone(), std::sync::OnceLock::new()),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

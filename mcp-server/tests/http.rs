@@ -814,7 +814,8 @@ async fn legacy_streams_resume_with_last_event_id() {
 async fn a_get_stream_ends_when_its_session_expires() {
     let router = router(
         &server(),
-        HttpOptions::default().session_idle_timeout(Duration::from_millis(100)),
+        // Long enough that initialize and the GET fit in it on a loaded machine.
+        HttpOptions::default().session_idle_timeout(Duration::from_millis(1_000)),
     );
     let session = initialize(&router).await;
     let response = get_stream(&router, &session, None).await;

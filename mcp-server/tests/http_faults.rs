@@ -46,10 +46,12 @@ struct Live {
 
 impl Drop for Live {
     fn drop(&mut self) {
+        // Out first, then counted cancelled: a test that sees the cancellation sees the
+        // handler gone too.
+        self.counters.live.fetch_sub(1, Ordering::SeqCst);
         if self.token.is_cancelled() {
             self.counters.cancelled.fetch_add(1, Ordering::SeqCst);
         }
-        self.counters.live.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

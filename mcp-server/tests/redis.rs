@@ -360,19 +360,42 @@ async fn bus_instance(url: &str, prefix: &str) -> (Server, String) {
 
 /// The JSON-RPC messages that arrive on an SSE response within `wait`.
 async fn read_events(response: &mut reqwest::Response, wait: Duration) -> Vec<Value> {
+    read_events_while(response, wait, |_| true).await
+}
+
+/// The messages of a stream until `done` holds for them: at most 10 s, for the test to
+/// fail on what was read by then.
+async fn read_events_until(
+    response: &mut reqwest::Response,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    read_events_while(response, Duration::from_secs(10), |events| !done(events)).await
+}
+
+async fn read_events_while(
+    response: &mut reqwest::Response,
+    wait: Duration,
+    more: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    // Whole events only (a chunk cut at the deadline is not one).
+    let messages = |text: &str| -> Vec<Value> {
+        let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
+        whole
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| !d.is_empty())
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect()
+    };
     let mut text = String::new();
     let deadline = tokio::time::Instant::now() + wait;
     while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(deadline, response.chunk()).await {
         text.push_str(std::str::from_utf8(&chunk).unwrap());
+        if !more(&messages(&text)) {
+            break;
+        }
     }
-    // Whole events only (a chunk cut at the deadline is not one).
-    let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
-    whole
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
+    messages(&text)
 }
 
 #[tokio::test]
@@ -387,7 +410,8 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
     let (_c_server, c) = bus_instance(&url, &format!("{prefix}other:")).await;
 
     let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {
-        "notifications": {"resourceSubscriptions": ["note://a"], "toolsListChanged": true},
+        "notifications": {"resourceSubscriptions": ["note://a", "note://warm-up"],
+                          "toolsListChanged": true},
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {}}
     }})
@@ -409,7 +433,7 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
     };
     let mut on_b = open(b.clone()).await;
     let mut on_c = open(c.clone()).await;
-    let ack = read_events(&mut on_b, Duration::from_millis(300)).await;
+    let ack = read_events_until(&mut on_b, |events| !events.is_empty()).await;
     assert_eq!(
         ack[0]["method"], "notifications/subscriptions/acknowledged",
         "{ack:?}"
@@ -424,25 +448,26 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
     assert_eq!(get.status(), StatusCode::OK);
 
     // B subscribes to the channel as its router is made; once A's update reaches B's
-    // listener, B hears A.
+    // listener, B hears A. (Of another resource, so that a late one is not counted below.)
     let updated = |m: &Value| {
         m["method"] == "notifications/resources/updated" && m["params"]["uri"] == "note://a"
     };
+    let warmed = |m: &Value| m["params"]["uri"] == "note://warm-up";
     let mut heard = false;
     for _ in 0..50 {
-        a_server.registry().notify_resource_updated("note://a");
+        a_server
+            .registry()
+            .notify_resource_updated("note://warm-up");
         if read_events(&mut on_b, Duration::from_millis(100))
             .await
             .iter()
-            .any(updated)
+            .any(warmed)
         {
             heard = true;
             break;
         }
     }
     assert!(heard, "B's listen stream never heard A's resource update");
-    let _ = read_events(&mut on_b, Duration::from_millis(300)).await;
-    let _ = read_events(&mut get, Duration::from_millis(100)).await;
 
     // Exactly once each, and no echo back and forth: three updates are three notifications.
     for _ in 0..3 {
@@ -457,13 +482,18 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
             None,
         )
         .unwrap();
-    let seen = read_events(&mut on_b, Duration::from_millis(1_000)).await;
+    let list_changed = |m: &Value| m["method"] == "notifications/tools/list_changed";
+    let mut seen = read_events_until(&mut on_b, |events| {
+        events.iter().filter(|m| updated(m)).count() >= 3 && events.iter().any(list_changed)
+    })
+    .await;
+    // And nothing more after them.
+    seen.extend(read_events(&mut on_b, Duration::from_millis(300)).await);
+    seen.retain(|m| !warmed(m));
     let first = &seen[..seen.len().min(8)];
     assert_eq!(seen.iter().filter(|m| updated(m)).count(), 3, "{first:?}");
     assert_eq!(
-        seen.iter()
-            .filter(|m| m["method"] == "notifications/tools/list_changed")
-            .count(),
+        seen.iter().filter(|m| list_changed(m)).count(),
         1,
         "{first:?}"
     );
@@ -472,7 +502,11 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
             .all(|m| { m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "l" }),
         "{first:?}"
     );
-    let legacy = read_events(&mut get, Duration::from_millis(300)).await;
+    let mut legacy = read_events_until(&mut get, |events| {
+        events.iter().filter(|m| updated(m)).count() >= 3
+    })
+    .await;
+    legacy.extend(read_events(&mut get, Duration::from_millis(300)).await);
     assert_eq!(
         legacy.iter().filter(|m| updated(m)).count(),
         3,
@@ -948,30 +982,54 @@ async fn sse_events(
     response: &mut reqwest::Response,
     wait: Duration,
 ) -> (Vec<(String, Value)>, bool) {
+    sse_events_while(response, wait, |_| true).await
+}
+
+/// The events of a stream until `done` holds for them (or the stream ends): at most 10 s,
+/// for the test to fail on what was read by then.
+async fn sse_events_until(
+    response: &mut reqwest::Response,
+    done: impl Fn(&[(String, Value)]) -> bool,
+) -> (Vec<(String, Value)>, bool) {
+    sse_events_while(response, Duration::from_secs(10), |events| !done(events)).await
+}
+
+async fn sse_events_while(
+    response: &mut reqwest::Response,
+    wait: Duration,
+    more: impl Fn(&[(String, Value)]) -> bool,
+) -> (Vec<(String, Value)>, bool) {
+    let events = |text: &str| -> Vec<(String, Value)> {
+        let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
+        whole
+            .split("\n\n")
+            .filter_map(|event| {
+                let id = event.lines().find_map(|l| l.strip_prefix("id: "))?;
+                let data = event
+                    .lines()
+                    .find_map(|l| l.strip_prefix("data: "))
+                    .filter(|d| !d.trim().is_empty())
+                    .map_or(Value::Null, |d| serde_json::from_str(d).unwrap());
+                Some((id.to_owned(), data))
+            })
+            .collect()
+    };
     let mut text = String::new();
     let deadline = tokio::time::Instant::now() + wait;
     let ended = loop {
         match tokio::time::timeout_at(deadline, response.chunk()).await {
-            Ok(Ok(Some(chunk))) => text.push_str(std::str::from_utf8(&chunk).unwrap()),
+            Ok(Ok(Some(chunk))) => {
+                text.push_str(std::str::from_utf8(&chunk).unwrap());
+                if !more(&events(&text)) {
+                    break false;
+                }
+            }
             Ok(Ok(None)) => break true,
             Ok(Err(e)) => panic!("the stream failed: {e}"),
             Err(_) => break false,
         }
     };
-    let whole = text.rfind("\n\n").map_or("", |end| &text[..end]);
-    let events = whole
-        .split("\n\n")
-        .filter_map(|event| {
-            let id = event.lines().find_map(|l| l.strip_prefix("id: "))?;
-            let data = event
-                .lines()
-                .find_map(|l| l.strip_prefix("data: "))
-                .filter(|d| !d.trim().is_empty())
-                .map_or(Value::Null, |d| serde_json::from_str(d).unwrap());
-            Some((id.to_owned(), data))
-        })
-        .collect();
-    (events, ended)
+    (events(&text), ended)
 }
 
 /// A session's GET stream, resuming after `last_event_id` when given.
@@ -1047,8 +1105,9 @@ async fn a_response_stream_resumes_on_another_instance_exactly_once() {
     // An id naming a stream that does not exist opens a new GET stream instead.
     let unknown = format!("{}.999999.0", tag(&last_id));
     let mut fresh = get_stream(&b, &session, Some(&unknown)).await;
-    let (events, ended) = sse_events(&mut fresh, Duration::from_millis(300)).await;
+    let (mut events, ended) = sse_events_until(&mut fresh, |events| !events.is_empty()).await;
     assert!(!ended);
+    events.extend(sse_events(&mut fresh, Duration::from_millis(300)).await.0);
     assert!(
         events.len() == 1 && events[0].1.is_null() && tag(&events[0].0) != tag(&last_id),
         "a priming event of B's own stream: {events:?}"
@@ -1100,8 +1159,13 @@ async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
 
     let mut on_b = get_stream(&b, &session, Some(&last_id)).await;
     assert_eq!(on_b.status(), StatusCode::OK);
-    let (replayed, _) = sse_events(&mut on_b, Duration::from_millis(500)).await;
     let tag = |id: &str| id.split('.').next().unwrap().to_owned();
+    let (replayed, _) = sse_events_until(&mut on_b, |events| {
+        events
+            .iter()
+            .any(|(id, m)| m.is_null() && tag(id) != tag(&last_id))
+    })
+    .await;
     let updates: Vec<_> = replayed.iter().filter(|(_, m)| !m.is_null()).collect();
     assert!(
         updates.len() == 1 && tag(&updates[0].0) == tag(&last_id),
@@ -1114,7 +1178,8 @@ async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
     );
     // What B sends the session from now on arrives on this same connection.
     b_server.registry().notify_resource_updated("note://a");
-    let (live, _) = sse_events(&mut on_b, Duration::from_millis(500)).await;
+    let (mut live, _) = sse_events_until(&mut on_b, |events| !events.is_empty()).await;
+    live.extend(sse_events(&mut on_b, Duration::from_millis(300)).await.0);
     assert_eq!(live.len(), 1, "{live:?}");
     assert_eq!(live[0].1["method"], "notifications/resources/updated");
     assert_eq!(tag(&live[0].0), tag(&primed.0));
@@ -1178,11 +1243,11 @@ async fn stream_store_contract(store: &dyn SharedSessionStore) {
     let mut open = StreamWrite::default();
     open.opened = Some(StreamKind::Response);
     store
-        .write_stream(&short, open, Duration::from_millis(200))
+        .write_stream(&short, open, Duration::from_millis(1_000))
         .await
         .unwrap();
     assert!(store.read_stream(&short, 0).await.unwrap().is_some());
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
     assert_eq!(store.read_stream(&short, 0).await.unwrap(), None);
 }
 
@@ -1279,7 +1344,7 @@ async fn a_task_on_one_instance_is_followed_by_a_listen_stream_on_another() {
             .collect()
     };
     // Acknowledged on B with the task A runs, and its state now (read from Redis).
-    let mut seen = read_events(&mut on_b, Duration::from_millis(500)).await;
+    let mut seen = read_events_until(&mut on_b, |events| !events.is_empty()).await;
     assert_eq!(
         seen[0]["params"]["notifications"]["taskIds"],
         json!([id]),

@@ -2351,7 +2351,8 @@ mod tests {
         let e = retrying(
             outgoing(Transport::HttpProtobuf, &url),
             None,
-            Duration::from_millis(1500),
+            // Room for the first attempt on a loaded machine, and a second one after it.
+            Duration::from_millis(3000),
             CancellationToken::new(),
         )
         .await

@@ -16,7 +16,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{EnvelopeError, EnvelopeErrorKind, Incoming, Message, RequestId, parse};
+use mcp_core::jsonrpc::{
+    EnvelopeError, EnvelopeErrorKind, Incoming, Message, Params, RequestId, parse, parse_owned,
+};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -25,6 +27,12 @@ fuzz_target!(|data: &[u8]| check(data));
 
 fn check(data: &[u8]) {
     let parsed = parse(data);
+    // Reading a buffer it keeps gives the same messages (the params pointing into it).
+    assert_eq!(
+        format!("{:?}", parse_owned(data.to_vec())),
+        format!("{parsed:?}"),
+        "parse_owned differs"
+    );
     let text = String::from_utf8_lossy(data);
     assert_eq!(
         mcp_core::jsonrpc::to_string(&text).ok(),
@@ -123,12 +131,14 @@ fn agree(raw: &str, got: &Result<Message, EnvelopeError>) {
     };
     assert_eq!(actual, expected, "{raw}");
     if let Ok(Message::Request(r)) = got
-        && let Some(params) = r.params.as_deref()
+        && let Some(params) = r.params.as_ref()
     {
         for key in ["name", "uri"] {
             member_agrees(params.get(), key);
         }
-        arguments_agree(params);
+        let raw: &RawValue =
+            serde_json::from_str(params.get()).expect("the envelope keeps valid JSON");
+        arguments_agree(raw);
     }
     if let Ok(message) = got {
         let again = serde_json::to_vec(&write(message)).expect("a message serializes");
@@ -143,16 +153,20 @@ fn value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).expect("the envelope keeps valid JSON")
 }
 
+fn params_value(params: &Params) -> Value {
+    serde_json::from_str(params.get()).expect("the envelope keeps valid JSON")
+}
+
 fn describe(m: &Message) -> Expected {
     match m {
         Message::Request(r) => Expected::Request {
             id: r.id.clone(),
             method: r.method.clone(),
-            params: r.params.as_deref().map(value),
+            params: r.params.as_ref().map(params_value),
         },
         Message::Notification(n) => Expected::Notification {
             method: n.method.clone(),
-            params: n.params.as_deref().map(value),
+            params: n.params.as_ref().map(params_value),
         },
         Message::Response(r) => Expected::Response {
             id: r.id.clone(),

@@ -80,7 +80,7 @@ pub fn check_modern_headers(
     let Ok(Message::Request(request)) = jsonrpc::parse_message(message) else {
         return Ok(false);
     };
-    let Ok(meta) = engine::probe_meta(request.params.as_deref()) else {
+    let Ok(meta) = engine::probe_meta(request.params.as_ref()) else {
         return Ok(false);
     };
     engine::headers::validate_modern(&request, meta.as_ref(), headers, tool_schema)?;

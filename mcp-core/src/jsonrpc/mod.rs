@@ -29,11 +29,13 @@ use serde_json::value::RawValue;
 
 use crate::error::{ErrorCode, ErrorObject};
 
+mod params;
 mod parse;
 mod wire;
 mod write;
 
-pub use parse::{MAX_NESTING, parse, parse_message};
+pub use params::Params;
+pub use parse::{MAX_NESTING, parse, parse_message, parse_owned};
 pub use wire::{WireErrorResponse, WireNotification, WireRequest, WireResponse};
 pub use write::to_string;
 
@@ -150,7 +152,7 @@ pub struct Request {
     /// The method name, e.g. `tools/call`.
     pub method: String,
     /// The `params` member, unparsed. `None` when absent.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<Params>,
 }
 
 /// A notification: a message with a method and no `id`; it gets no response.
@@ -159,7 +161,7 @@ pub struct Notification {
     /// The method name, e.g. `notifications/cancelled`.
     pub method: String,
     /// The `params` member, unparsed. `None` when absent.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<Params>,
 }
 
 /// A successful response.

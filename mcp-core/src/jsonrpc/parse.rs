@@ -2,14 +2,15 @@
 //! syntax error (-32700) from a structural one (-32600).
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::{
-    EnvelopeError, EnvelopeErrorKind, ErrorResponse, Incoming, Message, Notification, Request,
-    RequestId, Response,
+    EnvelopeError, EnvelopeErrorKind, ErrorResponse, Incoming, Message, Notification, Params,
+    Request, RequestId, Response,
 };
 use crate::error::ErrorObject;
 
@@ -22,9 +23,16 @@ use crate::error::ErrorObject;
 /// wrong or missing `jsonrpc`, `id: null` on a request, both `result` and `error`, a
 /// duplicate envelope key, an empty batch, a top-level scalar).
 pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
-    let text = require_utf8(bytes)?;
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
+    parse_text(require_utf8(bytes)?)
+}
+
+fn is_batch(text: &str) -> bool {
+    text.as_bytes().trim_ascii_start().first() == Some(&b'[')
+}
+
+fn parse_text(text: &str) -> Result<Incoming, EnvelopeError> {
+    let bytes = text.as_bytes();
+    if is_batch(text) {
         let elements: Vec<&RawValue> =
             serde_json::from_str(text).map_err(|e| classify(bytes, &e))?;
         if elements.is_empty() {
@@ -43,12 +51,41 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
 /// JSON text is UTF-8 (RFC 8259 section 8.1). serde_json checks it only in the strings it
 /// decodes, so without this a stray byte in a member the envelope skips went unnoticed.
 fn require_utf8(bytes: &[u8]) -> Result<&str, EnvelopeError> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Ok(text),
-        Err(e) => Err(EnvelopeError::parse(format!(
-            "parse error: invalid UTF-8 at byte {}",
-            e.valid_up_to()
-        ))),
+    std::str::from_utf8(bytes).map_err(|e| not_utf8(&e))
+}
+
+fn not_utf8(e: &std::str::Utf8Error) -> EnvelopeError {
+    EnvelopeError::parse(format!(
+        "parse error: invalid UTF-8 at byte {}",
+        e.valid_up_to()
+    ))
+}
+
+/// [`parse`] of a buffer the caller gives up: a single request or notification keeps it, and
+/// its [`Params`] point into it instead of holding a copy (a stdio line or an HTTP body read
+/// for this message alone). Batches are read as [`parse`] reads them.
+///
+/// # Errors
+///
+/// As [`parse`].
+pub fn parse_owned(bytes: Vec<u8>) -> Result<Incoming, EnvelopeError> {
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&e.utf8_error()))?;
+    if is_batch(&text) {
+        return parse_text(&text);
+    }
+    let (mut message, at) = parse_in_place(&text)?;
+    if let Some(params) = message_params(&mut message) {
+        *params = Params::within(text, at);
+    }
+    Ok(Incoming::Single(message))
+}
+
+/// The `params` of a request or a notification.
+fn message_params(message: &mut Message) -> Option<&mut Params> {
+    match message {
+        Message::Request(r) => r.params.as_mut(),
+        Message::Notification(n) => n.params.as_mut(),
+        Message::Response(_) | Message::Error(_) => None,
     }
 }
 
@@ -64,11 +101,23 @@ pub fn parse_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
 /// [`parse_message`] of a text (checked UTF-8): read as a `str`, so that serde_json does
 /// not check the UTF-8 of `params` again when it keeps it raw (it does from a byte slice).
 fn parse_utf8_message(text: &str) -> Result<Message, EnvelopeError> {
+    let (mut message, at) = parse_in_place(text)?;
+    if let Some(params) = message_params(&mut message) {
+        *params = Params::copied(text, at);
+    }
+    Ok(message)
+}
+
+/// Reads one message whose `params`, if any, are left as a placeholder for the caller to
+/// fill with the text at the place returned.
+fn parse_in_place(text: &str) -> Result<(Message, Range<usize>), EnvelopeError> {
     let bytes = text.as_bytes();
     let mut de = serde_json::Deserializer::from_str(text);
-    let result = EnvelopeSeed
-        .deserialize(&mut de)
-        .and_then(|m| de.end().map(|()| m));
+    let result = EnvelopeSeed {
+        base: text.as_ptr() as usize,
+    }
+    .deserialize(&mut de)
+    .and_then(|m| de.end().map(|()| m));
     match result {
         Ok(Ok(message)) => Ok(message),
         Ok(Err(mut invalid)) => {
@@ -115,17 +164,23 @@ fn salvage_id(bytes: &[u8]) -> Option<RequestId> {
 
 /// Drives the one-pass envelope visit. The inner `Result` carries structural problems found
 /// after the JSON itself was read completely (so they are never mistaken for syntax errors).
-struct EnvelopeSeed;
+/// `base` is the address of the text being read, from which the place of `params` in it is
+/// told (serde_json hands a raw value out as a slice of that text).
+struct EnvelopeSeed {
+    base: usize,
+}
 
 impl<'de> DeserializeSeed<'de> for EnvelopeSeed {
-    type Value = Result<Message, EnvelopeError>;
+    type Value = Result<(Message, Range<usize>), EnvelopeError>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(EnvelopeVisitor)
+        deserializer.deserialize_any(EnvelopeVisitor { base: self.base })
     }
 }
 
-struct EnvelopeVisitor;
+struct EnvelopeVisitor {
+    base: usize,
+}
 
 /// The `id` member as seen on the wire: absent, `null`, or a valid id.
 enum IdMember {
@@ -141,7 +196,7 @@ impl<'de> Deserialize<'de> for IdMember {
 }
 
 impl<'de> Visitor<'de> for EnvelopeVisitor {
-    type Value = Result<Message, EnvelopeError>;
+    type Value = Result<(Message, Range<usize>), EnvelopeError>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON-RPC 2.0 message object")
@@ -151,7 +206,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let mut jsonrpc: Option<()> = None;
         let mut id: Option<IdMember> = None;
         let mut method: Option<String> = None;
-        let mut params: Option<Box<RawValue>> = None;
+        let mut params: Option<&'de RawValue> = None;
         let mut result: Option<Box<RawValue>> = None;
         let mut error: Option<Box<RawValue>> = None;
         let mut problem: Option<String> = None;
@@ -226,9 +281,20 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             }
         }
 
+        let at = params.map_or(0..0, |raw| {
+            let start = (raw.get().as_ptr() as usize).wrapping_sub(self.base);
+            start..start + raw.get().len()
+        });
         Ok(build_message(
-            jsonrpc, id, method, params, result, error, problem,
-        ))
+            jsonrpc,
+            id,
+            method,
+            params.map(RawValue::get),
+            result,
+            error,
+            problem,
+        )
+        .map(|message| (message, at)))
     }
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
@@ -262,7 +328,7 @@ fn build_message(
     jsonrpc: Option<()>,
     id: Option<IdMember>,
     method: Option<String>,
-    params: Option<Box<RawValue>>,
+    params: Option<&str>,
     result: Option<Box<RawValue>>,
     error: Option<Box<RawValue>>,
     problem: Option<String>,
@@ -284,8 +350,10 @@ fn build_message(
     if jsonrpc.is_none() {
         return fail("invalid request: missing `jsonrpc` member".into());
     }
-    for raw in [&params, &result].into_iter().flatten() {
-        if nesting_exceeds(raw.get(), MAX_NESTING) {
+    let params_text = params;
+    let result_text = result.as_deref().map(RawValue::get);
+    for raw in [params_text, result_text].into_iter().flatten() {
+        if nesting_exceeds(raw, MAX_NESTING) {
             return Err(EnvelopeError {
                 kind: EnvelopeErrorKind::Parse,
                 id: known_id,
@@ -293,12 +361,13 @@ fn build_message(
             });
         }
     }
-    if let Some(params) = &params {
-        let first = params.get().as_bytes().first();
+    if let Some(params) = params_text {
+        let first = params.as_bytes().first();
         if !matches!(first, Some(b'{') | Some(b'[')) {
             return fail("invalid request: `params` must be an object or an array".into());
         }
     }
+    let params = params.map(|_| Params::placeholder());
     match (method, result, error) {
         (Some(method), None, None) => match id {
             None => Ok(Message::Notification(Notification { method, params })),
@@ -583,5 +652,60 @@ mod tests {
             panic!()
         };
         assert!(serde_json::from_str::<serde_json::Value>(r.params.unwrap().get()).is_ok());
+    }
+
+    #[test]
+    fn an_owned_buffer_is_kept_and_params_point_into_it() {
+        let line = br#" {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a long text"}},"x":1}"#;
+        let buffer = line.to_vec();
+        let span = buffer.as_ptr() as usize..buffer.as_ptr() as usize + buffer.len();
+        let Ok(Incoming::Single(Message::Request(r))) = parse_owned(buffer) else {
+            panic!()
+        };
+        let params = r.params.unwrap();
+        assert_eq!(
+            params.get(),
+            r#"{"name":"echo","arguments":{"text":"a long text"}}"#
+        );
+        // Not a copy: the text lies in the buffer that was given.
+        assert!(span.contains(&(params.get().as_ptr() as usize)));
+        // A clone or a borrowed parse holds only the value.
+        let clone = params.clone();
+        assert_eq!(clone, params);
+        assert!(!span.contains(&(clone.get().as_ptr() as usize)));
+        let Message::Request(borrowed) = single(std::str::from_utf8(line).unwrap()) else {
+            panic!()
+        };
+        assert_eq!(borrowed.params.as_ref(), Some(&params));
+        assert!(!span.contains(&(borrowed.params.unwrap().get().as_ptr() as usize)));
+    }
+
+    #[test]
+    fn owned_and_borrowed_reads_agree() {
+        let cases: &[&[u8]] = &[
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#,
+            br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"ok":true}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#,
+            br#"  [{"jsonrpc":"2.0","id":1,"method":"a","params":[1]},{"jsonrpc":"1.0"}]"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"a","params":3}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+            b"[]",
+            b"",
+        ];
+        for case in cases {
+            assert_eq!(
+                format!("{:?}", parse_owned(case.to_vec())),
+                format!("{:?}", parse(case)),
+                "{}",
+                String::from_utf8_lossy(case)
+            );
+        }
+        let Ok(Incoming::Single(Message::Notification(n))) = parse_owned(cases[0].to_vec()) else {
+            panic!()
+        };
+        assert_eq!(n.params.unwrap().get(), r#"{"progress":1}"#);
     }
 }

@@ -7,11 +7,10 @@ use std::sync::LazyLock;
 #[cfg(feature = "http")]
 use mcp_core::ProtocolVersion;
 use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::Request;
+use mcp_core::jsonrpc::{Params, Request};
 use mcp_core::types::RequestMetaObject;
 use memchr::memmem::Finder;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 #[cfg(feature = "http")]
 use super::{Engine, headers};
@@ -26,14 +25,14 @@ struct MetaProbe {
 /// Reads the `_meta` of `params`. Params that are not an object have no `_meta` (the method
 /// handler rejects them if it needs an object).
 pub(crate) fn probe_meta(
-    params: Option<&RawValue>,
+    params: Option<&Params>,
 ) -> Result<Option<RequestMetaObject>, ErrorObject> {
-    match params {
+    match params.map(Params::get) {
         // Without the text `"_meta"`, and without a `\u` escape that could spell it, params
         // have no `_meta` member: two SIMD searches instead of a pass of the parser over
         // what may be a large argument.
-        Some(p) if p.get().starts_with('{') && !may_have_meta(p.get()) => Ok(None),
-        Some(p) if p.get().starts_with('{') => serde_json::from_str::<MetaProbe>(p.get())
+        Some(p) if p.starts_with('{') && !may_have_meta(p) => Ok(None),
+        Some(p) if p.starts_with('{') => serde_json::from_str::<MetaProbe>(p)
             .map(|p| p.meta)
             .map_err(|e| ErrorObject::invalid_params(format!("invalid `_meta`: {e}"))),
         _ => Ok(None),
@@ -55,7 +54,7 @@ impl Envelope {
     ///
     /// A malformed `_meta` (-32602).
     pub(crate) fn read(req: &Request) -> Result<Envelope, ErrorObject> {
-        probe_meta(req.params.as_deref()).map(|meta| Envelope {
+        probe_meta(req.params.as_ref()).map(|meta| Envelope {
             modern: is_modern(meta.as_ref()),
             meta,
         })
@@ -102,7 +101,7 @@ impl Engine {
             name: std::borrow::Cow<'a, str>,
         }
         let tool = (req.method == "tools/call")
-            .then_some(req.params.as_deref())
+            .then_some(req.params.as_ref())
             .flatten()
             .and_then(|p| serde_json::from_str::<Named<'_>>(p.get()).ok())
             .and_then(|n| self.registry().tool(&n.name));
@@ -160,7 +159,7 @@ mod tests {
 
     fn probe(params: &str) -> Option<String> {
         let raw = RawValue::from_string(params.to_owned()).unwrap();
-        probe_meta(Some(&raw))
+        probe_meta(Some(&raw.into()))
             .unwrap()
             .and_then(|m| m.protocol_version)
     }
@@ -189,6 +188,6 @@ mod tests {
     #[test]
     fn a_malformed_meta_is_an_error() {
         let raw = RawValue::from_string(r#"{"_meta":5}"#.to_owned()).unwrap();
-        assert!(probe_meta(Some(&raw)).is_err());
+        assert!(probe_meta(Some(&raw.into())).is_err());
     }
 }

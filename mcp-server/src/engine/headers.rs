@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::Request;
+use mcp_core::jsonrpc::{Params, Request};
 use mcp_core::types::{JSONObject, RequestMetaObject};
 use mcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
@@ -140,7 +140,7 @@ pub(crate) fn validate_modern(
     validate(
         headers,
         &request.method,
-        request.params.as_deref(),
+        request.params.as_ref(),
         version,
         tool_schema,
     )
@@ -149,7 +149,7 @@ pub(crate) fn validate_modern(
 fn validate(
     headers: &impl Headers,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<&Params>,
     body_version: &str,
     tool_schema: Option<&JSONObject>,
 ) -> Result<(), ErrorObject> {
@@ -276,8 +276,8 @@ mod tests {
         )
     }
 
-    fn raw(v: Value) -> Box<RawValue> {
-        serde_json::value::to_raw_value(&v).unwrap()
+    fn raw(v: Value) -> Params {
+        serde_json::value::to_raw_value(&v).unwrap().into()
     }
 
     const V: &str = "2026-07-28";

@@ -78,7 +78,7 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Reply {
         let id = &req.id;
-        let params = req.params.as_deref();
+        let params = req.params.as_ref();
         let version = scope.client.version;
         span::record_version(version.as_str());
         // The methods below answer their own protocol errors through `?`.
@@ -174,7 +174,7 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let mut p: CallParams<'_> = parse_params_borrowed(req.params.as_deref())?;
+        let mut p: CallParams<'_> = parse_params_borrowed(req.params.as_ref())?;
         let mrtr = MrtrParams {
             input_responses: p.input_responses.take(),
             request_state: p.request_state.take(),
@@ -253,7 +253,7 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let mut p: ReadParams = parse_params(req.params.as_deref())?;
+        let mut p: ReadParams = parse_params(req.params.as_ref())?;
         let mrtr = MrtrParams {
             input_responses: p.input_responses.take(),
             request_state: p.request_state.take(),
@@ -315,7 +315,7 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let mut p: GetPromptParams = parse_params(req.params.as_deref())?;
+        let mut p: GetPromptParams = parse_params(req.params.as_ref())?;
         let mrtr = MrtrParams {
             input_responses: p.input_responses.take(),
             request_state: p.request_state.take(),
@@ -369,7 +369,7 @@ impl Engine {
         cancel: tokio_util::sync::CancellationToken,
     ) -> Result<Reply, ErrorObject> {
         let id = &req.id;
-        let p: CompleteRequestParams = parse_params(req.params.as_deref())?;
+        let p: CompleteRequestParams = parse_params(req.params.as_ref())?;
         let target = match &p.r#ref {
             CompletionReference::Prompt(r) => {
                 if self.registry().prompt(&r.name).is_none() {

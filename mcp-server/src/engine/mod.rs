@@ -25,7 +25,7 @@ use std::borrow::Borrow;
 use std::sync::Arc;
 
 use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{Message, Request, RequestId, WireNotification};
+use mcp_core::jsonrpc::{Message, Params, Request, RequestId, WireNotification};
 use mcp_core::types::{
     DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult, LoggingLevel,
     PromptsCapability, RequestMetaObject, ResourcesCapability, ServerCapabilities,
@@ -35,7 +35,6 @@ use mcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tracing::Instrument as _;
 
 use crate::context::{Client, Context, Mrtr, Override};
@@ -55,14 +54,14 @@ use methods::MrtrParams;
 use reply::WithMeta;
 pub(crate) use reply::{Reply, Response, Status, duplicate_id};
 
-fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+fn parse_params<T: DeserializeOwned>(params: Option<&Params>) -> Result<T, ErrorObject> {
     parse_params_borrowed(params)
 }
 
 fn parse_params_borrowed<'a, T: Deserialize<'a>>(
-    params: Option<&'a RawValue>,
+    params: Option<&'a Params>,
 ) -> Result<T, ErrorObject> {
-    let text = params.map_or("{}", RawValue::get);
+    let text = params.map_or("{}", Params::get);
     if !text.starts_with('{') {
         return Err(ErrorObject::invalid_params("`params` must be an object"));
     }
@@ -147,7 +146,7 @@ impl Engine {
         match message {
             Message::Request(req) => Some(self.handle_request(conn, req, sink, None).await),
             Message::Notification(n) => {
-                self.handle_notification(conn, &n.method, n.params.as_deref());
+                self.handle_notification(conn, &n.method, n.params.as_ref());
                 None
             }
             Message::Response(r) => {
@@ -181,7 +180,7 @@ impl Engine {
         &self,
         conn: &Connection,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<&Params>,
     ) {
         match method {
             "notifications/cancelled" => {
@@ -332,7 +331,7 @@ impl Engine {
         principal: Option<Arc<Principal>>,
     ) -> Reply {
         let id = &req.id;
-        let params = req.params.as_deref();
+        let params = req.params.as_ref();
         let err = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
         match req.method.as_str() {
             "initialize" => {
@@ -404,7 +403,7 @@ impl Engine {
         &self,
         session: &LegacySession,
         id: &RequestId,
-        params: Option<&RawValue>,
+        params: Option<&Params>,
     ) -> Reply {
         let p: InitializeRequestParams = match parse_params(params) {
             Ok(p) => p,
@@ -484,7 +483,7 @@ impl Engine {
                     principal,
                 };
                 let listen =
-                    match parse_params::<SubscriptionsListenRequestParams>(req.params.as_deref()) {
+                    match parse_params::<SubscriptionsListenRequestParams>(req.params.as_ref()) {
                         Ok(p) => Listen::new(self, id.clone(), p.notifications, &client).await,
                         Err(e) => Err(e),
                     };

@@ -48,7 +48,7 @@ fn about<'a>(req: &'a Request) -> Option<About<'a>> {
         }
         _ => return None,
     };
-    let params = req.params.as_deref()?.get();
+    let params = req.params.as_ref()?.get();
     let found = match member(params, key) {
         Member::Str(s) => s,
         Member::Absent => return None,

@@ -265,7 +265,7 @@ where
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match jsonrpc::parse(&line) {
+        match jsonrpc::parse_owned(line) {
             Err(e) => out.write(&envelope_error(&e)).await,
             Ok(Incoming::Single(Message::Request(req))) => {
                 // Registered before it runs, so a cancellation read next finds it.

@@ -26,7 +26,7 @@ impl Engine {
         sink: &Sink,
     ) -> Result<Reply, ErrorObject> {
         let version = scope.client.version;
-        let params = req.params.as_deref();
+        let params = req.params.as_ref();
         match version.era() {
             Era::Legacy => {
                 if version < ProtocolVersion::V2025_11_25 {

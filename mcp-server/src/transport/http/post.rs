@@ -48,7 +48,9 @@ impl Endpoint {
                 );
             }
         };
-        match jsonrpc::parse(&bytes) {
+        // The body is this message's alone: the message keeps it, so a large `params` is not
+        // copied out of it (`Vec::from` takes the buffer over when nothing else holds it).
+        match jsonrpc::parse_owned(Vec::from(bytes)) {
             Err(e) => reply::envelope(&e),
             Ok(Incoming::Single(Message::Request(request))) => {
                 self.request(parts, request, permit).await
@@ -345,7 +347,7 @@ impl Endpoint {
     async fn absorb(self: Arc<Self>, parts: http::request::Parts, message: Message) -> Response {
         let carries_modern_meta = match &message {
             Message::Notification(n) => {
-                engine::probe_meta(n.params.as_deref()).is_ok_and(|m| engine::is_modern(m.as_ref()))
+                engine::probe_meta(n.params.as_ref()).is_ok_and(|m| engine::is_modern(m.as_ref()))
             }
             _ => false,
         };

@@ -11,7 +11,7 @@ use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{self, Message};
 use mcp_core::types::JSONObject;
 use serde_json::Value;
-use tokio::io::{AsyncRead, BufReader};
+use tokio::io::AsyncRead;
 
 use crate::engine;
 use crate::transport::http::{resume, service};
@@ -37,12 +37,7 @@ pub async fn frame_lines<R: AsyncRead + Unpin>(
     buffer: usize,
     max: usize,
 ) -> std::io::Result<Vec<FramedLine>> {
-    let mut reader = LineReader {
-        inner: BufReader::with_capacity(buffer.max(1), input),
-        buf: Vec::new(),
-        max,
-        skipping: false,
-    };
+    let mut reader = LineReader::new(input, buffer, max);
     let mut lines = Vec::new();
     loop {
         match reader.next().await? {

@@ -63,7 +63,9 @@ fn not_utf8(e: &std::str::Utf8Error) -> EnvelopeError {
 
 /// [`parse`] of a buffer the caller gives up: a single request or notification keeps it, and
 /// its [`Params`] point into it instead of holding a copy (a stdio line or an HTTP body read
-/// for this message alone). Batches are read as [`parse`] reads them.
+/// for this message alone), unless the buffer is mostly something else (more than 4 KiB and
+/// more than the params), when the params are copied out of it as [`parse`] does. Batches
+/// are read as [`parse`] reads them.
 ///
 /// # Errors
 ///
@@ -75,10 +77,20 @@ pub fn parse_owned(bytes: Vec<u8>) -> Result<Incoming, EnvelopeError> {
     }
     let (mut message, at) = parse_in_place(&text)?;
     if let Some(params) = message_params(&mut message) {
-        *params = Params::within(text, at);
+        // The buffer is kept only when `params` is most of it (or it is small): a request
+        // holds no more than twice its params, and 4 KiB, whatever else the message carried.
+        let rest = text.capacity() - at.len();
+        *params = if rest <= at.len().max(KEEP_ANYWAY) {
+            Params::within(text, at)
+        } else {
+            Params::copied(&text, at)
+        };
     }
     Ok(Incoming::Single(message))
 }
+
+/// What a message may carry besides its `params` and still be kept whole by them.
+const KEEP_ANYWAY: usize = 4096;
 
 /// The `params` of a request or a notification.
 fn message_params(message: &mut Message) -> Option<&mut Params> {
@@ -678,6 +690,30 @@ mod tests {
         };
         assert_eq!(borrowed.params.as_ref(), Some(&params));
         assert!(!span.contains(&(borrowed.params.unwrap().get().as_ptr() as usize)));
+    }
+
+    #[test]
+    fn a_buffer_mostly_not_params_is_not_kept() {
+        let pad = "p".repeat(100_000);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x"}},"pad":"{pad}"}}"#
+        );
+        let buffer = line.clone().into_bytes();
+        let span = buffer.as_ptr() as usize..buffer.as_ptr() as usize + buffer.len();
+        let Ok(Incoming::Single(Message::Request(r))) = parse_owned(buffer) else {
+            panic!()
+        };
+        let params = r.params.unwrap();
+        assert_eq!(params.get(), r#"{"name":"x"}"#);
+        assert!(!span.contains(&(params.get().as_ptr() as usize)));
+        // Spare room counts as not params too.
+        let mut roomy = Vec::with_capacity(64 * 1024);
+        roomy.extend_from_slice(br#"{"jsonrpc":"2.0","id":1,"method":"a","params":[1]}"#);
+        let start = roomy.as_ptr() as usize;
+        let Ok(Incoming::Single(Message::Request(r))) = parse_owned(roomy) else {
+            panic!()
+        };
+        assert_ne!(r.params.unwrap().get().as_ptr() as usize, start + 46);
     }
 
     #[test]

@@ -130,7 +130,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// Room for the next read after what is buffered: the line under way moved to the
-    /// front, and as much room again as it has taken, or half a read, whichever is more.
+    /// front, and, when less than half a read is left, as much room again as it has taken
+    /// (at least a read).
     fn make_room(&mut self) {
         if self.start == self.buf.len() {
             self.buf.clear();
@@ -139,12 +140,9 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
         self.start = 0;
         let partial = self.buf.len();
-        let want = partial
-            .min(self.max.saturating_add(1))
-            .max(self.read_size / 2)
-            .max(1);
-        if self.buf.capacity() - partial < want {
-            self.buf.reserve(want.max(self.read_size));
+        if self.buf.capacity() - partial < (self.read_size / 2).max(1) {
+            self.buf
+                .reserve(partial.min(self.max.saturating_add(1)).max(self.read_size));
         }
     }
 
@@ -533,10 +531,38 @@ mod pipes {
         Some((meta.dev(), meta.ino()))
     }
 
+    /// The capacity asked of the kernel for the stdio pipes (Linux), then a smaller one:
+    /// room for a large message to cross in one write and one read, where the default 64 KiB
+    /// takes several of each, and a wake-up each, on both sides. 1 MiB is what an
+    /// unprivileged process may ask by default (`/proc/sys/fs/pipe-max-size`); the kernel
+    /// takes the memory as data is written, not up front.
+    #[cfg(target_os = "linux")]
+    pub(super) const PIPE_SIZES: [usize; 2] = [1 << 20, 256 << 10];
+
+    /// Enlarges a pipe as far as the kernel allows, if it is smaller; a refusal (the
+    /// user's pipe memory quota, a lower system limit) leaves it as it was.
+    fn enlarge(fd: std::os::fd::BorrowedFd<'_>) {
+        #[cfg(target_os = "linux")]
+        {
+            let Ok(now) = rustix::pipe::fcntl_getpipe_size(fd) else {
+                return;
+            };
+            for size in PIPE_SIZES {
+                if now >= size || rustix::pipe::fcntl_setpipe_size(fd, size).is_ok() {
+                    return;
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = fd;
+    }
+
     /// stdin as a reactor-driven pipe; `None` when it is not a pipe.
     pub(super) fn stdin() -> Option<In> {
         let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
-        pipe::Receiver::from_owned_fd(fd).ok().map(|r| In(Some(r)))
+        let receiver = pipe::Receiver::from_owned_fd(fd).ok()?;
+        enlarge(receiver.as_fd());
+        Some(In(Some(receiver)))
     }
 
     /// stdout as a reactor-driven pipe; `None` when it is not a pipe, or when stderr is the
@@ -548,7 +574,9 @@ mod pipes {
         if err.is_some() && identity(&fd) == err {
             return None;
         }
-        pipe::Sender::from_owned_fd(fd).ok().map(|w| Out(Some(w)))
+        let sender = pipe::Sender::from_owned_fd(fd).ok()?;
+        enlarge(sender.as_fd());
+        Some(Out(Some(sender)))
     }
 
     /// The read end; blocking again once dropped.
@@ -716,6 +744,31 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn lines_of_many_reads_are_read_in_place_once_the_buffer_has_grown() {
+        const PIECE: usize = 16 * 1024;
+        let long = vec![b'z'; 200_000];
+        let mut data = Vec::new();
+        let mut pieces = Vec::new();
+        for _ in 0..3 {
+            data.extend_from_slice(&long);
+            data.push(b'\n');
+            pieces.extend(std::iter::repeat_n(PIECE, 200_001 / PIECE));
+            pieces.push(200_001 % PIECE);
+        }
+        let mut reader = LineReader::new(Reads::new(data, pieces), PIECE, 1 << 20);
+        for n in 0..3 {
+            let line = text(reader.next().await.unwrap());
+            assert_eq!(line, long);
+            if n > 0 {
+                // Read whole into the buffer the line before left: never grown, never moved.
+                let first = n * 200_001;
+                assert_eq!(line.as_ptr() as usize, reader.inner.address_of(first));
+            }
+        }
+        assert!(matches!(reader.next().await.unwrap(), Line::Eof));
+    }
+
+    #[tokio::test]
     async fn a_long_line_after_short_ones_is_handed_out_where_its_last_read_put_it() {
         let long = vec![b'y'; 50_000];
         let mut data = b"a\nbb\n".to_vec();
@@ -731,5 +784,70 @@ mod tests {
         // The last line has no newline.
         assert_eq!(text(reader.next().await.unwrap()), b"c");
         assert!(matches!(reader.next().await.unwrap(), Line::Eof));
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+#[allow(clippy::unwrap_used)]
+mod pipe_tests {
+    use std::os::fd::AsFd;
+    use std::process::{Command, Stdio};
+
+    /// What this system lets an unprivileged process give a pipe, up to the 1 MiB asked.
+    fn expected() -> usize {
+        let max: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        super::pipes::PIPE_SIZES
+            .into_iter()
+            .find(|&size| size <= max)
+            .unwrap_or(64 * 1024)
+    }
+
+    /// A child process takes its stdin and stdout as the transport does; the pipes it was
+    /// given (whose other ends this process holds) are enlarged, from the default 64 KiB.
+    #[test]
+    fn the_stdio_pipes_are_enlarged() {
+        if std::env::var_os("MCP_PIPES_CHILD").is_some() {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let taken = runtime.block_on(async {
+                super::pipes::stdin().is_some() && super::pipes::stdout().is_some()
+            });
+            assert!(taken, "stdin and stdout are pipes here");
+            return;
+        }
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "transport::stdio::pipe_tests::the_stdio_pipes_are_enlarged",
+                "--test-threads=1",
+                "--quiet",
+            ])
+            .env("MCP_PIPES_CHILD", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = child.stdout.take().unwrap();
+        let before = rustix::pipe::fcntl_getpipe_size(input.as_fd()).unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success());
+        let want = expected();
+        assert!(before <= want);
+        assert_eq!(
+            rustix::pipe::fcntl_getpipe_size(input.as_fd()).unwrap(),
+            want
+        );
+        assert_eq!(
+            rustix::pipe::fcntl_getpipe_size(output.as_fd()).unwrap(),
+            want
+        );
     }
 }

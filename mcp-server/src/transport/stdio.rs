@@ -532,12 +532,15 @@ mod pipes {
     }
 
     /// The capacity asked of the kernel for the stdio pipes (Linux), then a smaller one:
-    /// room for a large message to cross in one write and one read, where the default 64 KiB
-    /// takes several of each, and a wake-up each, on both sides. 1 MiB is what an
-    /// unprivileged process may ask by default (`/proc/sys/fs/pipe-max-size`); the kernel
-    /// takes the memory as data is written, not up front.
+    /// room for a message of a couple of hundred kilobytes to cross in one write and one
+    /// read, where the default 64 KiB takes several of each, with a wake-up each on both
+    /// sides. Not more: the kernel charges a pipe's capacity (not its use) to the user's
+    /// pipe quota (`/proc/sys/fs/pipe-user-pages-soft`, 64 MiB by default), past which every
+    /// new pipe the user makes gets 8 KiB, and an IDE may start dozens of servers. 256 KiB
+    /// is 48 pages more a pipe than the default; 1 MiB would be 240. The kernel takes the
+    /// memory itself as data is written, not up front.
     #[cfg(target_os = "linux")]
-    pub(super) const PIPE_SIZES: [usize; 2] = [1 << 20, 256 << 10];
+    pub(super) const PIPE_SIZES: [usize; 2] = [256 << 10, 128 << 10];
 
     /// Enlarges a pipe as far as the kernel allows, if it is smaller; a refusal (the
     /// user's pipe memory quota, a lower system limit) leaves it as it was.
@@ -793,7 +796,7 @@ mod pipe_tests {
     use std::os::fd::AsFd;
     use std::process::{Command, Stdio};
 
-    /// What this system lets an unprivileged process give a pipe, up to the 1 MiB asked.
+    /// What this system lets an unprivileged process give a pipe, up to the size asked.
     fn expected() -> usize {
         let max: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
             .unwrap()

@@ -16,6 +16,7 @@ CASES = {
     "seq": "stdio, sequential (one call in flight)",
     "pipe": "stdio, pipelined",
     "pipe-each": "stdio, pipelined, one write per request",
+    "big": "stdio, a 100 KB string echoed (8 in flight)",
     "http-sse": "Streamable HTTP, 2025-11-25 sessions, SSE responses",
     "http-json": "Streamable HTTP, 2025-11-25, JSON responses",
     "http-modern": "Streamable HTTP, 2026-07-28 (no sessions)",
@@ -34,6 +35,8 @@ NOTES = {
     ("pipe", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
     ("pipe-each", "ours-ct"): "the same server on tokio's current-thread runtime",
     ("pipe-each", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
+    ("big", "ours-ct"): "the same server on tokio's current-thread runtime",
+    ("big", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
 }
 
 

@@ -9,10 +9,11 @@
 #
 # Counts (defaults, QUICK=1 ones in brackets): SEQ_CALLS 20000 [2000], PIPE_CALLS 100000
 # [10000], PIPELINE 32, HTTP_CALLS 50000 [3000], HTTP_SLOW_CALLS 5000 [500] (see below),
-# HTTP_WORKERS 16, SESSIONS 2000 [200],
-# TOOL echo. CASES limits the run to some of: seq pipe pipe-each http-sse http-json
-# http-modern sessions (space-separated). `pipe` fills a 64 KiB buffer and writes it when the
-# window is full; `pipe-each` writes each request with a write of its own, as clients do.
+# HTTP_WORKERS 16, SESSIONS 2000 [200], BIG_CALLS 10000 [1000], BIG_PIPELINE 8, BIG_PAYLOAD
+# 100000, TOOL echo. CASES limits the run to some of: seq pipe pipe-each big http-sse
+# http-json http-modern sessions (space-separated). `pipe` fills a 64 KiB buffer and writes it
+# when the window is full; `pipe-each` writes each request with a write of its own, as clients
+# do; `big` echoes a BIG_PAYLOAD-byte string, BIG_PIPELINE calls in flight.
 # Exits non-zero if any run failed; the others still count.
 set -euo pipefail
 
@@ -30,8 +31,11 @@ HTTP_CALLS=${HTTP_CALLS:-$(pick 50000 3000)}
 HTTP_WORKERS=${HTTP_WORKERS:-16}
 HTTP_SLOW_CALLS=${HTTP_SLOW_CALLS:-$(pick 5000 500)}
 SESSIONS=${SESSIONS:-$(pick 2000 200)}
+BIG_CALLS=${BIG_CALLS:-$(pick 10000 1000)}
+BIG_PIPELINE=${BIG_PIPELINE:-8}
+BIG_PAYLOAD=${BIG_PAYLOAD:-100000}
 TOOL=${TOOL:-echo}
-CASES=${CASES:-seq pipe pipe-each http-sse http-json http-modern sessions}
+CASES=${CASES:-seq pipe pipe-each big http-sse http-json http-modern sessions}
 
 say() { printf 'peers: %s\n' "$*" >&2; }
 die() { printf 'peers: error: %s\n' "$*" >&2; exit 1; }
@@ -111,6 +115,11 @@ servers_for() {
       echo "rmcp-pipes|stdio|$rmcp --pipes"
       echo "ts|stdio|${ts[*]}"
       echo "floor|stdio|$floor" ;;
+    big)
+      echo "ours|stdio|$bench serve"
+      echo "ours-ct|stdio|$bench serve --current-thread"
+      echo "rmcp-pipes|stdio|$rmcp --pipes"
+      echo "floor|stdio|$floor" ;;
     http-sse)
       echo "ours|http --era legacy|$bench serve --http {addr} --sse"
       echo "rmcp|http --era legacy|$rmcp --http {addr}|$HTTP_SLOW_CALLS"
@@ -139,6 +148,7 @@ case_args() {
     seq) echo "--calls ${2:-$SEQ_CALLS} --pipeline 1 --tool $TOOL" ;;
     pipe) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --tool $TOOL" ;;
     pipe-each) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --writes each --tool $TOOL" ;;
+    big) echo "--calls ${2:-$BIG_CALLS} --pipeline $BIG_PIPELINE --tool echo --payload $BIG_PAYLOAD" ;;
     http-*) echo "--calls ${2:-$HTTP_CALLS} --workers $HTTP_WORKERS --tool $TOOL" ;;
     sessions) echo "--count $SESSIONS" ;;
   esac

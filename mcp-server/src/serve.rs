@@ -1,6 +1,8 @@
 //! Serving a [`Server`]: the entry points of the transports. They live apart from the
 //! `Server` type so that the transports, which use the type, are not also its dependency.
 
+use std::pin::Pin;
+
 use crate::server::Server;
 
 /// stdio.
@@ -11,8 +13,14 @@ impl Server {
     /// # Errors
     ///
     /// Reading stdin or writing stdout failed.
-    pub async fn serve_stdio(&self) -> std::io::Result<()> {
-        crate::transport::stdio::serve_stdio(self.engine()).await
+    #[inline(never)]
+    pub fn serve_stdio(&self) -> impl Future<Output = std::io::Result<()>> + Send + '_ {
+        // Boxed here, in a function that is not generic, so the transport and the engine
+        // are compiled once, in this crate. An `async fn` would have the crate that awaits
+        // it compile them again: an `async` body is compiled where its future is polled.
+        let serving: Pin<Box<dyn Future<Output = std::io::Result<()>> + Send + '_>> =
+            Box::pin(crate::transport::stdio::serve_stdio(self.engine()));
+        serving
     }
 
     /// Serves this server over any byte streams with stdio framing (one JSON message per
@@ -79,13 +87,29 @@ impl Server {
     /// # Errors
     ///
     /// The listener has no local address.
-    pub async fn serve_http_on(
-        &self,
+    pub fn serve_http_on<'a>(
+        &'a self,
         listener: tokio::net::TcpListener,
         options: crate::http::HttpOptions,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> std::io::Result<()> {
-        crate::transport::http::serve(self.engine(), listener, options, shutdown).await
+        shutdown: impl Future<Output = ()> + Send + 'a,
+    ) -> impl Future<Output = std::io::Result<()>> + Send + 'a {
+        self.serve_http_boxed(listener, options, Box::pin(shutdown))
+    }
+
+    /// The transport's future, made and boxed in this crate (see `serve_stdio`).
+    #[inline(never)]
+    fn serve_http_boxed<'a>(
+        &'a self,
+        listener: tokio::net::TcpListener,
+        options: crate::http::HttpOptions,
+        shutdown: Pin<Box<dyn Future<Output = ()> + Send + 'a>>,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<()>> + Send + 'a>> {
+        Box::pin(crate::transport::http::serve(
+            self.engine(),
+            listener,
+            options,
+            shutdown,
+        ))
     }
 
     /// The MCP endpoint as an axum [`Router`](axum::Router) serving `/`, to mount with

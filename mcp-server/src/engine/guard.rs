@@ -8,7 +8,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::context::Context;
 
@@ -77,31 +77,44 @@ where
         Err(_) => return Driven::Panicked,
     };
     let mut fut = CatchUnwind(fut);
-    let mut first = true;
-    let work = poll_fn(|cx| {
-        // The first poll runs on the transport's task: time it, to name handlers that block.
-        let polled = if std::mem::take(&mut first) {
-            let started = Instant::now();
-            let polled = Pin::new(&mut fut).poll(cx);
-            let took = started.elapsed();
-            if took > SLOW_FIRST_POLL {
-                warn_slow(kind, name, took);
-            }
-            polled
-        } else {
-            Pin::new(&mut fut).poll(cx)
-        };
-        match polled {
-            Poll::Ready(Ok(v)) => Poll::Ready(Driven::Done(v)),
-            Poll::Ready(Err(())) => Poll::Ready(Driven::Panicked),
-            Poll::Pending if ctx.has_pending_inputs() => Poll::Ready(Driven::InputRequired),
-            Poll::Pending => Poll::Pending,
-        }
-    });
     let cancel = ctx.cancellation_token();
+    if cancel.is_cancelled() {
+        return Driven::Cancelled;
+    }
+    // The first poll runs on the transport's task: time it, to name handlers that block.
+    // Most handlers finish in it, and for them nothing else is set up: the timeout's timer
+    // and the wait for cancellation start only if the handler waits. The timeout counts
+    // from the start of the first poll. (tokio's clock, so paused test time applies.)
+    let started = tokio::time::Instant::now();
+    let first = poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))).await;
+    let took = started.elapsed();
+    if took > SLOW_FIRST_POLL {
+        warn_slow(kind, name, took);
+    }
+    match first {
+        Poll::Ready(Ok(v)) => return Driven::Done(v),
+        Poll::Ready(Err(())) => return Driven::Panicked,
+        Poll::Pending if ctx.has_pending_inputs() => return Driven::InputRequired,
+        Poll::Pending => {}
+    }
+    let work = poll_fn(|cx| match Pin::new(&mut fut).poll(cx) {
+        Poll::Ready(Ok(v)) => Poll::Ready(Driven::Done(v)),
+        Poll::Ready(Err(())) => Poll::Ready(Driven::Panicked),
+        Poll::Pending if ctx.has_pending_inputs() => Poll::Ready(Driven::InputRequired),
+        Poll::Pending => Poll::Pending,
+    });
+    let deadline = started.checked_add(timeout);
+    let timed = async move {
+        match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, work)
+                .await
+                .unwrap_or(Driven::TimedOut),
+            None => work.await,
+        }
+    };
     tokio::select! {
         biased;
         () = cancel.cancelled() => Driven::Cancelled,
-        r = tokio::time::timeout(timeout, work) => r.unwrap_or(Driven::TimedOut),
+        r = timed => r,
     }
 }

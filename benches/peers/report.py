@@ -20,6 +20,8 @@ CASES = {
     "http-sse": "Streamable HTTP, 2025-11-25 sessions, SSE responses",
     "http-json": "Streamable HTTP, 2025-11-25, JSON responses",
     "http-modern": "Streamable HTTP, 2026-07-28 (no sessions)",
+    "http-1k": "Streamable HTTP, 1,000 connections, 2025-11-25 (ours: 1,000 sessions)",
+    "http-1k-modern": "Streamable HTTP, 1,000 connections, 2026-07-28",
     "sessions": "memory per open 2025-11-25 HTTP session",
 }
 NOTES = {
@@ -37,6 +39,8 @@ NOTES = {
     ("pipe-each", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
     ("big", "ours-ct"): "the same server on tokio's current-thread runtime",
     ("big", "rmcp-pipes"): "`stdio_pipes()` instead of `stdio()`",
+    ("http-1k", "rmcp-stateless"): "rmcp's best here: no sessions, JSON responses",
+    ("http-1k-modern", "rmcp"): "JSON responses (`json_response`)",
 }
 
 

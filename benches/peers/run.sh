@@ -10,10 +10,13 @@
 # Counts (defaults, QUICK=1 ones in brackets): SEQ_CALLS 20000 [2000], PIPE_CALLS 100000
 # [10000], PIPELINE 32, HTTP_CALLS 50000 [3000], HTTP_SLOW_CALLS 5000 [500] (see below),
 # HTTP_WORKERS 16, SESSIONS 2000 [200], BIG_CALLS 10000 [1000], BIG_PIPELINE 8, BIG_PAYLOAD
-# 100000, TOOL echo. CASES limits the run to some of: seq pipe pipe-each big http-sse
-# http-json http-modern sessions (space-separated). `pipe` fills a 64 KiB buffer and writes it
+# 100000, WIDE_CALLS 100000 [10000], WIDE_WORKERS 1000, TOOL echo. CASES limits the run to
+# some of: seq pipe pipe-each big http-sse http-json http-modern http-1k http-1k-modern
+# sessions (space-separated). `pipe` fills a 64 KiB buffer and writes it
 # when the window is full; `pipe-each` writes each request with a write of its own, as clients
-# do; `big` echoes a BIG_PAYLOAD-byte string, BIG_PIPELINE calls in flight.
+# do; `big` echoes a BIG_PAYLOAD-byte string, BIG_PIPELINE calls in flight; `http-1k` and
+# `http-1k-modern` are WIDE_WORKERS connections at once (each its own legacy session in
+# `http-1k`), against rmcp's best configuration for that load (stateless, JSON).
 # Exits non-zero if any run failed; the others still count.
 set -euo pipefail
 
@@ -34,8 +37,10 @@ SESSIONS=${SESSIONS:-$(pick 2000 200)}
 BIG_CALLS=${BIG_CALLS:-$(pick 10000 1000)}
 BIG_PIPELINE=${BIG_PIPELINE:-8}
 BIG_PAYLOAD=${BIG_PAYLOAD:-100000}
+WIDE_CALLS=${WIDE_CALLS:-$(pick 100000 10000)}
+WIDE_WORKERS=${WIDE_WORKERS:-1000}
 TOOL=${TOOL:-echo}
-CASES=${CASES:-seq pipe pipe-each big http-sse http-json http-modern sessions}
+CASES=${CASES:-seq pipe pipe-each big http-sse http-json http-modern http-1k http-1k-modern sessions}
 
 say() { printf 'peers: %s\n' "$*" >&2; }
 die() { printf 'peers: error: %s\n' "$*" >&2; exit 1; }
@@ -134,6 +139,12 @@ servers_for() {
       echo "rmcp|http --era modern|$rmcp --http {addr} --json"
       echo "rmcp-sse|http --era modern|$rmcp --http {addr}|$HTTP_SLOW_CALLS"
       echo "rmcp-sse-nodelay|http --era modern|$rmcp --http {addr} --nodelay" ;;
+    http-1k)
+      echo "ours|http --era legacy|$bench serve --http {addr}"
+      echo "rmcp-stateless|http --era legacy|$rmcp --http {addr} --json" ;;
+    http-1k-modern)
+      echo "ours|http --era modern|$bench serve --http {addr}"
+      echo "rmcp|http --era modern|$rmcp --http {addr} --json" ;;
     sessions)
       echo "ours|sessions|$bench serve --http {addr}"
       echo "rmcp|sessions|$rmcp --http {addr}"
@@ -149,6 +160,7 @@ case_args() {
     pipe) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --tool $TOOL" ;;
     pipe-each) echo "--calls ${2:-$PIPE_CALLS} --pipeline $PIPELINE --writes each --tool $TOOL" ;;
     big) echo "--calls ${2:-$BIG_CALLS} --pipeline $BIG_PIPELINE --tool echo --payload $BIG_PAYLOAD" ;;
+    http-1k*) echo "--calls ${2:-$WIDE_CALLS} --workers $WIDE_WORKERS --tool $TOOL" ;;
     http-*) echo "--calls ${2:-$HTTP_CALLS} --workers $HTTP_WORKERS --tool $TOOL" ;;
     sessions) echo "--count $SESSIONS" ;;
   esac

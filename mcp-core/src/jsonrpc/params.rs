@@ -22,7 +22,8 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 /// The text is always one well-formed JSON value: the parser checked it, and the
 /// conversion from a [`RawValue`] keeps that promise.
 pub struct Params {
-    /// The text the value ends: the message up to the value's end, or only the value.
+    /// Holds the value at its end: either the whole message up to the end of the value, or
+    /// the value alone.
     text: String,
     /// Where the value starts in `text`.
     start: usize,

@@ -75,6 +75,24 @@ pub fn cached<T: Clone>(
     cell.get_or_init(init).clone()
 }
 
+/// Registers a `#[tool]`: its descriptor shared with the process's cache, not copied.
+///
+/// # Errors
+///
+/// The name is invalid or already taken.
+pub fn add_tool(
+    registry: &Registry,
+    tool: Arc<Tool>,
+    handler: impl ToolHandler,
+    timeout: Option<Duration>,
+) -> Result<(), RegistryError> {
+    registry.add_tool_entry(crate::registry::ToolEntry {
+        tool,
+        handler: Arc::new(handler),
+        timeout,
+    })
+}
+
 /// What `#[tool]` knows at compile time.
 pub struct ToolSpec {
     pub name: &'static str,

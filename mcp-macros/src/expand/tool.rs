@@ -125,7 +125,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
     items.extend(quote! {
         impl #handler {
             fn descriptor() -> ::mcp_server::__private::Result<
-                ::mcp_server::__private::Tool,
+                ::mcp_server::__private::Arc<::mcp_server::__private::Tool>,
                 ::mcp_server::__private::RegistryError,
             > {
                 const SPEC: ::mcp_server::__private::ToolSpec = ::mcp_server::__private::ToolSpec {
@@ -139,7 +139,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                 };
                 static DESCRIPTOR: ::mcp_server::__private::OnceLock<
                     ::mcp_server::__private::Result<
-                        ::mcp_server::__private::Tool,
+                        ::mcp_server::__private::Arc<::mcp_server::__private::Tool>,
                         ::mcp_server::__private::RegistryError,
                     >,
                 > = ::mcp_server::__private::OnceLock::new();
@@ -149,7 +149,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                     #meta
                     #icons
                     #task_support
-                    ::mcp_server::__private::Result::Ok(tool)
+                    ::mcp_server::__private::Result::Ok(::mcp_server::__private::Arc::new(tool))
                 })
             }
         }
@@ -203,7 +203,8 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
     };
     let scopes = super::require_scopes("Tool", &t.name.value, &t.scopes);
     let register = quote! {
-        registry.add_tool(
+        ::mcp_server::__private::add_tool(
+            registry,
             #handler::descriptor()?,
             #handler(::mcp_server::__private::Arc::clone(&this)),
             #timeout,

@@ -11,8 +11,8 @@ use super::{PromptHandler, ResourceHandler, ToolHandler};
 
 /// A registered tool.
 pub(crate) struct ToolEntry {
-    /// What `tools/list` shows.
-    pub(crate) tool: Tool,
+    /// What `tools/list` shows; shared with the `#[tool]` descriptor cached for the process.
+    pub(crate) tool: Arc<Tool>,
     /// What `tools/call` runs.
     pub(crate) handler: Arc<dyn ToolHandler>,
     /// How long a call may run before it is ended with an error; `None` uses the server's

@@ -94,10 +94,25 @@ impl Registry {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         };
-        let mut next = guard.edit();
-        let out = edit(&mut next)?;
-        next.reindex();
-        *guard = Arc::new(next);
+        // Copy on write: in place when no reader holds the current snapshot (while the server
+        // is built, and whenever no request is using it), so registering n items costs O(n)
+        // rather than n copies of everything before them. `edit` fails only before it changes
+        // anything, so a failed edit in place leaves the snapshot as it was.
+        let out = match Arc::get_mut(&mut guard) {
+            Some(current) => {
+                let out = edit(current)?;
+                current.clear_pages();
+                debug_assert!(current.indexed(), "a registry edit left an index stale");
+                out
+            }
+            None => {
+                let mut next = guard.edit();
+                let out = edit(&mut next)?;
+                debug_assert!(next.indexed(), "a registry edit left an index stale");
+                *guard = Arc::new(next);
+                out
+            }
+        };
         drop(guard);
         if let Some(event) = event {
             // No receiver is not an error: nobody is listening yet.
@@ -136,7 +151,7 @@ impl Registry {
         timeout: Option<Duration>,
     ) -> Result<(), RegistryError> {
         self.add_tool_entry(ToolEntry {
-            tool,
+            tool: Arc::new(tool),
             handler: Arc::new(handler),
             timeout,
         })
@@ -144,7 +159,7 @@ impl Registry {
 
     pub(crate) fn add_tool_entry(&self, entry: ToolEntry) -> Result<(), RegistryError> {
         if !is_valid_tool_name(&entry.tool.name) {
-            return Err(RegistryError::InvalidToolName(entry.tool.name));
+            return Err(RegistryError::InvalidToolName(entry.tool.name.clone()));
         }
         self.change(Some(RegistryEvent::ToolsChanged), |s| {
             let name = &entry.tool.name;
@@ -153,7 +168,7 @@ impl Registry {
             {
                 return Err(RegistryError::DuplicateTool(name.clone()));
             }
-            s.tools.push(Arc::new(entry));
+            s.push_tool(Arc::new(entry));
             Ok(())
         })
     }
@@ -164,6 +179,7 @@ impl Registry {
             let before = s.tools.len() + s.disabled_tools.len();
             s.tools.retain(|t| t.tool.name != name);
             s.disabled_tools.retain(|t| t.tool.name != name);
+            s.reindex();
             Ok(before != s.tools.len() + s.disabled_tools.len())
         })
         .unwrap_or(false)
@@ -177,6 +193,7 @@ impl Registry {
                 Some(i) => {
                     let entry = s.tools.remove(i);
                     s.disabled_tools.push(entry);
+                    s.reindex();
                     true
                 }
                 None => false,
@@ -192,7 +209,7 @@ impl Registry {
                 match s.disabled_tools.iter().position(|t| t.tool.name == name) {
                     Some(i) => {
                         let entry = s.disabled_tools.remove(i);
-                        s.tools.push(entry);
+                        s.push_tool(entry);
                         true
                     }
                     None => false,
@@ -223,7 +240,7 @@ impl Registry {
             if s.resource_index.contains_key(&entry.resource.uri) {
                 return Err(RegistryError::DuplicateResource(entry.resource.uri.clone()));
             }
-            s.resources.push(Arc::new(entry));
+            s.push_resource(Arc::new(entry));
             Ok(())
         })
     }
@@ -233,6 +250,7 @@ impl Registry {
         self.change(Some(RegistryEvent::ResourcesChanged), |s| {
             let before = s.resources.len();
             s.resources.retain(|r| r.resource.uri != uri);
+            s.reindex();
             Ok(before != s.resources.len())
         })
         .unwrap_or(false)
@@ -300,7 +318,7 @@ impl Registry {
             {
                 return Err(RegistryError::DuplicatePrompt(name.clone()));
             }
-            s.prompts.push(Arc::new(entry));
+            s.push_prompt(Arc::new(entry));
             Ok(())
         })
     }
@@ -311,6 +329,7 @@ impl Registry {
             let before = s.prompts.len() + s.disabled_prompts.len();
             s.prompts.retain(|p| p.prompt.name != name);
             s.disabled_prompts.retain(|p| p.prompt.name != name);
+            s.reindex();
             Ok(before != s.prompts.len() + s.disabled_prompts.len())
         })
         .unwrap_or(false)
@@ -324,6 +343,7 @@ impl Registry {
                 Some(i) => {
                     let entry = s.prompts.remove(i);
                     s.disabled_prompts.push(entry);
+                    s.reindex();
                     true
                 }
                 None => false,
@@ -343,7 +363,7 @@ impl Registry {
                 {
                     Some(i) => {
                         let entry = s.disabled_prompts.remove(i);
-                        s.prompts.push(entry);
+                        s.push_prompt(entry);
                         true
                     }
                     None => false,
@@ -457,4 +477,116 @@ pub(crate) struct Offers {
     pub(crate) completions: bool,
     /// Some tool can run as a task.
     pub(crate) tasks: bool,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use mcp_core::ProtocolVersion;
+    use mcp_core::types::{CacheHints, CacheScope};
+
+    use super::*;
+
+    fn registry() -> Registry {
+        Registry::new(ListSettings { page_size: 100 })
+    }
+
+    fn add(registry: &Registry, name: &str) -> Result<(), RegistryError> {
+        let schema = serde_json::json!({"type": "object"});
+        let tool = Tool::new(name, schema.as_object().unwrap().clone());
+        let tag = name.to_owned();
+        registry.add_tool(
+            tool,
+            tool_fn(move |_: Value, _ctx| std::future::ready(tag.clone())),
+            None,
+        )
+    }
+
+    /// The name of the tool `tools/call` would run for `name`.
+    fn found(registry: &Registry, name: &str) -> Option<String> {
+        registry.tool(name).map(|t| t.tool.name.clone())
+    }
+
+    fn listed(registry: &Registry) -> String {
+        let hints = CacheHints {
+            ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+        };
+        let page = registry.page(
+            ListKind::Tools,
+            ProtocolVersion::V2025_06_18,
+            None,
+            None,
+            hints,
+            None,
+        );
+        page.unwrap().get().to_owned()
+    }
+
+    use serde_json::Value;
+
+    /// Every change, made in place (no reader) and on a copy (a reader holds the snapshot),
+    /// leaves the same entries, every name indexed at its own entry, and pages rebuilt.
+    #[test]
+    fn changes_in_place_and_on_a_copy_agree() {
+        for held in [false, true] {
+            let registry = registry();
+            for name in ["a", "b", "c", "d"] {
+                add(&registry, name).unwrap();
+            }
+            let reader = held.then(|| registry.current());
+            assert!(listed(&registry).contains("\"d\""));
+            assert!(registry.remove_tool("b"));
+            assert!(registry.disable_tool("a"));
+            add(&registry, "e").unwrap();
+            assert!(registry.enable_tool("a"));
+            assert_eq!(registry.tool_names(), ["c", "d", "e", "a"], "held: {held}");
+            for name in ["a", "c", "d", "e"] {
+                assert_eq!(
+                    found(&registry, name).as_deref(),
+                    Some(name),
+                    "held: {held}"
+                );
+            }
+            assert_eq!(found(&registry, "b"), None);
+            let page = listed(&registry);
+            assert!(page.contains("\"e\"") && !page.contains("\"b\""), "{page}");
+            assert!(registry.current().indexed());
+            // A reader keeps the snapshot it took: nothing changed under it.
+            if let Some(reader) = reader {
+                let names: Vec<_> = reader.tools.iter().map(|t| t.tool.name.as_str()).collect();
+                assert_eq!(names, ["a", "b", "c", "d"]);
+                assert!(reader.indexed());
+            }
+        }
+    }
+
+    /// A refused change leaves the registry as it was, in place or not.
+    #[test]
+    fn a_refused_change_changes_nothing() {
+        for held in [false, true] {
+            let registry = registry();
+            add(&registry, "a").unwrap();
+            assert!(registry.disable_tool("a"));
+            add(&registry, "b").unwrap();
+            let _reader = held.then(|| registry.current());
+            let before = listed(&registry);
+            assert!(matches!(
+                add(&registry, "a"),
+                Err(RegistryError::DuplicateTool(_))
+            ));
+            assert!(matches!(
+                add(&registry, "b"),
+                Err(RegistryError::DuplicateTool(_))
+            ));
+            assert!(matches!(
+                add(&registry, "no spaces"),
+                Err(RegistryError::InvalidToolName(_))
+            ));
+            assert_eq!(registry.tool_names(), ["b"]);
+            assert_eq!(listed(&registry), before);
+            assert!(registry.enable_tool("a"));
+            assert_eq!(found(&registry, "a").as_deref(), Some("a"));
+        }
+    }
 }

@@ -94,8 +94,12 @@ impl Registry {
         };
         let json = match kind {
             ListKind::Tools => {
-                let mut r =
-                    ListToolsResult::new(shown.iter().map(|&i| s.tools[i].tool.clone()).collect());
+                let mut r = ListToolsResult::new(
+                    shown
+                        .iter()
+                        .map(|&i| Tool::clone(&s.tools[i].tool))
+                        .collect(),
+                );
                 r.next_cursor = next_cursor;
                 finish(r, version, meta, cache)
             }

@@ -52,6 +52,37 @@ impl Snapshot {
         }
     }
 
+    /// Ready to publish after an edit in place: the page cache, built from the entries before
+    /// it, emptied (a copy from [`edit`](Self::edit) starts with an empty one).
+    pub(super) fn clear_pages(&mut self) {
+        match self.pages.get_mut() {
+            Ok(pages) => pages.clear(),
+            Err(poisoned) => poisoned.into_inner().clear(),
+        }
+    }
+
+    /// Appends a tool and indexes it (the caller has checked that its name is free).
+    pub(super) fn push_tool(&mut self, entry: Arc<ToolEntry>) {
+        self.tool_index
+            .insert(entry.tool.name.clone(), self.tools.len());
+        self.tools.push(entry);
+    }
+
+    /// Appends a static resource and indexes it (its URI is free).
+    pub(super) fn push_resource(&mut self, entry: Arc<ResourceEntry>) {
+        self.resource_index
+            .insert(entry.resource.uri.clone(), self.resources.len());
+        self.resources.push(entry);
+    }
+
+    /// Appends a prompt and indexes it (its name is free).
+    pub(super) fn push_prompt(&mut self, entry: Arc<PromptEntry>) {
+        self.prompt_index
+            .insert(entry.prompt.name.clone(), self.prompts.len());
+        self.prompts.push(entry);
+    }
+
+    /// Rebuilds the indexes, after entries were removed or moved.
     pub(super) fn reindex(&mut self) {
         self.tool_index = self
             .tools
@@ -71,5 +102,23 @@ impl Snapshot {
             .enumerate()
             .map(|(i, p)| (p.prompt.name.clone(), i))
             .collect();
+    }
+
+    /// Whether every index maps exactly its list's keys to their positions.
+    pub(super) fn indexed(&self) -> bool {
+        fn exact<T>(
+            index: &HashMap<String, usize>,
+            list: &[Arc<T>],
+            key: impl Fn(&T) -> &str,
+        ) -> bool {
+            index.len() == list.len()
+                && list
+                    .iter()
+                    .enumerate()
+                    .all(|(i, e)| index.get(key(e)) == Some(&i))
+        }
+        exact(&self.tool_index, &self.tools, |t| &t.tool.name)
+            && exact(&self.resource_index, &self.resources, |r| &r.resource.uri)
+            && exact(&self.prompt_index, &self.prompts, |p| &p.prompt.name)
     }
 }

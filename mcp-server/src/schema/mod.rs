@@ -2,7 +2,8 @@
 //! per type and process, with local references inlined: several clients drop `$ref` /
 //! `$defs`. Recursive types cannot be inlined; their definitions stay in a root `$defs`.
 //! Every schema is then made portable (no bare booleans, no `type` arrays, no schema that
-//! constrains nothing; an `Option<T>` argument is a plain, optional `T`).
+//! constrains nothing, no non-standard `format`; an `Option<T>` argument is a plain,
+//! optional `T`).
 
 mod portable;
 
@@ -36,55 +37,8 @@ fn tidy(schema: schemars::Schema, direction: Direction) -> JSONObject {
     };
     object.remove("$schema");
     object.remove("title");
-    drop_foreign_formats(&mut object);
     make_portable(&mut object, direction);
     object
-}
-
-/// The `format` values JSON Schema 2020-12 defines. schemars also writes formats of its own
-/// for Rust number types (`uint`, `int32`, `double`, …), which strict validators (Ajv in
-/// strict mode, as the TypeScript SDK suggests configuring it) refuse outright.
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
-
-/// Removes non-standard `format` keywords anywhere in a schema; the type and the numeric
-/// bounds schemars writes beside them still say what the Rust type accepts.
-fn drop_foreign_formats(schema: &mut JSONObject) {
-    let foreign = schema
-        .get("format")
-        .and_then(Value::as_str)
-        .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
-    if foreign {
-        schema.remove("format");
-    }
-    schema.values_mut().for_each(foreign_formats_below);
-}
-
-fn foreign_formats_below(value: &mut Value) {
-    match value {
-        Value::Object(map) => drop_foreign_formats(map),
-        Value::Array(items) => items.iter_mut().for_each(foreign_formats_below),
-        _ => {}
-    }
 }
 
 /// The input schema of a tool whose arguments deserialize into `T`: an object schema (a
@@ -152,9 +106,11 @@ fn property_schema(schema: schemars::Schema, direction: Direction) -> JSONObject
         root.remove("$schema");
         root.remove("title");
     }
+    // Moved in, not through `json!`, which would serialize a copy of the whole schema.
+    let mut properties = JSONObject::new();
+    properties.insert("value".into(), value);
     let mut holder = JSONObject::new();
-    holder.insert("properties".into(), serde_json::json!({ "value": value }));
-    drop_foreign_formats(&mut holder);
+    holder.insert("properties".into(), Value::Object(properties));
     make_portable(&mut holder, direction);
     match holder.remove("properties") {
         Some(Value::Object(mut properties)) => match properties.remove("value") {

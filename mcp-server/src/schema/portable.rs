@@ -18,89 +18,130 @@ pub(crate) enum Direction {
     Output,
 }
 
-/// Keywords whose value is one schema.
-const ONE_SCHEMA: &[&str] = &[
-    "items",
-    "contains",
-    "not",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "additionalItems",
-    "unevaluatedItems",
-    "contentSchema",
-];
+/// What a keyword's value holds, for the walk over every schema inside a schema.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// One schema (`items`, `not`, …).
+    One,
+    /// An array of schemas (`anyOf`, `prefixItems`, …).
+    Array,
+    /// Names mapped to schemas (`properties`, `$defs`, …).
+    Map,
+    /// No schema.
+    Nothing,
+}
 
-/// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "$defs",
-    "definitions",
-];
+/// A `match`, not a list scanned per keyword: rustc compares the length first, so each
+/// keyword costs a comparison or two.
+fn holds(keyword: &str) -> Holds {
+    match keyword {
+        "items"
+        | "contains"
+        | "not"
+        | "propertyNames"
+        | "if"
+        | "then"
+        | "else"
+        | "additionalProperties"
+        | "unevaluatedProperties"
+        | "additionalItems"
+        | "unevaluatedItems"
+        | "contentSchema" => Holds::One,
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Holds::Array,
+        "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions" => {
+            Holds::Map
+        }
+        _ => Holds::Nothing,
+    }
+}
 
 /// Where a boolean is the usual spelling (`"additionalProperties": false`), not a stand-in
 /// for a schema object.
-const BOOLEANS_ALLOWED: &[&str] = &[
-    "additionalProperties",
-    "unevaluatedProperties",
-    "additionalItems",
-    "unevaluatedItems",
-];
+fn boolean_allowed(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "additionalProperties" | "unevaluatedProperties" | "additionalItems" | "unevaluatedItems"
+    )
+}
 
 /// Keywords that restrict which instances a schema accepts.
-const CONSTRAINING: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "format",
-    "contentMediaType",
-    "contentEncoding",
-    "contentSchema",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "items",
-    "prefixItems",
-    "contains",
-    "additionalItems",
-    "unevaluatedItems",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "propertyNames",
-    "dependentSchemas",
-    "dependencies",
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-];
+fn constraining(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "type"
+            | "enum"
+            | "const"
+            | "multipleOf"
+            | "maximum"
+            | "exclusiveMaximum"
+            | "minimum"
+            | "exclusiveMinimum"
+            | "maxLength"
+            | "minLength"
+            | "pattern"
+            | "format"
+            | "contentMediaType"
+            | "contentEncoding"
+            | "contentSchema"
+            | "maxItems"
+            | "minItems"
+            | "uniqueItems"
+            | "maxContains"
+            | "minContains"
+            | "maxProperties"
+            | "minProperties"
+            | "required"
+            | "dependentRequired"
+            | "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "not"
+            | "items"
+            | "prefixItems"
+            | "contains"
+            | "additionalItems"
+            | "unevaluatedItems"
+            | "properties"
+            | "patternProperties"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "propertyNames"
+            | "dependentSchemas"
+            | "dependencies"
+            | "$ref"
+            | "$dynamicRef"
+            | "$recursiveRef"
+    )
+}
+
+/// The `format` values JSON Schema 2020-12 defines. schemars also writes formats of its own
+/// for Rust number types (`uint`, `int32`, `double`, …), which strict validators (Ajv in
+/// strict mode, as the TypeScript SDK suggests configuring it) refuse outright; the type and
+/// the numeric bounds schemars writes beside them still say what the Rust type accepts.
+fn standard_format(format: &str) -> bool {
+    matches!(
+        format,
+        "date-time"
+            | "date"
+            | "time"
+            | "duration"
+            | "email"
+            | "idn-email"
+            | "hostname"
+            | "idn-hostname"
+            | "ipv4"
+            | "ipv6"
+            | "uri"
+            | "uri-reference"
+            | "iri"
+            | "iri-reference"
+            | "uuid"
+            | "uri-template"
+            | "json-pointer"
+            | "relative-json-pointer"
+            | "regex"
+    )
+}
 
 /// Any JSON value, spelled with one `type` per branch (the spelling of `true` that names
 /// what it accepts).
@@ -115,27 +156,37 @@ fn any_value() -> Value {
     ])
 }
 
-/// Rewrites `schema` (a root schema object) and every schema inside it.
+/// Rewrites `schema` (a root schema object) and every schema inside it, and drops every
+/// `format` that is not a standard one.
 pub(crate) fn make_portable(schema: &mut JSONObject, direction: Direction) {
     if direction == Direction::Input {
         drop_null(schema);
     }
+    // After `drop_null`, which may have merged a branch's keywords in.
+    if schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !standard_format(f))
+    {
+        schema.remove("format");
+    }
     split_type_union(schema);
     for (keyword, value) in schema.iter_mut() {
         let keyword = keyword.as_str();
-        if SCHEMA_MAPS.contains(&keyword) {
-            if let Value::Object(map) = value {
-                map.values_mut()
-                    .for_each(|sub| subschema(sub, keyword, direction));
-            }
-        } else if SCHEMA_ARRAYS.contains(&keyword) || (keyword == "items" && value.is_array()) {
-            if let Value::Array(items) = value {
+        match (holds(keyword), value) {
+            (Holds::Map, Value::Object(map)) => map
+                .values_mut()
+                .for_each(|sub| subschema(sub, keyword, direction)),
+            // `items` holds an array of schemas in drafts before 2020-12.
+            (Holds::Array | Holds::One, Value::Array(items))
+                if holds(keyword) == Holds::Array || keyword == "items" =>
+            {
                 items
                     .iter_mut()
                     .for_each(|sub| subschema(sub, keyword, direction));
             }
-        } else if ONE_SCHEMA.contains(&keyword) {
-            subschema(value, keyword, direction);
+            (Holds::One, value) => subschema(value, keyword, direction),
+            _ => {}
         }
     }
 }
@@ -143,7 +194,7 @@ pub(crate) fn make_portable(schema: &mut JSONObject, direction: Direction) {
 /// A schema in the position of `keyword`.
 fn subschema(value: &mut Value, keyword: &str, direction: Direction) {
     match value {
-        Value::Bool(_) if BOOLEANS_ALLOWED.contains(&keyword) => {}
+        Value::Bool(_) if boolean_allowed(keyword) => {}
         Value::Bool(true) => *value = json!({ "anyOf": any_value() }),
         Value::Bool(false) => *value = json!({ "not": {} }),
         Value::Object(map) => {
@@ -158,7 +209,7 @@ fn subschema(value: &mut Value, keyword: &str, direction: Direction) {
 }
 
 fn constrains(schema: &JSONObject) -> bool {
-    schema.keys().any(|k| CONSTRAINING.contains(&k.as_str()))
+    schema.keys().any(|k| constraining(k))
         || (schema.contains_key("if")
             && (schema.contains_key("then") || schema.contains_key("else")))
 }
@@ -212,7 +263,10 @@ fn split_type_union(schema: &mut JSONObject) {
         return;
     }
     schema.remove("type");
-    let branches: Vec<Value> = types.into_iter().map(|t| json!({ "type": t })).collect();
+    let branches: Vec<Value> = types
+        .into_iter()
+        .map(|t| Value::Object(std::iter::once(("type".to_owned(), t)).collect()))
+        .collect();
     if schema.contains_key("anyOf") {
         let all = schema
             .entry("allOf")
@@ -284,6 +338,33 @@ mod tests {
                     "note": {"description": "anything", "anyOf": any_value()}
                 },
                 "additionalProperties": false
+            })
+        );
+    }
+
+    /// Non-standard formats go wherever a schema is, including a nullable branch an input
+    /// keeps; a `format` member of a value (a `default`, a `const`) is data and stays.
+    #[test]
+    fn foreign_formats_go_from_schemas_only() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "n": {"anyOf": [{"type": "integer", "format": "uint32"}, {"type": "null"}]},
+                "at": {"type": "string", "format": "date-time"},
+                "opts": {"type": "object", "default": {"format": "int32"}, "const": {"format": "x"}}
+            },
+            "$defs": {"D": {"type": "number", "format": "double"}}
+        });
+        assert_eq!(
+            portable(schema, Direction::Input),
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer"},
+                    "at": {"type": "string", "format": "date-time"},
+                    "opts": {"type": "object", "default": {"format": "int32"}, "const": {"format": "x"}}
+                },
+                "$defs": {"D": {"type": "number"}}
             })
         );
     }

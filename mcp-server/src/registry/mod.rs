@@ -95,24 +95,13 @@ impl Registry {
             Err(poisoned) => poisoned.into_inner(),
         };
         // Copy on write: in place when no reader holds the current snapshot (while the server
-        // is built, and whenever no request is using it), so registering n items costs O(n)
-        // rather than n copies of everything before them. `edit` fails only before it changes
-        // anything, so a failed edit in place leaves the snapshot as it was.
-        let out = match Arc::get_mut(&mut guard) {
-            Some(current) => {
-                let out = edit(current)?;
-                current.clear_pages();
-                debug_assert!(current.indexed(), "a registry edit left an index stale");
-                out
-            }
-            None => {
-                let mut next = guard.edit();
-                let out = edit(&mut next)?;
-                debug_assert!(next.indexed(), "a registry edit left an index stale");
-                *guard = Arc::new(next);
-                out
-            }
-        };
+        // is built, and whenever no request is using it), else on a copy that replaces it, so
+        // registering n items costs O(n) rather than n copies of everything before them. An
+        // edit fails only before it changes anything: the snapshot (or its copy) is as it was.
+        let snapshot = Arc::make_mut(&mut guard);
+        let out = edit(snapshot)?;
+        snapshot.clear_pages();
+        debug_assert!(snapshot.indexed(), "a registry edit left an index stale");
         drop(guard);
         if let Some(event) = event {
             // No receiver is not an error: nobody is listening yet.

@@ -33,9 +33,10 @@ pub(super) struct Snapshot {
 /// shows (empty when nothing is filtered).
 pub(super) type PageKey = (ListKind, ProtocolVersion, usize, String);
 
-impl Snapshot {
-    /// A copy with the same entries and an empty page cache.
-    pub(super) fn edit(&self) -> Snapshot {
+/// A copy with the same entries and an empty page cache: what `Arc::make_mut` makes when a
+/// change finds the snapshot shared.
+impl Clone for Snapshot {
+    fn clone(&self) -> Snapshot {
         Snapshot {
             tools: self.tools.clone(),
             tool_index: self.tool_index.clone(),
@@ -51,7 +52,9 @@ impl Snapshot {
             pages: Mutex::default(),
         }
     }
+}
 
+impl Snapshot {
     /// Ready to publish after an edit in place: the page cache, built from the entries before
     /// it, emptied (a copy from [`edit`](Self::edit) starts with an empty one).
     pub(super) fn clear_pages(&mut self) {

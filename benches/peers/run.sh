@@ -12,11 +12,15 @@
 # HTTP_WORKERS 16, SESSIONS 2000 [200], BIG_CALLS 10000 [1000], BIG_PIPELINE 8, BIG_PAYLOAD
 # 100000, WIDE_CALLS 100000 [10000], WIDE_WORKERS 1000, TOOL echo. CASES limits the run to
 # some of: seq pipe pipe-each big http-sse http-json http-modern http-1k http-1k-modern
-# sessions (space-separated). `pipe` fills a 64 KiB buffer and writes it
+# sessions startup (space-separated). `pipe` fills a 64 KiB buffer and writes it
 # when the window is full; `pipe-each` writes each request with a write of its own, as clients
 # do; `big` echoes a BIG_PAYLOAD-byte string, BIG_PIPELINE calls in flight; `http-1k` and
 # `http-1k-modern` are WIDE_WORKERS connections at once (each its own legacy session in
-# `http-1k`), against rmcp's best configuration for that load (stateless, JSON).
+# `http-1k`), against rmcp's best configuration for that load (stateless, JSON). `startup`
+# runs startup.py after the rounds: STARTUP_SAMPLES [10] spawns per server and round
+# (default 40), servers alternated, start-up to the first response (the start-up column of
+# the other tables is one sample per case and round, taken while the driver also starts
+# its watchdog).
 # Exits non-zero if any run failed; the others still count.
 set -euo pipefail
 
@@ -40,7 +44,8 @@ BIG_PAYLOAD=${BIG_PAYLOAD:-100000}
 WIDE_CALLS=${WIDE_CALLS:-$(pick 100000 10000)}
 WIDE_WORKERS=${WIDE_WORKERS:-1000}
 TOOL=${TOOL:-echo}
-CASES=${CASES:-seq pipe pipe-each big http-sse http-json http-modern http-1k http-1k-modern sessions}
+STARTUP_SAMPLES=${STARTUP_SAMPLES:-$(pick 40 10)}
+CASES=${CASES:-seq pipe pipe-each big http-sse http-json http-modern http-1k http-1k-modern sessions startup}
 
 say() { printf 'peers: %s\n' "$*" >&2; }
 die() { printf 'peers: error: %s\n' "$*" >&2; exit 1; }
@@ -170,6 +175,7 @@ say "results: $out"
 for ((round = 1; round <= ROUNDS; round++)); do
   say "round $round of $ROUNDS"
   for c in $CASES; do
+    [[ $c == startup ]] && continue
     mapfile -t servers < <(servers_for "$c")
     # Start each round's rotation one server later, so no server always runs first.
     n=${#servers[@]}
@@ -186,6 +192,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 python3 "$here/report.py" "$out"
+if [[ " $CASES " == *" startup "* ]]; then
+  say "start-up: $((ROUNDS * STARTUP_SAMPLES)) samples per server"
+  printf '\n**Start-up** (benches/peers/startup.py)\n\n'
+  python3 "$here/startup.py" "$((ROUNDS * STARTUP_SAMPLES))" 2>>"$log"
+fi
 if ((failures > 0)); then
   say "$failures run(s) failed; see $log"
   exit 1

@@ -1,10 +1,12 @@
 //! The registry: every tool, resource, resource template, prompt and completion a server
 //! offers, with their handlers.
 //!
-//! It is read on every request and changed rarely, so it is an immutable snapshot behind a
-//! lock that is only held to clone an `Arc`: a change builds a new snapshot and announces it
-//! ([`RegistryEvent`]) so sessions and listeners can send `list_changed` notifications. List
-//! pages are serialized once per snapshot, protocol version and page, then served as bytes.
+//! It is read on every request and changed rarely, so it is a snapshot behind a lock that is
+//! only held to clone an `Arc`; a reader never sees it change. A change is made on a copy
+//! when a reader holds the snapshot, in place when none does (while the server is built, so
+//! registering n tools costs O(n)), and is announced ([`RegistryEvent`]) so sessions and
+//! listeners can send `list_changed` notifications. List pages are serialized once per
+//! snapshot, protocol version and page, then served as bytes.
 
 mod entry;
 mod error;

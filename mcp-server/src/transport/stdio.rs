@@ -243,8 +243,10 @@ impl<W: AsyncWrite + Unpin> Output<W> {
     }
 }
 
-/// Serves `server` over the process's stdin and stdout until stdin closes.
-pub(crate) async fn serve_stdio(engine: &Engine) -> std::io::Result<()> {
+/// Serves `server` over the process's stdin and stdout until stdin closes. The engine is
+/// owned (a clone), so the future can be spawned or boxed without a wrapper.
+pub(crate) async fn serve_stdio(engine: Engine) -> std::io::Result<()> {
+    let engine = &engine;
     super::heap::keep_freed_buffers(engine.config().max_message_size);
     #[cfg(unix)]
     {

@@ -7,6 +7,13 @@ the time is from just before the spawn to the response. Nothing else runs in the
 meanwhile (mcp-bench's start-up column also starts its watchdog thread while the server
 starts, and has one sample per case and round).
 
+Each binary is timed from a fresh copy (in a temporary directory under target/, so on the
+same filesystem), made just before the samples: how a binary's file sits in the page cache
+changes its start-up. On the benchmark machine a binary as the linker wrote it started
+0.3 ms slower than a `cp` of it, for every server alike (quickstart 1.64 against 1.36 ms,
+rmcp's 1.67 against 1.36), and by how much drifted over the day. Copies put every server in
+the same state.
+
     benches/peers/startup.py [ROUNDS]      default 100
 
 It times the servers that are built, and says how to build the others:
@@ -15,9 +22,11 @@ It times the servers that are built, and says how to build the others:
     benches/peers/compile/run.sh builds the 50-tool servers (many-ours, many-rmcp)
 """
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -57,11 +66,21 @@ def main():
     for name, command in SERVERS:
         if (name, command) not in servers:
             print(f"not built, left out: {name} ({command[0]})", file=sys.stderr)
-    times = {name: [] for name, _ in servers}
-    for r in range(rounds):
-        # Start each round one server later, so no server always runs first.
-        for name, command in servers[r % len(servers):] + servers[:r % len(servers)]:
-            times[name].append(sample(command))
+    copies = tempfile.mkdtemp(prefix="startup-", dir=T)
+    try:
+        fresh = {}
+        for name, command in servers:
+            if command[0] not in fresh:
+                fresh[command[0]] = os.path.join(copies, str(len(fresh)))
+                shutil.copy2(command[0], fresh[command[0]])
+        servers = [(name, [fresh[command[0]]] + command[1:]) for name, command in servers]
+        times = {name: [] for name, _ in servers}
+        for r in range(rounds):
+            # Start each round one server later, so no server always runs first.
+            for name, command in servers[r % len(servers):] + servers[:r % len(servers)]:
+                times[name].append(sample(command))
+    finally:
+        shutil.rmtree(copies)
     print(f"start-up to the first response, ms ({rounds} samples each, servers alternated; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end)\n")
     print("| server | min | p10 | p50 | p90 |")

@@ -56,7 +56,7 @@ impl Clone for Snapshot {
 
 impl Snapshot {
     /// Ready to publish after an edit in place: the page cache, built from the entries before
-    /// it, emptied (a copy from [`edit`](Self::edit) starts with an empty one).
+    /// it, emptied (a copy made by `clone` starts with an empty one).
     pub(super) fn clear_pages(&mut self) {
         match self.pages.get_mut() {
             Ok(pages) => pages.clear(),

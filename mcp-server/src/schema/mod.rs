@@ -7,9 +7,12 @@
 
 mod portable;
 
-use portable::{Direction, make_portable};
+use std::any::TypeId;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 
 use mcp_core::types::JSONObject;
+use portable::{Direction, make_portable};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
@@ -87,11 +90,31 @@ pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
 
 /// The schema of one value of type `T` (for a single argument), inlined.
 pub fn value_schema_for<T: JsonSchema>() -> Value {
-    Value::Object(argument_schema_for::<T>())
+    Value::Object(build_argument_schema::<T>())
 }
 
 /// The schema of a tool argument of type `T`: the property of the input object.
-pub(crate) fn argument_schema_for<T: JsonSchema>() -> JSONObject {
+///
+/// Built once per type and process and copied from then on: the tools of a server share
+/// their argument types (`String`, `Option<String>`, `bool`, a struct of the server's), and
+/// a copy of a built schema costs a small fraction of building it with schemars and making
+/// it portable (a 50-tool server's start-up: `docs/benchmarks.md`). Keyed by `TypeId`, not
+/// by schemars' `schema_id`, which a hand-written `JsonSchema` impl defaults to its
+/// `schema_name`, so two types could share one.
+pub(crate) fn argument_schema_for<T: JsonSchema + 'static>() -> JSONObject {
+    // Built outside the lock: a `JsonSchema` impl is the user's code and may panic.
+    static BUILT: Mutex<BTreeMap<TypeId, JSONObject>> = Mutex::new(BTreeMap::new());
+    let id = TypeId::of::<T>();
+    let built = || BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(schema) = built().get(&id) {
+        return schema.clone();
+    }
+    let schema = build_argument_schema::<T>();
+    built().insert(id, schema.clone());
+    schema
+}
+
+fn build_argument_schema<T: JsonSchema>() -> JSONObject {
     property_schema(
         generator(false).into_root_schema_for::<T>(),
         Direction::Input,
@@ -183,6 +206,42 @@ mod tests {
         assert!(
             s.contains("\"format\":\"uri\""),
             "standard formats stay: {s}"
+        );
+    }
+
+    /// Two hand-written impls with one `schema_name` (and so, by default, one
+    /// `schema_id`): each type keeps its own schema, the first build and the copies alike.
+    #[test]
+    fn argument_schemas_are_kept_per_type() {
+        struct Digits;
+        struct Word;
+        impl JsonSchema for Digits {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "Id".into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({"type": "string", "pattern": "^[0-9]+$"})
+            }
+        }
+        impl JsonSchema for Word {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "Id".into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({"type": "string", "pattern": "^[a-z]+$"})
+            }
+        }
+        for _ in 0..2 {
+            assert_eq!(argument_schema_for::<Digits>()["pattern"], "^[0-9]+$");
+            assert_eq!(argument_schema_for::<Word>()["pattern"], "^[a-z]+$");
+        }
+        assert_eq!(
+            argument_schema_for::<Args>(),
+            build_argument_schema::<Args>()
+        );
+        assert_eq!(
+            argument_schema_for::<Args>(),
+            build_argument_schema::<Args>()
         );
     }
 }

@@ -6,8 +6,11 @@
 # the binary's size as built and stripped. Target dirs: target/peers-compile-{ours,rmcp}.
 # The clean build runs with `--timings`: timings.py prints its slowest units and the share
 # of the SDK's macro crate (and of syn, which the macros need) on stderr.
+# A third row, `deps`, builds deps/ beside this script: the third-party crates that ours builds, with
+# the same features, and no SDK code, so the floor that no change to the SDK's own crates
+# can go below.
 #
-#   benches/peers/compile/run.sh             both
+#   benches/peers/compile/run.sh             all three
 #   ONLY=ours benches/peers/compile/run.sh   one of them
 set -euo pipefail
 
@@ -27,7 +30,7 @@ seconds() { # seconds COMMAND...: runs it quietly and prints its wall-clock time
 }
 
 rows=()
-for crate in ${ONLY:-ours rmcp}; do
+for crate in ${ONLY:-ours rmcp deps}; do
   manifest="$here/$crate/Cargo.toml"
   export CARGO_TARGET_DIR="$root/target/peers-compile-$crate"
   cargo fetch --manifest-path "$manifest" --quiet

@@ -1,13 +1,13 @@
 """Reads a `cargo build --timings` report and prints the slowest units and the share of the
 SDK's proc-macro crate (and of the crates only macros need) in the build.
 
-    python3 timings.py target/.../cargo-timings/cargo-timing.html ours|rmcp
+    python3 timings.py target/.../cargo-timings/cargo-timing.html ours|rmcp|deps
 """
 import json
 import re
 import sys
 
-MACROS = {"ours": "mcp-macros", "rmcp": "rmcp-macros"}
+MACROS = {"ours": "mcp-macros", "rmcp": "rmcp-macros", "deps": "(no SDK)"}
 # Crates a derive or attribute macro pulls in; built only because some macro needs them.
 MACRO_DEPS = {"syn", "quote", "proc-macro2", "darling", "darling_core", "darling_macro",
               "serde_derive", "schemars_derive", "tokio-macros", "pin-project-internal",

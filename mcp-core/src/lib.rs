@@ -42,6 +42,8 @@
 #[doc = include_str!("../README.md")]
 mod readme {}
 
+#[doc(hidden)]
+pub mod bytes;
 pub mod error;
 pub mod jsonrpc;
 pub mod types;

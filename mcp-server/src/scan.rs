@@ -7,6 +7,7 @@
 //! the scans do not check it. Where they meet something they do not expect they give up
 //! (`None`), and the caller reads the text with serde instead.
 
+use mcp_core::bytes;
 use std::ops::ControlFlow;
 
 /// The index of the first byte at or after `i` that is not JSON whitespace.
@@ -31,7 +32,7 @@ pub(crate) fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
             match rest.get(n) {
                 Some(b'"' | b'\\') => break n,
                 Some(_) if n < 32 => n += 1,
-                Some(_) => break n + memchr::memchr2(b'"', b'\\', rest.get(n..)?)?,
+                Some(_) => break n + bytes::find2(b'"', b'\\', rest.get(n..)?)?,
                 None => return None,
             }
         };
@@ -62,7 +63,7 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     let mut depth = 0_usize;
     let mut j = i;
     loop {
-        let at = j + memchr::memchr3(b'"', open, close, b.get(j..)?)?;
+        let at = j + bytes::find3(b'"', open, close, b.get(j..)?)?;
         match b[at] {
             b'"' => j = string_end(b, at)?.0,
             c if c == open => {

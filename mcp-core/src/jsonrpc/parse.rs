@@ -431,7 +431,7 @@ fn nesting_exceeds(raw: &str, limit: usize) -> bool {
     // Depth never exceeds the number of openers, and looking for them is one SIMD pass:
     // large messages (file contents, query results) are mostly strings and never nest deep.
     // Short ones are scanned at once.
-    if bytes.len() > 512 && memchr::memchr2_iter(b'[', b'{', bytes).nth(limit).is_none() {
+    if bytes.len() > 512 && crate::bytes::nth2(b'[', b'{', bytes, limit).is_none() {
         return false;
     }
     let mut depth = 0usize;
@@ -443,7 +443,7 @@ fn nesting_exceeds(raw: &str, limit: usize) -> bool {
                 i += 1;
                 loop {
                     let rest = bytes.get(i..).unwrap_or_default();
-                    match memchr::memchr2(b'"', b'\\', rest) {
+                    match crate::bytes::find2(b'"', b'\\', rest) {
                         Some(at) if rest[at] == b'\\' => i += at + 2,
                         Some(at) => {
                             i += at;

@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 #[cfg(feature = "http")]
 use mcp_core::ProtocolVersion;
+use mcp_core::bytes;
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::{Params, Request};
 use mcp_core::types::RequestMetaObject;
@@ -138,11 +139,16 @@ impl Engine {
 
 /// Whether the JSON object text `params` may have a `_meta` member.
 fn may_have_meta(params: &str) -> bool {
+    let bytes = params.as_bytes();
+    // Short params, as most are: found by their rare byte (`_`, the backslash), without
+    // memchr's CPU-feature detection (`mcp_core::bytes`).
+    if bytes.len() < bytes::SHORT {
+        return bytes::contains(bytes, b"\"_meta\"", 1) || bytes::contains(bytes, b"\\u", 0);
+    }
     // Built once: `memmem::find` builds its searcher (choosing the rare bytes, the SIMD
     // routine) on every call, which cost more than both searches of a small request.
     static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"_meta\""));
     static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
-    let bytes = params.as_bytes();
     META.find(bytes).is_some() || ESCAPE.find(bytes).is_some()
 }
 

@@ -96,7 +96,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         if unsearched.is_empty() {
             return None;
         }
-        let Some(at) = memchr::memchr(b'\n', unsearched) else {
+        let Some(at) = mcp_core::bytes::find(b'\n', unsearched) else {
             self.searched = self.buf.len() - self.start;
             return None;
         };
@@ -170,7 +170,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     fn line_ready(&self) -> bool {
         let from = self.start + self.searched;
         let unsearched = self.buf.get(from..).unwrap_or_default();
-        !unsearched.is_empty() && memchr::memchr(b'\n', unsearched).is_some()
+        !unsearched.is_empty() && mcp_core::bytes::find(b'\n', unsearched).is_some()
     }
 }
 

@@ -244,4 +244,25 @@ mod tests {
             build_argument_schema::<Args>()
         );
     }
+
+    /// A type's schema is built once, however many arguments have the type.
+    #[test]
+    fn an_argument_type_is_built_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static BUILDS: AtomicUsize = AtomicUsize::new(0);
+        struct Counted;
+        impl JsonSchema for Counted {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "Counted".into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                BUILDS.fetch_add(1, Ordering::Relaxed);
+                schemars::json_schema!({"type": "integer"})
+            }
+        }
+        for _ in 0..3 {
+            assert_eq!(argument_schema_for::<Counted>()["type"], "integer");
+        }
+        assert_eq!(BUILDS.load(Ordering::Relaxed), 1);
+    }
 }

@@ -16,6 +16,7 @@ pub(crate) mod headers;
 pub(crate) mod listen;
 mod methods;
 mod mrtr;
+mod outline;
 mod reply;
 pub(crate) mod seal;
 pub(crate) mod span;
@@ -313,8 +314,7 @@ impl Engine {
                     .await
             }
             ConnectionEra::Modern | ConnectionEra::Undecided => {
-                self.modern_request(req, meta, sink, cancel, principal)
-                    .await
+                outline::outline(self.modern_request(req, meta, sink, cancel, principal)).await
             }
         }
     }
@@ -394,7 +394,7 @@ impl Engine {
                     meta,
                     conn: Some(conn),
                 };
-                self.common_request(req, scope, sink, cancel).await
+                outline::outline(self.common_request(req, scope, sink, cancel)).await
             }
         }
     }
@@ -504,7 +504,7 @@ impl Engine {
                     meta,
                     conn: None,
                 };
-                self.common_request(req, scope, sink, cancel).await
+                outline::outline(self.common_request(req, scope, sink, cancel)).await
             }
         }
     }

@@ -137,13 +137,17 @@ fn wrapped<T: Serialize>(value: &T) -> Result<CallToolResult, ErrorObject> {
     Ok(result)
 }
 
+// `#[inline]`: the impls are concrete, so without it each number type's result and schema
+// code would be compiled into this crate whether a server returns that type or not.
 macro_rules! plain_value_into_tool_result {
     ($($ty:ty),*) => {$(
         impl IntoToolResult for $ty {
+            #[inline]
             fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
                 wrapped(&self)
             }
 
+            #[inline]
             fn output_schema() -> Option<JSONObject> {
                 Some(result_schema_for::<$ty>())
             }
@@ -155,6 +159,7 @@ plain_value_into_tool_result!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
 macro_rules! float_into_tool_result {
     ($($ty:ty),*) => {$(
         impl IntoToolResult for $ty {
+            #[inline]
             fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
                 if self.is_finite() {
                     wrapped(&self)
@@ -165,6 +170,7 @@ macro_rules! float_into_tool_result {
                 }
             }
 
+            #[inline]
             fn output_schema() -> Option<JSONObject> {
                 Some(result_schema_for::<$ty>())
             }

@@ -12,8 +12,9 @@ use mcp_server::registry::{CompletionTarget, completion_fn, prompt_fn, resource_
 use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
 use mcp_server::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitContentValue, ElicitRequestFormParams,
-    ElicitRequestedSchema, ElicitResult, LoggingLevel, Prompt, PromptArgument, PromptMessage,
-    Resource, ResourceTemplate, Root, SamplingMessage, TextContent, Tool,
+    ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult, LoggingLevel, Prompt,
+    PromptArgument, PromptMessage, Resource, ResourceTemplate, Root, SamplingMessage, TextContent,
+    Tool,
 };
 use mcp_server::{Context, Elicitation, ResourceError, Server};
 use serde_json::{Value, json};
@@ -580,6 +581,58 @@ async fn modern_discover_and_envelope_errors() {
         by_id(6)["error"]["data"]["requiredCapabilities"],
         json!({"sampling": {}})
     );
+}
+
+/// A 2026 client that declared no capabilities is told, per kind of input request, which
+/// capability the request needs (`-32021`, `data.requiredCapabilities`).
+#[tokio::test]
+async fn each_input_request_names_the_capability_it_needs() {
+    let server = Server::builder("needs", "1.0.0").build();
+    let r = server.registry();
+    r.add_tool(
+        tool("ask"),
+        tool_fn(|args: Value, ctx: Context| async move {
+            let refused = match args["kind"].as_str() {
+                Some("form") => {
+                    let params = ElicitRequestFormParams::new("Name?", name_schema());
+                    ctx.elicit_form(params).await.err()
+                }
+                Some("url") => {
+                    let params = ElicitRequestURLParams::new("Sign in", "https://example.com/")
+                        .with_elicitation_id("e1");
+                    ctx.elicit_url(params).await.err()
+                }
+                _ => ctx.roots().await.err(),
+            };
+            refused.map_or("answered".to_owned(), |e| format!("error: {e}"))
+        }),
+        None,
+    )
+    .unwrap();
+    let call = |id: u32, kind: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"ask","arguments":{{"kind":"{kind}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        )
+    };
+    let lines = [call(1, "form"), call(2, "url"), call(3, "roots")];
+    let lines = raw_session(
+        &server,
+        &lines.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await;
+    let by_id = |id: i64| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    for (id, required) in [
+        (1, json!({"elicitation": {"form": {}}})),
+        (2, json!({"elicitation": {"url": {}}})),
+        (3, json!({"roots": {}})),
+    ] {
+        assert_eq!(by_id(id)["error"]["code"], -32021, "{id}");
+        assert_eq!(
+            by_id(id)["error"]["data"]["requiredCapabilities"],
+            required,
+            "{id}"
+        );
+    }
 }
 
 /// Writes `lines` to a fresh stdio connection, closes the input, and returns every message

@@ -5,8 +5,9 @@ use mcp_core::Era;
 use mcp_core::error::ErrorObject;
 use mcp_core::types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
-    ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult, InputRequest,
-    ListRootsResult, Root,
+    ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
+    ElicitationCapability, InputRequest, JSONObject, ListRootsResult, Root, RootsCapability,
+    SamplingCapability,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -43,7 +44,13 @@ impl InputRequestBuilder<'_> {
         if !self.ctx.client_capabilities().supports_elicitation_form() {
             return Err(self.missing(
                 "elicitation",
-                serde_json::json!({"elicitation": {"form": {}}}),
+                ClientCapabilities {
+                    elicitation: Some(ElicitationCapability {
+                        form: Some(JSONObject::new()),
+                        ..ElicitationCapability::default()
+                    }),
+                    ..ClientCapabilities::default()
+                },
             ));
         }
         self.ask(
@@ -65,7 +72,13 @@ impl InputRequestBuilder<'_> {
         if !self.ctx.client_capabilities().supports_elicitation_url() {
             return Err(self.missing(
                 "URL elicitation",
-                serde_json::json!({"elicitation": {"url": {}}}),
+                ClientCapabilities {
+                    elicitation: Some(ElicitationCapability {
+                        url: Some(JSONObject::new()),
+                        ..ElicitationCapability::default()
+                    }),
+                    ..ClientCapabilities::default()
+                },
             ));
         }
         self.ask("elicitation", ElicitRequestParams::Url(params).into_input())
@@ -82,7 +95,13 @@ impl InputRequestBuilder<'_> {
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ContextError> {
         if !self.ctx.client_capabilities().supports_sampling() {
-            return Err(self.missing("sampling", serde_json::json!({"sampling": {}})));
+            return Err(self.missing(
+                "sampling",
+                ClientCapabilities {
+                    sampling: Some(SamplingCapability::default()),
+                    ..ClientCapabilities::default()
+                },
+            ));
         }
         self.ask("sampling", InputRequest::from(params)).await
     }
@@ -94,15 +113,22 @@ impl InputRequestBuilder<'_> {
     /// See [`Context::roots`].
     pub async fn roots(self) -> Result<Vec<Root>, ContextError> {
         if !self.ctx.client_capabilities().supports_roots() {
-            return Err(self.missing("roots", serde_json::json!({"roots": {}})));
+            return Err(self.missing(
+                "roots",
+                ClientCapabilities {
+                    roots: Some(RootsCapability::default()),
+                    ..ClientCapabilities::default()
+                },
+            ));
         }
         let result: ListRootsResult = self.ask("roots", InputRequest::list_roots()).await?;
         Ok(result.roots)
     }
 
-    fn missing(&self, what: &'static str, required: Value) -> ContextError {
+    /// `required` is built, not parsed from JSON: a `Value` would compile one more
+    /// deserializer of every capability type into the crate.
+    fn missing(&self, what: &'static str, required: ClientCapabilities) -> ContextError {
         if self.ctx.era() == Era::Modern {
-            let required: ClientCapabilities = serde_json::from_value(required).unwrap_or_default();
             self.ctx
                 .fail_with(ErrorObject::missing_required_client_capability(required));
         }

@@ -92,7 +92,7 @@ pub trait ArgumentParam<T> {
     fn ops(&self) -> ParamOps<T>;
 }
 
-impl<T: DeserializeOwned + JsonSchema + 'static> ArgumentParam<T> for &Param<T> {
+impl<T: DeserializeOwned + JsonSchema> ArgumentParam<T> for &Param<T> {
     fn ops(&self) -> ParamOps<T> {
         ParamOps {
             argument: true,

@@ -62,18 +62,25 @@ pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
     object
 }
 
-/// The output schema of a tool returning `Json<T>`, as `T` serializes.
+/// The output schema of a tool returning `Json<T>`, as `T` serializes. Built once per type
+/// and process, like an argument's ([`once_per_type`]).
 pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
-    tidy(
-        generator(true).into_root_schema_for::<T>(),
-        Direction::Output,
-    )
+    once_per_type::<T>(Use::Output, || {
+        tidy(
+            generator(true).into_root_schema_for::<T>(),
+            Direction::Output,
+        )
+    })
 }
 
 /// The output schema of a tool returning a plain value of type `T` (a number or a `bool`),
 /// which is published wrapped as `{"result": value}`: structured content is an object in
 /// every revision before 2026.
 pub fn result_schema_for<T: JsonSchema>() -> JSONObject {
+    once_per_type::<T>(Use::Result, build_result_schema::<T>)
+}
+
+fn build_result_schema<T: JsonSchema>() -> JSONObject {
     let value = property_schema(
         generator(true).into_root_schema_for::<T>(),
         Direction::Output,
@@ -93,24 +100,40 @@ pub fn value_schema_for<T: JsonSchema>() -> Value {
     Value::Object(build_argument_schema::<T>())
 }
 
-/// The schema of a tool argument of type `T`: the property of the input object.
+/// The schema of a tool argument of type `T`: the property of the input object. Built once
+/// per type and process ([`once_per_type`]).
+pub(crate) fn argument_schema_for<T: JsonSchema>() -> JSONObject {
+    once_per_type::<T>(Use::Argument, build_argument_schema::<T>)
+}
+
+/// Where a type's schema goes: each use has its own form (an argument's is a property, a
+/// plain result's is wrapped in `{"result": …}`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Use {
+    Argument,
+    Output,
+    Result,
+}
+
+/// The schema `build` makes of `T` for `kind`, built once per type and process and copied
+/// from then on: the tools of a server share their argument types (`String`,
+/// `Option<String>`, a struct of the server's) and often their result types, and a copy of
+/// a built schema costs a small fraction of building it with schemars and making it
+/// portable (a 50-tool server's start-up: `docs/benchmarks.md`).
 ///
-/// Built once per type and process and copied from then on: the tools of a server share
-/// their argument types (`String`, `Option<String>`, `bool`, a struct of the server's), and
-/// a copy of a built schema costs a small fraction of building it with schemars and making
-/// it portable (a 50-tool server's start-up: `docs/benchmarks.md`). Keyed by `TypeId`, not
-/// by schemars' `schema_id`, which a hand-written `JsonSchema` impl defaults to its
-/// `schema_name`, so two types could share one.
-pub(crate) fn argument_schema_for<T: JsonSchema + 'static>() -> JSONObject {
-    // Built outside the lock: a `JsonSchema` impl is the user's code and may panic.
-    static BUILT: Mutex<BTreeMap<TypeId, JSONObject>> = Mutex::new(BTreeMap::new());
-    let id = TypeId::of::<T>();
+/// Keyed by the type's id, not by schemars' `schema_id`, which a hand-written `JsonSchema`
+/// impl defaults to its `schema_name`, so two types could share one. The id leaves out
+/// lifetimes, as a schema does: no two `JsonSchema` impls can differ only in a lifetime.
+fn once_per_type<T: ?Sized>(kind: Use, build: impl FnOnce() -> JSONObject) -> JSONObject {
+    static BUILT: Mutex<BTreeMap<(TypeId, Use), JSONObject>> = Mutex::new(BTreeMap::new());
+    let key = (typeid::of::<T>(), kind);
     let built = || BUILT.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(schema) = built().get(&id) {
+    if let Some(schema) = built().get(&key) {
         return schema.clone();
     }
-    let schema = build_argument_schema::<T>();
-    built().insert(id, schema.clone());
+    // Built outside the lock: a `JsonSchema` impl is the user's code and may panic.
+    let schema = build();
+    built().insert(key, schema.clone());
     schema
 }
 
@@ -245,9 +268,10 @@ mod tests {
         );
     }
 
-    /// A type's schema is built once, however many arguments have the type.
+    /// Each use of a type (argument, `Json<T>` output, plain result) is built once, however
+    /// many tools use it so, and keeps its own form.
     #[test]
-    fn an_argument_type_is_built_once() {
+    fn each_use_of_a_type_is_built_once() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static BUILDS: AtomicUsize = AtomicUsize::new(0);
         struct Counted;
@@ -262,7 +286,29 @@ mod tests {
         }
         for _ in 0..3 {
             assert_eq!(argument_schema_for::<Counted>()["type"], "integer");
+            assert_eq!(output_schema_for::<Counted>()["type"], "integer");
+            assert_eq!(
+                result_schema_for::<Counted>()["properties"]["result"]["type"],
+                "integer"
+            );
         }
-        assert_eq!(BUILDS.load(Ordering::Relaxed), 1);
+        assert_eq!(BUILDS.load(Ordering::Relaxed), 3);
+    }
+
+    /// A result type that borrows has its schema, the same for every lifetime.
+    #[test]
+    fn a_borrowing_output_type_has_its_schema() {
+        #[derive(JsonSchema)]
+        struct Named<'a> {
+            #[allow(dead_code)]
+            name: &'a str,
+        }
+        fn schema_of<'a>(_: &'a str) -> JSONObject {
+            output_schema_for::<Named<'a>>()
+        }
+        let text = String::from("x");
+        let schema = schema_of(&text);
+        assert_eq!(schema["properties"]["name"]["type"], "string");
+        assert_eq!(schema, output_schema_for::<Named<'static>>());
     }
 }

@@ -63,7 +63,7 @@ pub fn input_schema_for<T: JsonSchema>() -> JSONObject {
 }
 
 /// The output schema of a tool returning `Json<T>`, as `T` serializes. Built once per type
-/// and process, like an argument's ([`once_per_type`]).
+/// and process, then copied.
 pub fn output_schema_for<T: JsonSchema>() -> JSONObject {
     once_per_type::<T>(Use::Output, || {
         tidy(

@@ -139,17 +139,17 @@ impl Engine {
 
 /// Whether the JSON object text `params` may have a `_meta` member.
 fn may_have_meta(params: &str) -> bool {
-    let bytes = params.as_bytes();
+    let raw = params.as_bytes();
     // Short params, as most are: found by their rare byte (`_`, the backslash), without
     // memchr's CPU-feature detection (`mcp_core::bytes`).
-    if bytes.len() < bytes::SHORT {
-        return bytes::contains(bytes, b"\"_meta\"", 1) || bytes::contains(bytes, b"\\u", 0);
+    if raw.len() < bytes::SHORT {
+        return bytes::contains(raw, b"\"_meta\"", 1) || bytes::contains(raw, b"\\u", 0);
     }
     // Built once: `memmem::find` builds its searcher (choosing the rare bytes, the SIMD
     // routine) on every call, which cost more than both searches of a small request.
     static META: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"_meta\""));
     static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
-    META.find(bytes).is_some() || ESCAPE.find(bytes).is_some()
+    META.find(raw).is_some() || ESCAPE.find(raw).is_some()
 }
 
 /// Whether a request's envelope makes it a modern-era request.

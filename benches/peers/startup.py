@@ -19,7 +19,16 @@ the same state.
 It times the servers that are built, and says how to build the others:
     cargo build --release -p mcp-bench -p mcp-examples      ours, quickstart
     benches/peers/run.sh builds target/peers/release/{rmcp-server,floor}
-    benches/peers/compile/run.sh builds the 50-tool servers (many-ours, many-rmcp)
+    benches/peers/compile/run.sh builds the 50-tool servers (many-ours, many-rmcp) and the
+        small ones (small-ours, small-rmcp)
+
+The small servers are the like-for-like pair: the same two tools as the peer run's, each
+SDK with its stdio server features only and no logging set up (`ours` and `quickstart`
+have the HTTP transport, telemetry and more linked in; `rmcp` has its HTTP server). They
+run as each SDK's documentation runs stdio: small-ours on a current-thread runtime
+(docs/stdio.md; small-ours-mt on tokio's default one), small-rmcp as rmcp's README does
+(`#[tokio::main]`, `stdio()`), and small-rmcp-best in the configuration where rmcp starts
+fastest (a current-thread runtime and `stdio_pipes()`).
 """
 import os
 import shutil
@@ -38,6 +47,10 @@ SERVERS = [
     ("rmcp", [f"{T}/peers/release/rmcp-server"]),
     ("rmcp-pipes", [f"{T}/peers/release/rmcp-server", "--pipes"]),
     ("floor", [f"{T}/peers/release/floor"]),
+    ("small-ours", [f"{T}/peers-compile-ours/release/small-ours"]),
+    ("small-ours-mt", [f"{T}/peers-compile-ours/release/small-ours", "--multi-thread"]),
+    ("small-rmcp", [f"{T}/peers-compile-rmcp/release/small-rmcp"]),
+    ("small-rmcp-best", [f"{T}/peers-compile-rmcp/release/small-rmcp", "--best"]),
     ("many-ours (50 tools)", [f"{T}/peers-compile-ours/release/many-ours"]),
     ("many-rmcp (50 tools)", [f"{T}/peers-compile-rmcp/release/many-rmcp"]),
 ]

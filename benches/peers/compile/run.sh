@@ -9,6 +9,9 @@
 # A third row, `deps`, builds deps/ beside this script: the third-party crates that ours builds, with
 # the same features, and no SDK code, so the floor that no change to the SDK's own crates
 # can go below.
+# ours/ and rmcp/ also hold, in src/bin/, the small two-tool servers that startup.py compares
+# (same dependencies and features); only the 50-tool binary is timed, and the small ones are
+# built after it.
 #
 #   benches/peers/compile/run.sh             all three
 #   ONLY=ours benches/peers/compile/run.sh   one of them
@@ -36,7 +39,7 @@ for crate in ${ONLY:-ours rmcp deps}; do
   cargo fetch --manifest-path "$manifest" --quiet
   rm -rf "$CARGO_TARGET_DIR"
   say "$crate: clean release build"
-  clean=$(seconds cargo build --release --timings --manifest-path "$manifest")
+  clean=$(seconds cargo build --release --timings --manifest-path "$manifest" --bin "many-$crate")
   # The clean build's timings: the slowest units, and the macro crates' share.
   python3 "$here/timings.py" "$CARGO_TARGET_DIR/cargo-timings/cargo-timing.html" "$crate" >&2
   crates=$(cargo tree --manifest-path "$manifest" -e normal,build --prefix none | sed 's/ (\*)$//' | sort -u | wc -l)
@@ -44,9 +47,13 @@ for crate in ${ONLY:-ours rmcp deps}; do
   for ((i = 0; i < REPEAT; i++)); do
     touch "$here/$crate/src/main.rs"
     say "$crate: rebuild $((i + 1)) of $REPEAT after touching src/main.rs"
-    rebuilds+=("$(seconds cargo build --release --manifest-path "$manifest")")
+    rebuilds+=("$(seconds cargo build --release --manifest-path "$manifest" --bin "many-$crate")")
   done
   rebuild=$(printf '%s\n' "${rebuilds[@]}" | sort -n | sed -n "$(((REPEAT + 1) / 2))p")
+  # The small server of the start-up comparison (startup.py), untimed.
+  if [[ -d $here/$crate/src/bin ]]; then
+    cargo build --release --quiet --manifest-path "$manifest" --bins
+  fi
   bin="$CARGO_TARGET_DIR/release/many-$crate"
   strip -o "$bin.stripped" "$bin"
   rows+=("$crate|$crates|$clean|$rebuild ($(IFS=/; echo "${rebuilds[*]}"))|$(($(stat -c %s "$bin") / 1024))|$(($(stat -c %s "$bin.stripped") / 1024))")

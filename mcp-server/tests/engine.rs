@@ -11,10 +11,10 @@ use std::time::Duration;
 use mcp_server::registry::{CompletionTarget, completion_fn, prompt_fn, resource_fn, tool_fn};
 use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
 use mcp_server::types::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitContentValue, ElicitRequestFormParams,
-    ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult, LoggingLevel, Prompt,
-    PromptArgument, PromptMessage, Resource, ResourceTemplate, Root, SamplingMessage, TextContent,
-    Tool,
+    CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitContentValue,
+    ElicitRequestFormParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
+    LoggingLevel, Prompt, PromptArgument, PromptMessage, Resource, ResourceTemplate,
+    ResultMetaObject, Root, SamplingMessage, TextContent, Tool,
 };
 use mcp_server::{Context, Elicitation, ResourceError, Server};
 use serde_json::{Value, json};
@@ -1434,5 +1434,48 @@ async fn stdio_streams_more_notifications_than_the_queue_holds() {
             "call {id}: a note after the result"
         );
         assert_eq!(seen[response]["result"]["content"][0]["text"], "done");
+    }
+}
+
+#[tokio::test]
+async fn a_tools_own_result_meta_is_kept_beside_the_server_info() {
+    let server = Server::builder("meta-test", "2.0.0").build();
+    server
+        .registry()
+        .add_tool(
+            tool("tagged"),
+            tool_fn(|_: Value, _| async move {
+                let mut meta = ResultMetaObject::default();
+                meta.extra
+                    .insert("example.com/trace".to_owned(), json!("abc"));
+                let mut result = CallToolResult::text("ok");
+                result.meta = Some(meta);
+                result
+            }),
+            None,
+        )
+        .unwrap();
+    for (options, modern) in [
+        (ClientOptions::modern(), true),
+        (ClientOptions::legacy(), false),
+    ] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let call = client
+            .request(
+                "tools/call",
+                Some(json!({"name": "tagged", "arguments": {}})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            call["_meta"]["example.com/trace"], "abc",
+            "modern: {modern}"
+        );
+        let info = &call["_meta"]["io.modelcontextprotocol/serverInfo"];
+        if modern {
+            assert_eq!(info["name"], "meta-test");
+        } else {
+            assert!(info.is_null(), "a legacy result has no serverInfo: {call}");
+        }
     }
 }

@@ -109,7 +109,11 @@ impl Engine {
         mut result: R,
     ) -> Response {
         if version.era() == Era::Modern {
-            *result.meta_mut() = Some(self.result_meta());
+            // The handler's own `_meta` members stay; `serverInfo` is the server's to say.
+            match result.meta_mut() {
+                Some(meta) => meta.server_info = Some(self.config().info.clone()),
+                none => *none = Some(self.result_meta()),
+            }
         }
         result.prepare_for(version);
         let mut response = self.respond_raw(id, &result);

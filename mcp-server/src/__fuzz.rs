@@ -75,10 +75,16 @@ pub fn check_modern_headers(
     let Ok(Message::Request(request)) = jsonrpc::parse_message(message) else {
         return Ok(false);
     };
-    let Ok(meta) = engine::probe_meta(request.params.as_ref()) else {
+    let Ok(probe) = engine::Probe::read(request.params.as_ref()) else {
         return Ok(false);
     };
-    engine::headers::validate_modern(&request, meta.as_ref(), headers, tool_schema)?;
+    engine::headers::validate_modern(
+        &request,
+        probe.meta.as_ref(),
+        &probe.mirrored,
+        headers,
+        tool_schema,
+    )?;
     Ok(true)
 }
 

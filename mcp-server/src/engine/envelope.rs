@@ -2,6 +2,7 @@
 //! (stdio) or together with the 2026 HTTP headers, checked against the body and the tool
 //! (HTTP).
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 #[cfg(feature = "http")]
@@ -12,31 +13,223 @@ use mcp_core::jsonrpc::{Params, Request};
 use mcp_core::types::RequestMetaObject;
 use memchr::memmem::Finder;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 
 #[cfg(feature = "http")]
 use super::{Engine, headers};
 
-/// The parsed `_meta` of a request's params, read before dispatch.
-#[derive(Deserialize, Default)]
-struct MetaProbe {
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMetaObject>,
-}
-
 /// Reads the `_meta` of `params`. Params that are not an object have no `_meta` (the method
 /// handler rejects them if it needs an object).
+#[cfg(any(feature = "http", test))]
 pub(crate) fn probe_meta(
     params: Option<&Params>,
 ) -> Result<Option<RequestMetaObject>, ErrorObject> {
-    match params.map(Params::get) {
-        // Without the text `"_meta"`, and without a `\u` escape that could spell it, params
-        // have no `_meta` member: two SIMD searches instead of a pass of the parser over
-        // what may be a large argument.
-        Some(p) if p.starts_with('{') && !may_have_meta(p) => Ok(None),
-        Some(p) if p.starts_with('{') => serde_json::from_str::<MetaProbe>(p)
-            .map(|p| p.meta)
-            .map_err(|e| ErrorObject::invalid_params(format!("invalid `_meta`: {e}"))),
-        _ => Ok(None),
+    match to_read(params) {
+        Some(p) => Probe::parse(p).map(|p| p.meta),
+        None => Ok(None),
+    }
+}
+
+/// The text of `params` when it has to be read for a `_meta`. Params that are not an object
+/// have none (the method handler rejects them if it needs an object); without the text
+/// `"_meta"`, and without a `\u` escape that could spell it, params have no `_meta` member:
+/// two SIMD searches instead of a pass of the parser over what may be a large argument.
+fn to_read(params: Option<&Params>) -> Option<&str> {
+    params
+        .map(Params::get)
+        .filter(|p| p.starts_with('{') && may_have_meta(p))
+}
+
+/// What one pass of the parser over a request's params reads: its `_meta`, and the members
+/// that the 2026 HTTP headers mirror (`name`, `uri`, `taskId`, `arguments`), kept as the raw
+/// JSON text they came as. The HTTP checks read them from here, so a 2026 request's params
+/// are not parsed again for each check.
+pub(crate) struct Probe<'a> {
+    pub(crate) meta: Option<RequestMetaObject>,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) mirrored: Mirrored<'a>,
+}
+
+impl<'a> Probe<'a> {
+    /// Reads `params`, if they may have a `_meta` ([`to_read`]); else there is nothing to
+    /// read.
+    ///
+    /// # Errors
+    ///
+    /// A malformed `_meta` (-32602).
+    #[cfg(feature = "http")]
+    pub(crate) fn read(params: Option<&'a Params>) -> Result<Probe<'a>, ErrorObject> {
+        match to_read(params) {
+            Some(p) => Probe::parse(p),
+            None => Ok(Probe {
+                meta: None,
+                mirrored: Mirrored::default(),
+            }),
+        }
+    }
+
+    /// Reads the JSON object text `params` in one pass.
+    ///
+    /// # Errors
+    ///
+    /// A malformed `_meta` (-32602): nothing else in valid JSON can fail.
+    pub(crate) fn parse(params: &'a str) -> Result<Probe<'a>, ErrorObject> {
+        serde_json::from_str(params)
+            .map_err(|e| ErrorObject::invalid_params(format!("invalid `_meta`: {e}")))
+    }
+}
+
+/// One member of params as read by [`Probe`].
+#[derive(Default, Clone, Copy)]
+enum Slot<'a> {
+    #[default]
+    Absent,
+    Once(&'a RawValue),
+    /// The member came more than once: params that no typed reading accepts.
+    Repeated,
+}
+
+impl<'a> Slot<'a> {
+    fn fill(&mut self, raw: &'a RawValue) {
+        *self = match self {
+            Slot::Absent => Slot::Once(raw),
+            _ => Slot::Repeated,
+        };
+    }
+
+    /// The member as an optional string (`null` is absent); `Err` when it is repeated or
+    /// another JSON type.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    fn string(self) -> Result<Option<Cow<'a, str>>, ()> {
+        match self {
+            Slot::Absent => Ok(None),
+            Slot::Repeated => Err(()),
+            Slot::Once(raw) => {
+                let text = raw.get();
+                if text == "null" {
+                    Ok(None)
+                } else if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
+                    && !inner.contains('\\')
+                {
+                    // Valid JSON text: a string without escapes is its contents.
+                    Ok(Some(Cow::Borrowed(inner)))
+                } else {
+                    serde_json::from_str::<String>(text)
+                        .map(|s| Some(Cow::Owned(s)))
+                        .map_err(|_| ())
+                }
+            }
+        }
+    }
+}
+
+/// The members of params that the 2026 HTTP headers mirror, as [`Probe`] found them.
+#[derive(Default)]
+pub(crate) struct Mirrored<'a> {
+    name: Slot<'a>,
+    uri: Slot<'a>,
+    task_id: Slot<'a>,
+    arguments: Slot<'a>,
+}
+
+#[cfg(feature = "http")]
+impl<'a> Mirrored<'a> {
+    /// The tool a `tools/call` names: its `name` when that is one string.
+    pub(crate) fn tool_name(&self) -> Option<Cow<'a, str>> {
+        self.name.string().ok().flatten()
+    }
+
+    /// The members the header checks compare, or `None` when any of them is repeated or of
+    /// the wrong type (the method's own reading of params then refuses the request).
+    pub(crate) fn target(&self) -> Option<headers::Target<'a>> {
+        let arguments = match self.arguments {
+            Slot::Absent => None,
+            Slot::Once(raw) if raw.get() == "null" => None,
+            Slot::Once(raw) => Some(raw),
+            Slot::Repeated => return None,
+        };
+        Some(headers::Target {
+            name: self.name.string().ok()?,
+            uri: self.uri.string().ok()?,
+            task_id: self.task_id.string().ok()?,
+            arguments,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Probe<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ProbeVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ProbeVisitor {
+            type Value = Probe<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("request params")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Probe<'de>, A::Error> {
+                let mut meta: Option<Option<RequestMetaObject>> = None;
+                let mut mirrored = Mirrored::default();
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    let slot = match &*key {
+                        "_meta" => {
+                            if meta.is_some() {
+                                return Err(serde::de::Error::duplicate_field("_meta"));
+                            }
+                            meta = Some(map.next_value()?);
+                            continue;
+                        }
+                        "name" => &mut mirrored.name,
+                        "uri" => &mut mirrored.uri,
+                        "taskId" => &mut mirrored.task_id,
+                        "arguments" => &mut mirrored.arguments,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    slot.fill(map.next_value()?);
+                }
+                Ok(Probe {
+                    meta: meta.flatten(),
+                    mirrored,
+                })
+            }
+        }
+
+        deserializer.deserialize_map(ProbeVisitor)
+    }
+}
+
+/// A member name of params, borrowed from the text unless it has escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(key)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key.to_owned())))
+            }
+        }
+
+        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
@@ -55,10 +248,18 @@ impl Envelope {
     ///
     /// A malformed `_meta` (-32602).
     pub(crate) fn read(req: &Request) -> Result<Envelope, ErrorObject> {
-        probe_meta(req.params.as_ref()).map(|meta| Envelope {
-            modern: is_modern(meta.as_ref()),
-            meta,
-        })
+        // The empty envelope is written in place: mapping `probe_meta`'s answer instead
+        // copied a whole `_meta` (some 400 bytes) on every request.
+        match to_read(req.params.as_ref()) {
+            Some(p) => Probe::parse(p).map(|p| Envelope {
+                modern: is_modern(p.meta.as_ref()),
+                meta: p.meta,
+            }),
+            None => Ok(Envelope {
+                meta: None,
+                modern: false,
+            }),
+        }
     }
 
     /// The request's `_meta`, if it has one.
@@ -87,32 +288,28 @@ impl Engine {
         req: &Request,
         headers: &impl headers::Headers,
     ) -> Result<Envelope, ErrorObject> {
-        let mut envelope = Envelope::read(req)?;
-        let meta = envelope.meta.as_ref();
-        if !headers::is_modern_request(meta, headers) {
-            return Ok(envelope);
+        let probe = Probe::read(req.params.as_ref())?;
+        let modern = headers::is_modern_request(probe.meta.as_ref(), headers);
+        if modern {
+            // A request the headers alone make modern has no body version to compare: its
+            // missing envelope is then an error of the modern era (-32602), not a legacy
+            // request without a session.
+            let tool = (req.method == "tools/call" && is_modern(probe.meta.as_ref()))
+                .then(|| probe.mirrored.tool_name())
+                .flatten()
+                .and_then(|name| self.registry().tool(&name));
+            headers::validate_modern(
+                req,
+                probe.meta.as_ref(),
+                &probe.mirrored,
+                headers,
+                tool.as_ref().map(|t| &t.tool.input_schema),
+            )?;
         }
-        // The headers alone can make a request modern: its missing envelope is then an
-        // error of the modern era (-32602), not a legacy request without a session.
-        envelope.modern = true;
-        let meta = envelope.meta.as_ref();
-        #[derive(Deserialize)]
-        struct Named<'a> {
-            #[serde(borrow)]
-            name: std::borrow::Cow<'a, str>,
-        }
-        let tool = (req.method == "tools/call")
-            .then_some(req.params.as_ref())
-            .flatten()
-            .and_then(|p| serde_json::from_str::<Named<'_>>(p.get()).ok())
-            .and_then(|n| self.registry().tool(&n.name));
-        headers::validate_modern(
-            req,
-            meta,
-            headers,
-            tool.as_ref().map(|t| &t.tool.input_schema),
-        )?;
-        Ok(envelope)
+        Ok(Envelope {
+            meta: probe.meta,
+            modern,
+        })
     }
 
     /// A legacy request's `MCP-Protocol-Version` header: absent means 2025-03-26; otherwise
@@ -188,6 +385,74 @@ mod tests {
         assert_eq!(
             probe(r#"{"name":"x","arguments":{"text":"\"_meta\""}}"#),
             None
+        );
+    }
+
+    /// The mirrored members as the header checks see them: (`name`, `uri`, `taskId`,
+    /// `arguments`), or `None` for params no typed reading of them accepts.
+    #[cfg(feature = "http")]
+    #[allow(clippy::type_complexity)]
+    fn target(
+        params: &str,
+    ) -> Option<(
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    )> {
+        let probe = super::Probe::parse(params).unwrap();
+        probe.mirrored.target().map(|t| {
+            (
+                t.name.map(String::from),
+                t.uri.map(String::from),
+                t.task_id.map(String::from),
+                t.arguments.map(|a| a.get().to_owned()),
+            )
+        })
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn the_mirrored_members_are_read_in_the_same_pass_as_meta() {
+        let s = |v: &str| Some(v.to_owned());
+        assert_eq!(
+            target(
+                r#"{"_meta":{"k":1},"name":"get","uri":"file:///a","taskId":"t1","arguments":{"x": [1, 2]}}"#
+            ),
+            Some((s("get"), s("file:///a"), s("t1"), s(r#"{"x": [1, 2]}"#)))
+        );
+        // Escapes are decoded, in names and values; `null` is absent.
+        assert_eq!(
+            target(r#"{"n\u0061me":"a\"b","uri":null,"arguments":null}"#),
+            Some((s("a\"b"), None, None, None))
+        );
+        // A member of the wrong type or repeated: no typed reading accepts the params.
+        for params in [
+            r#"{"name":5}"#,
+            r#"{"uri":{"a":1}}"#,
+            r#"{"taskId":true}"#,
+            r#"{"name":"a","name":"a"}"#,
+            r#"{"arguments":{},"arguments":{}}"#,
+        ] {
+            assert_eq!(target(params), None, "{params}");
+        }
+        // The tool's name is read on its own: another member's fault does not hide it.
+        let probe = super::Probe::parse(r#"{"name":"t","uri":1}"#).unwrap();
+        assert_eq!(probe.mirrored.tool_name().as_deref(), Some("t"));
+        for params in [r#"{"name":"a","name":"b"}"#, r#"{"name":[]}"#, r#"{}"#] {
+            let probe = super::Probe::parse(params).unwrap();
+            assert_eq!(probe.mirrored.tool_name(), None, "{params}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_meta_is_an_error() {
+        let raw = RawValue::from_string(r#"{"_meta":{},"_meta":{}}"#.to_owned()).unwrap();
+        let e = probe_meta(Some(&raw.into())).unwrap_err();
+        assert!(
+            e.message.contains("duplicate field `_meta`"),
+            "{}",
+            e.message
         );
     }
 

@@ -12,12 +12,13 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{Params, Request};
+use mcp_core::jsonrpc::Request;
 use mcp_core::types::{JSONObject, RequestMetaObject};
 use mcp_core::{Era, ProtocolVersion};
-use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+use super::envelope::Mirrored;
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const METHOD: &str = "mcp-method";
@@ -48,16 +49,13 @@ pub(crate) fn decode(name: &str, value: &str) -> Result<String, ErrorObject> {
     }
 }
 
-#[derive(Deserialize)]
-struct Target<'a> {
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    uri: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "taskId")]
-    task_id: Option<Cow<'a, str>>,
+/// The members of a request's params that the headers mirror (read by
+/// [`Probe`](super::envelope::Probe), in the same pass as `_meta`).
+pub(crate) struct Target<'a> {
+    pub(crate) name: Option<Cow<'a, str>>,
+    pub(crate) uri: Option<Cow<'a, str>>,
+    pub(crate) arguments: Option<&'a RawValue>,
+    pub(crate) task_id: Option<Cow<'a, str>>,
 }
 
 /// A tool parameter mirrored into an `Mcp-Param-*` header (`x-mcp-header` in its schema).
@@ -131,6 +129,7 @@ pub(crate) fn is_modern_request(meta: Option<&RequestMetaObject>, headers: &impl
 pub(crate) fn validate_modern(
     request: &Request,
     meta: Option<&RequestMetaObject>,
+    mirrored: &Mirrored<'_>,
     headers: &impl Headers,
     tool_schema: Option<&JSONObject>,
 ) -> Result<(), ErrorObject> {
@@ -140,7 +139,7 @@ pub(crate) fn validate_modern(
     validate(
         headers,
         &request.method,
-        request.params.as_ref(),
+        mirrored.target(),
         version,
         tool_schema,
     )
@@ -149,7 +148,7 @@ pub(crate) fn validate_modern(
 fn validate(
     headers: &impl Headers,
     method: &str,
-    params: Option<&Params>,
+    target: Option<Target<'_>>,
     body_version: &str,
     tool_schema: Option<&JSONObject>,
 ) -> Result<(), ErrorObject> {
@@ -175,7 +174,6 @@ fn validate(
         }
         None => return Err(ErrorObject::header_mismatch("Mcp-Method header is missing")),
     }
-    let target: Option<Target<'_>> = params.and_then(|p| serde_json::from_str(p.get()).ok());
     let body_name = match method {
         "tools/call" | "prompts/get" => target.as_ref().and_then(|t| t.name.as_deref()),
         "resources/read" => target.as_ref().and_then(|t| t.uri.as_deref()),
@@ -244,6 +242,8 @@ fn validate(
 
 #[cfg(test)]
 mod tests {
+    use mcp_core::jsonrpc::Params;
+
     use super::*;
     use serde_json::json;
 
@@ -282,6 +282,18 @@ mod tests {
 
     const V: &str = "2026-07-28";
 
+    /// The checks of a request with body version `V` and these params, as read by the
+    /// request's one pass over them.
+    fn check(
+        headers: &Sent,
+        method: &str,
+        params: &Params,
+        tool_schema: Option<&JSONObject>,
+    ) -> Result<(), ErrorObject> {
+        let probe = super::super::envelope::Probe::parse(params.get()).unwrap();
+        validate(headers, method, probe.mirrored.target(), V, tool_schema)
+    }
+
     #[test]
     fn standard_headers_must_match_the_body() {
         let p = raw(json!({"name": "get_weather"}));
@@ -290,7 +302,7 @@ mod tests {
             ("mcp-method", "tools/call"),
             ("MCP-NAME", " get_weather\t"),
         ]);
-        assert!(validate(&ok, "tools/call", Some(&p), V, None).is_ok());
+        assert!(check(&ok, "tools/call", &p, None).is_ok());
 
         for (pairs, what) in [
             (
@@ -355,7 +367,7 @@ mod tests {
                 "bad base64",
             ),
         ] {
-            let e = validate(&headers(&pairs), "tools/call", Some(&p), V, None).unwrap_err();
+            let e = check(&headers(&pairs), "tools/call", &p, None).unwrap_err();
             assert_eq!(e.code.0, -32020, "{what}");
             assert!(
                 e.message.starts_with("Header mismatch: "),
@@ -377,7 +389,7 @@ mod tests {
             ("mcp-method", "resources/read"),
             ("mcp-name", &encoded),
         ]);
-        assert!(validate(&h, "resources/read", Some(&p), V, None).is_ok());
+        assert!(check(&h, "resources/read", &p, None).is_ok());
     }
 
     #[test]
@@ -410,7 +422,7 @@ mod tests {
             ("Mcp-Param-Limit", "42.0"),
             ("mcp-param-dry", "true"),
         ]);
-        assert!(validate(&good, "tools/call", Some(&p), V, Some(schema)).is_ok());
+        assert!(check(&good, "tools/call", &p, Some(schema)).is_ok());
         for bad in [
             with(&[("mcp-param-limit", "42"), ("mcp-param-dry", "true")]),
             with(&[
@@ -430,7 +442,7 @@ mod tests {
             ]),
         ] {
             assert_eq!(
-                validate(&bad, "tools/call", Some(&p), V, Some(schema))
+                check(&bad, "tools/call", &p, Some(schema))
                     .unwrap_err()
                     .code
                     .0,
@@ -440,11 +452,10 @@ mod tests {
         // A parameter absent from the arguments needs no header.
         let p = raw(json!({"name": "q", "arguments": {"region": "us-west1"}}));
         assert!(
-            validate(
+            check(
                 &with(&[("mcp-param-region", "us-west1")]),
                 "tools/call",
-                Some(&p),
-                V,
+                &p,
                 Some(schema)
             )
             .is_ok()

@@ -48,6 +48,8 @@ use guard::{Driven, drive};
 use listen::Listen;
 
 pub(crate) use config::{Config, Engine, StateMap};
+#[cfg(feature = "fuzzing")]
+pub(crate) use envelope::Probe;
 #[cfg(feature = "http")]
 pub(crate) use envelope::probe_meta;
 pub(crate) use envelope::{Envelope, is_modern};

@@ -19,18 +19,6 @@ use serde_json::value::RawValue;
 #[cfg(feature = "http")]
 use super::{Engine, headers};
 
-/// Reads the `_meta` of `params`. Params that are not an object have no `_meta` (the method
-/// handler rejects them if it needs an object).
-#[cfg(any(feature = "http", test))]
-pub(crate) fn probe_meta(
-    params: Option<&Params>,
-) -> Result<Option<RequestMetaObject>, ErrorObject> {
-    match to_read(params) {
-        Some(p) => Probe::parse(p).map(|p| p.meta),
-        None => Ok(None),
-    }
-}
-
 /// The text of `params` when it has to be read for a `_meta`. Params that are not an object
 /// have none (the method handler rejects them if it needs an object); without the text
 /// `"_meta"`, and without a `\u` escape that could spell it, params have no `_meta` member:
@@ -58,7 +46,7 @@ impl<'a> Probe<'a> {
     /// # Errors
     ///
     /// A malformed `_meta` (-32602).
-    #[cfg(feature = "http")]
+    #[cfg(any(feature = "http", test))]
     pub(crate) fn read(params: Option<&'a Params>) -> Result<Probe<'a>, ErrorObject> {
         match to_read(params) {
             Some(p) => Probe::parse(p),
@@ -248,7 +236,7 @@ impl Envelope {
     ///
     /// A malformed `_meta` (-32602).
     pub(crate) fn read(req: &Request) -> Result<Envelope, ErrorObject> {
-        // The empty envelope is written in place: mapping `probe_meta`'s answer instead
+        // The empty envelope is written in place: mapping a probe's `_meta` instead
         // copied a whole `_meta` (some 400 bytes) on every request.
         match to_read(req.params.as_ref()) {
             Some(p) => Probe::parse(p).map(|p| Envelope {
@@ -358,12 +346,13 @@ pub(crate) fn is_modern(meta: Option<&RequestMetaObject>) -> bool {
 mod tests {
     use serde_json::value::RawValue;
 
-    use super::probe_meta;
+    use super::Probe;
 
     fn probe(params: &str) -> Option<String> {
         let raw = RawValue::from_string(params.to_owned()).unwrap();
-        probe_meta(Some(&raw.into()))
+        Probe::read(Some(&raw.into()))
             .unwrap()
+            .meta
             .and_then(|m| m.protocol_version)
     }
 
@@ -448,7 +437,9 @@ mod tests {
     #[test]
     fn a_repeated_meta_is_an_error() {
         let raw = RawValue::from_string(r#"{"_meta":{},"_meta":{}}"#.to_owned()).unwrap();
-        let e = probe_meta(Some(&raw.into())).unwrap_err();
+        let Err(e) = Probe::read(Some(&raw.into())) else {
+            panic!("a repeated `_meta` was read");
+        };
         assert!(
             e.message.contains("duplicate field `_meta`"),
             "{}",
@@ -459,6 +450,6 @@ mod tests {
     #[test]
     fn a_malformed_meta_is_an_error() {
         let raw = RawValue::from_string(r#"{"_meta":5}"#.to_owned()).unwrap();
-        assert!(probe_meta(Some(&raw.into())).is_err());
+        assert!(Probe::read(Some(&raw.into())).is_err());
     }
 }

@@ -48,10 +48,8 @@ use guard::{Driven, drive};
 use listen::Listen;
 
 pub(crate) use config::{Config, Engine, StateMap};
-#[cfg(feature = "fuzzing")]
-pub(crate) use envelope::Probe;
 #[cfg(feature = "http")]
-pub(crate) use envelope::probe_meta;
+pub(crate) use envelope::Probe;
 pub(crate) use envelope::{Envelope, is_modern};
 use methods::MrtrParams;
 use reply::WithMeta;

@@ -110,10 +110,10 @@ impl Engine {
     ) -> Response {
         if version.era() == Era::Modern {
             // The handler's own `_meta` members stay; `serverInfo` is the server's to say.
-            match result.meta_mut() {
-                Some(meta) => meta.server_info = Some(self.config().info.clone()),
-                none => *none = Some(self.result_meta()),
-            }
+            result
+                .meta_mut()
+                .get_or_insert_with(Default::default)
+                .server_info = Some(self.config().info.clone());
         }
         result.prepare_for(version);
         let mut response = self.respond_raw(id, &result);

@@ -346,9 +346,8 @@ impl Endpoint {
     /// A notification or a client's response: handed to the engine, answered 202.
     async fn absorb(self: Arc<Self>, parts: http::request::Parts, message: Message) -> Response {
         let carries_modern_meta = match &message {
-            Message::Notification(n) => {
-                engine::probe_meta(n.params.as_ref()).is_ok_and(|m| engine::is_modern(m.as_ref()))
-            }
+            Message::Notification(n) => engine::Probe::read(n.params.as_ref())
+                .is_ok_and(|p| engine::is_modern(p.meta.as_ref())),
             _ => false,
         };
         if carries_modern_meta || session_id(&parts.headers).ok().flatten().is_none() {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mcp_core::ProtocolVersion;
 use mcp_core::types::{CacheHints, Implementation};
+use serde_json::value::RawValue;
 
 use super::seal::Sealer;
 use super::tasks::Tasks;
@@ -37,6 +38,8 @@ pub(crate) type StateMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
 struct Inner {
     config: Config,
+    /// `config.info` as JSON, written once: every 2026 result carries it.
+    server_info: Box<RawValue>,
     registry: Registry,
     sealer: Sealer,
     state: StateMap,
@@ -58,9 +61,15 @@ impl Engine {
         state: StateMap,
         tasks: Tasks,
     ) -> Engine {
+        // An `Implementation` is strings and JSON values: it always serializes.
+        let server_info = mcp_core::jsonrpc::to_string(&config.info)
+            .ok()
+            .and_then(|json| RawValue::from_string(json).ok())
+            .unwrap_or_else(|| RawValue::NULL.to_owned());
         Engine {
             inner: Arc::new(Inner {
                 config,
+                server_info,
                 registry,
                 sealer,
                 state,
@@ -71,6 +80,11 @@ impl Engine {
 
     pub(crate) fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The server's self-description as JSON (2026 `serverInfo`).
+    pub(crate) fn server_info(&self) -> &RawValue {
+        &self.inner.server_info
     }
 
     pub(crate) fn registry(&self) -> &Registry {

@@ -64,7 +64,6 @@ enum ParamValue {
     Text(String),
     Flag(bool),
     Int(i64),
-    Float(f64),
 }
 
 fn modern_headers(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
@@ -87,18 +86,23 @@ fn modern_headers(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let mut params: Vec<(String, Option<String>, bool)> = Vec::new();
     for i in 0..n_params {
         let header: String = format!("P{i}{}", token(u)?);
-        props.insert(format!("arg{i}"), json!({"x-mcp-header": header}));
         let value: ParamValue = u.arbitrary()?;
+        // The types an annotation may be on (the registry refuses others, `number` too).
+        let kind = match value {
+            ParamValue::Flag(_) => "boolean",
+            ParamValue::Int(_) => "integer",
+            _ => "string",
+        };
+        props.insert(
+            format!("arg{i}"),
+            json!({"type": kind, "x-mcp-header": header}),
+        );
         let (body, text, is_text) = match value {
             ParamValue::Absent => (None, None, false),
             ParamValue::Null => (Some(Value::Null), None, false),
             ParamValue::Text(s) => (Some(Value::String(s.clone())), Some(s), true),
             ParamValue::Flag(b) => (Some(Value::Bool(b)), Some(b.to_string()), false),
             ParamValue::Int(n) => (Some(Value::from(n)), Some(n.to_string()), false),
-            ParamValue::Float(f) => match serde_json::Number::from_f64(f) {
-                Some(n) => (Some(Value::Number(n.clone())), Some(n.to_string()), false),
-                None => (None, None, false),
-            },
         };
         if let Some(body) = body {
             args.insert(format!("arg{i}"), body);

@@ -61,8 +61,9 @@ pub fn decode_header(name: &str, value: &str) -> Result<String, ErrorObject> {
 /// Checks the 2026 request headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
 /// `Mcp-Param-*`) of an HTTP request against its body `message`, as the HTTP transport does
 /// before dispatch; `tool_schema` is the input schema of the tool a `tools/call` names.
-/// `Ok(false)` when `message` is not a request, or its `_meta` cannot be read (the engine
-/// answers those before any header check).
+/// `Ok(false)` when `message` is not a request, its `_meta` cannot be read (the engine
+/// answers those before any header check), or the registry would refuse the schema's
+/// `x-mcp-header` annotations.
 ///
 /// # Errors
 ///
@@ -78,12 +79,16 @@ pub fn check_modern_headers(
     let Ok(probe) = engine::Probe::read(request.params.as_ref()) else {
         return Ok(false);
     };
+    let Ok(mirrored) = tool_schema.map_or(Ok(Box::default()), crate::registry::mirrored_params)
+    else {
+        return Ok(false);
+    };
     engine::headers::validate_modern(
         &request,
         probe.meta.as_ref(),
         &probe.mirrored,
         headers,
-        tool_schema,
+        &mirrored,
     )?;
     Ok(true)
 }

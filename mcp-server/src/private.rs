@@ -86,11 +86,11 @@ pub fn add_tool(
     handler: impl ToolHandler,
     timeout: Option<Duration>,
 ) -> Result<(), RegistryError> {
-    registry.add_tool_entry(crate::registry::ToolEntry {
+    registry.add_tool_entry(crate::registry::ToolEntry::new(
         tool,
-        handler: Arc::new(handler),
+        Arc::new(handler),
         timeout,
-    })
+    )?)
 }
 
 /// What `#[tool]` knows at compile time.

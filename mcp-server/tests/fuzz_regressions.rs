@@ -34,9 +34,12 @@ async fn a_float_argument_reaches_the_tool_exactly() {
 
 /// fuzz/http_headers: an `Mcp-Param-*` header holding a float, compared with the body value
 /// that serde_json read one ULP off, was refused (400, -32020) from a conforming client.
+/// Since then the transport's rules allow annotations on `integer` parameters only, not
+/// `number` ones, and the registry refuses the rest; integers are compared numerically, as
+/// floats were, the largest a JavaScript client holds exactly included.
 #[cfg(feature = "http")]
 #[tokio::test]
-async fn a_float_mirrored_into_a_header_matches_its_body_value() {
+async fn an_integer_mirrored_into_a_header_matches_its_body_value() {
     use axum::body::Body;
     use http::{Request, StatusCode};
     use http_body_util::BodyExt;
@@ -48,23 +51,38 @@ async fn a_float_mirrored_into_a_header_matches_its_body_value() {
 
     const V: &str = "2026-07-28";
     let server = Server::builder("headers", "1.0.0").build();
-    let schema =
-        json!({"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}});
+    let schema = |kind: &str| {
+        json!({"type": "object", "properties": {"x": {"type": kind, "x-mcp-header": "X"}}})
+            .as_object()
+            .cloned()
+            .unwrap()
+    };
+    let refused = server.registry().add_tool(
+        Tool::new("scale", schema("number")),
+        tool_fn(|_: serde_json::Value, _| async { "ok" }),
+        None,
+    );
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("not of type")),
+        "{refused:?}"
+    );
     server
         .registry()
         .add_tool(
-            Tool::new("scale", schema.as_object().cloned().unwrap()),
+            Tool::new("scale", schema("integer")),
             tool_fn(|_: serde_json::Value, _| async { "ok" }),
             None,
         )
         .unwrap();
     let router = server.http_router(HttpOptions::default(), CancellationToken::new());
-    for x in ["1.111976714075866e-308", "1.9465437354380126", "0.1"] {
+    for x in ["9007199254740991", "-9007199254740991", "0", "42"] {
         let body = json!({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {
                 "name": "scale",
-                "arguments": {"x": x.parse::<f64>().unwrap()},
+                "arguments": {"x": x.parse::<i64>().unwrap()},
                 "_meta": {
                     "io.modelcontextprotocol/protocolVersion": V,
                     "io.modelcontextprotocol/clientCapabilities": {}

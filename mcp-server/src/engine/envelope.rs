@@ -291,7 +291,7 @@ impl Engine {
                 probe.meta.as_ref(),
                 &probe.mirrored,
                 headers,
-                tool.as_ref().map(|t| &t.tool.input_schema),
+                tool.as_ref().map_or(&[], |t| &t.mirrored),
             )?;
         }
         Ok(Envelope {

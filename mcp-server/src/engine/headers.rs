@@ -13,17 +13,17 @@ use std::borrow::Cow;
 use base64::Engine as _;
 use mcp_core::error::ErrorObject;
 use mcp_core::jsonrpc::Request;
-use mcp_core::types::{JSONObject, RequestMetaObject};
+use mcp_core::types::RequestMetaObject;
 use mcp_core::{Era, ProtocolVersion};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::envelope::Mirrored;
+use crate::registry::MirroredParam;
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const METHOD: &str = "mcp-method";
 pub(crate) const NAME: &str = "mcp-name";
-pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
 
 /// Request metadata beside the message, as the transport received it.
 pub(crate) trait Headers {
@@ -58,39 +58,6 @@ pub(crate) struct Target<'a> {
     pub(crate) task_id: Option<Cow<'a, str>>,
 }
 
-/// A tool parameter mirrored into an `Mcp-Param-*` header (`x-mcp-header` in its schema).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MirroredParam {
-    /// The chain of `properties` keys from the schema root.
-    pub(crate) path: Vec<String>,
-    /// The header name without the `Mcp-Param-` prefix.
-    pub(crate) header: String,
-}
-
-/// The `x-mcp-header` annotations of an input schema, reachable through `properties` only.
-pub(crate) fn mirrored_params(schema: &JSONObject) -> Vec<MirroredParam> {
-    fn walk(schema: &JSONObject, path: &mut Vec<String>, out: &mut Vec<MirroredParam>) {
-        let Some(Value::Object(props)) = schema.get("properties") else {
-            return;
-        };
-        for (key, sub) in props {
-            let Value::Object(sub) = sub else { continue };
-            path.push(key.clone());
-            if let Some(Value::String(header)) = sub.get("x-mcp-header") {
-                out.push(MirroredParam {
-                    path: path.clone(),
-                    header: header.clone(),
-                });
-            }
-            walk(sub, path, out);
-            path.pop();
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out);
-    out
-}
-
 fn value_at<'v>(mut value: &'v Value, path: &[String]) -> Option<&'v Value> {
     for key in path {
         value = value.get(key)?;
@@ -123,15 +90,15 @@ pub(crate) fn is_modern_request(meta: Option<&RequestMetaObject>, headers: &impl
             .is_some_and(|v| v.era() == Era::Modern)
 }
 
-/// Validates the headers of a modern-era request against its body; `tool_schema` is the
-/// input schema of the tool a `tools/call` names, for the `Mcp-Param-*` checks. Without a
-/// body version there is nothing to compare (the envelope check answers, -32602).
+/// Validates the headers of a modern-era request against its body; `mirrored` are the
+/// parameters of the tool a `tools/call` names that its `Mcp-Param-*` headers carry. Without
+/// a body version there is nothing to compare (the envelope check answers, -32602).
 pub(crate) fn validate_modern(
     request: &Request,
     meta: Option<&RequestMetaObject>,
     mirrored: &Mirrored<'_>,
     headers: &impl Headers,
-    tool_schema: Option<&JSONObject>,
+    mirrored_params: &[MirroredParam],
 ) -> Result<(), ErrorObject> {
     let Some(version) = meta.and_then(|m| m.protocol_version.as_deref()) else {
         return Ok(());
@@ -141,7 +108,7 @@ pub(crate) fn validate_modern(
         &request.method,
         mirrored.target(),
         version,
-        tool_schema,
+        mirrored_params,
     )
 }
 
@@ -150,7 +117,7 @@ fn validate(
     method: &str,
     target: Option<Target<'_>>,
     body_version: &str,
-    tool_schema: Option<&JSONObject>,
+    mirrored: &[MirroredParam],
 ) -> Result<(), ErrorObject> {
     match headers.single(PROTOCOL_VERSION)? {
         Some(v) if v == body_version => {}
@@ -197,42 +164,36 @@ fn validate(
         (Some(_), None) => return Err(ErrorObject::header_mismatch("Mcp-Name header is missing")),
         (None, _) => {}
     }
-    if method == "tools/call"
-        && let Some(schema) = tool_schema
-    {
-        let mirrored = mirrored_params(schema);
-        if !mirrored.is_empty() {
-            let arguments: Value = target
-                .as_ref()
-                .and_then(|t| t.arguments)
-                .and_then(|a| serde_json::from_str(a.get()).ok())
-                .unwrap_or(Value::Null);
-            for param in mirrored {
-                let header_key = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
-                let display = format!("Mcp-Param-{}", param.header);
-                let header = headers
-                    .single(&header_key)?
-                    .map(|v| decode(&display, v))
-                    .transpose()?;
-                let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
-                match (header, body) {
-                    (None, None) => {}
-                    (Some(h), Some(b)) if header_matches(&h, b) => {}
-                    (Some(h), Some(b)) => {
-                        return Err(ErrorObject::header_mismatch(format_args!(
-                            "{display} header value '{h}' does not match body value {b}"
-                        )));
-                    }
-                    (None, Some(_)) => {
-                        return Err(ErrorObject::header_mismatch(format_args!(
-                            "{display} header is missing"
-                        )));
-                    }
-                    (Some(h), None) => {
-                        return Err(ErrorObject::header_mismatch(format_args!(
-                            "{display} header value '{h}' has no value in the body"
-                        )));
-                    }
+    if method == "tools/call" && !mirrored.is_empty() {
+        let arguments: Value = target
+            .as_ref()
+            .and_then(|t| t.arguments)
+            .and_then(|a| serde_json::from_str(a.get()).ok())
+            .unwrap_or(Value::Null);
+        for param in mirrored {
+            let display = &param.display;
+            let header = headers
+                .single(&param.key)?
+                .map(|v| decode(display, v))
+                .transpose()?;
+            let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
+            match (header, body) {
+                (None, None) => {}
+                (Some(h), Some(b)) if header_matches(&h, b) => {}
+                (Some(h), Some(b)) => {
+                    return Err(ErrorObject::header_mismatch(format_args!(
+                        "{display} header value '{h}' does not match body value {b}"
+                    )));
+                }
+                (None, Some(_)) => {
+                    return Err(ErrorObject::header_mismatch(format_args!(
+                        "{display} header is missing"
+                    )));
+                }
+                (Some(h), None) => {
+                    return Err(ErrorObject::header_mismatch(format_args!(
+                        "{display} header value '{h}' has no value in the body"
+                    )));
                 }
             }
         }
@@ -243,6 +204,8 @@ fn validate(
 #[cfg(test)]
 mod tests {
     use mcp_core::jsonrpc::Params;
+
+    use crate::registry::mirrored_params;
 
     use super::*;
     use serde_json::json;
@@ -288,10 +251,13 @@ mod tests {
         headers: &Sent,
         method: &str,
         params: &Params,
-        tool_schema: Option<&JSONObject>,
+        tool_schema: Option<&mcp_core::types::JSONObject>,
     ) -> Result<(), ErrorObject> {
         let probe = super::super::envelope::Probe::parse(params.get()).unwrap();
-        validate(headers, method, probe.mirrored.target(), V, tool_schema)
+        let mirrored = tool_schema
+            .map(|s| mirrored_params(s).unwrap())
+            .unwrap_or_default();
+        validate(headers, method, probe.mirrored.target(), V, &mirrored)
     }
 
     #[test]
@@ -403,7 +369,7 @@ mod tests {
             }
         });
         let schema = schema.as_object().unwrap();
-        assert_eq!(mirrored_params(schema).len(), 3);
+        assert_eq!(mirrored_params(schema).unwrap().len(), 3);
         let p = raw(
             json!({"name": "q", "arguments": {"region": "us-west1", "limit": 42, "opts": {"dry": true}}}),
         );

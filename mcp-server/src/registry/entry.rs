@@ -7,7 +7,8 @@ use std::time::Duration;
 use mcp_core::types::{Prompt, Resource, ResourceTemplate, Tool};
 use mcp_core::uri_template::UriTemplate;
 
-use super::{PromptHandler, ResourceHandler, ToolHandler};
+use super::mirror::{MirroredParam, mirrored_params};
+use super::{PromptHandler, RegistryError, ResourceHandler, ToolHandler};
 
 /// A registered tool.
 pub(crate) struct ToolEntry {
@@ -18,6 +19,40 @@ pub(crate) struct ToolEntry {
     /// How long a call may run before it is ended with an error; `None` uses the server's
     /// default.
     pub(crate) timeout: Option<Duration>,
+    /// The parameters a 2026 HTTP call mirrors into `Mcp-Param-*` headers (checked whatever
+    /// the transport: the same tools may be served over HTTP too).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) mirrored: Box<[MirroredParam]>,
+}
+
+impl ToolEntry {
+    /// A tool to register, its name and `x-mcp-header` annotations checked.
+    ///
+    /// # Errors
+    ///
+    /// The name is not a valid tool name, or an annotation breaks the transport's rules.
+    pub(crate) fn new(
+        tool: Arc<Tool>,
+        handler: Arc<dyn ToolHandler>,
+        timeout: Option<Duration>,
+    ) -> Result<ToolEntry, RegistryError> {
+        if !is_valid_tool_name(&tool.name) {
+            return Err(RegistryError::InvalidToolName(tool.name.clone()));
+        }
+        let mirrored = mirrored_params(&tool.input_schema).map_err(|message| {
+            RegistryError::InvalidDescriptor {
+                name: tool.name.clone(),
+                what: "input_schema",
+                message,
+            }
+        })?;
+        Ok(ToolEntry {
+            tool,
+            handler,
+            timeout,
+            mirrored,
+        })
+    }
 }
 
 /// A registered static resource.

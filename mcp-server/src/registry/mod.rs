@@ -11,6 +11,7 @@
 mod entry;
 mod error;
 mod handler;
+mod mirror;
 mod page;
 mod scopes;
 mod snapshot;
@@ -33,6 +34,10 @@ pub use handler::{
     BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler, completion_fn,
     missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
 };
+#[cfg(feature = "http")]
+pub(crate) use mirror::MirroredParam;
+#[cfg(any(feature = "fuzzing", all(test, feature = "http")))]
+pub(crate) use mirror::mirrored_params;
 pub(crate) use page::ListKind;
 pub use scopes::ScopedItem;
 use snapshot::Snapshot;
@@ -134,24 +139,19 @@ impl Registry {
     ///
     /// # Errors
     ///
-    /// The name is invalid or already taken (by an enabled or a disabled tool).
+    /// The name is invalid or already taken (by an enabled or a disabled tool), or an
+    /// `x-mcp-header` annotation of the input schema breaks the 2026 transport's rules
+    /// ([`RegistryError::InvalidDescriptor`]): conforming clients would drop the tool.
     pub fn add_tool(
         &self,
         tool: Tool,
         handler: impl ToolHandler,
         timeout: Option<Duration>,
     ) -> Result<(), RegistryError> {
-        self.add_tool_entry(ToolEntry {
-            tool: Arc::new(tool),
-            handler: Arc::new(handler),
-            timeout,
-        })
+        self.add_tool_entry(ToolEntry::new(Arc::new(tool), Arc::new(handler), timeout)?)
     }
 
     pub(crate) fn add_tool_entry(&self, entry: ToolEntry) -> Result<(), RegistryError> {
-        if !is_valid_tool_name(&entry.tool.name) {
-            return Err(RegistryError::InvalidToolName(entry.tool.name.clone()));
-        }
         self.change(Some(RegistryEvent::ToolsChanged), |s| {
             let name = &entry.tool.name;
             if s.tool_index.contains_key(name)

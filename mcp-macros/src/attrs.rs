@@ -75,6 +75,7 @@ pub(crate) struct ArgArgs {
     pub(crate) rename: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
+    pub(crate) header: Option<LitStr>,
 }
 
 const SERVER_KEYS: &[&str] = &["name", "version", "title", "instructions", "scopes"];
@@ -106,7 +107,7 @@ const RESOURCE_KEYS: &[&str] = &[
 ];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking", "scopes"];
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
-const ARG_KEYS: &[&str] = &["rename", "description", "default"];
+const ARG_KEYS: &[&str] = &["rename", "description", "default", "header"];
 
 /// Runs `f` on each `key = value` / `key` of a nested-meta list, reporting unknown and
 /// repeated keys (and skipping their values) instead of stopping at the first problem.
@@ -352,6 +353,7 @@ pub(crate) fn arg(attr: &Attribute, errors: &mut Errors) -> ArgArgs {
         match key {
             "rename" => a.rename = Some(string(meta)?),
             "description" => a.description = Some(string(meta)?),
+            "header" => a.header = Some(string(meta)?),
             _ => a.default = Some(expr(meta)?),
         }
         Ok(())

@@ -76,6 +76,8 @@ pub(crate) struct ValueParam {
     pub(crate) optional: Option<Type>,
     /// Marked `#[arg]`: a value for certain, whatever its type's traits say.
     pub(crate) explicit: bool,
+    /// `#[arg(header = "…")]`: the `Mcp-Param-*` header a 2026 HTTP client mirrors it into.
+    pub(crate) header: Option<LitStr>,
 }
 
 impl Method {

@@ -347,6 +347,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                 default: arg.default,
                 optional: types::option_inner(&ty).cloned(),
                 explicit: arg_attr.is_some(),
+                header: arg.header,
             })),
             ty,
         });
@@ -356,6 +357,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
         ok &= validate::arguments_section(f, &section, errors);
     }
     ok &= validate::unique_param_names(&out, errors);
+    ok &= validate::unique_headers(&out, errors);
     ok.then_some(out)
 }
 

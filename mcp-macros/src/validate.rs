@@ -281,6 +281,60 @@ pub(crate) fn value_arg(arg: &ArgArgs, kind: Kind, errors: &mut Errors) -> bool 
         );
         ok = false;
     }
+    if let Some(h) = &arg.header {
+        if kind != Kind::Tool {
+            errors.on(
+                h,
+                "#[arg(header)] mirrors a tool argument into an HTTP header; it applies to \
+                 #[tool] arguments only",
+            );
+            ok = false;
+        } else if !is_header_token(&h.value()) {
+            errors.on(
+                h,
+                format!(
+                    "{:?} is not an HTTP header name: use one or more letters, digits and \
+                     !#$%&'*+-.^_`|~ (clients send it as `Mcp-Param-<name>`)",
+                    h.value()
+                ),
+            );
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// An HTTP field name (RFC 9110 `token`): what a 2026 client can send as `Mcp-Param-<name>`.
+fn is_header_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Two arguments mirrored into the same header (names ignore case) cannot both be sent.
+pub(crate) fn unique_headers(params: &[Param], errors: &mut Errors) -> bool {
+    let mut ok = true;
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for v in params.iter().filter_map(|p| match &p.kind {
+        ParamKind::Value(v) => Some(v.as_ref()),
+        _ => None,
+    }) {
+        let Some(h) = &v.header else { continue };
+        let key = h.value().to_ascii_lowercase();
+        if let Some((_, other)) = seen.iter().find(|(k, _)| *k == key) {
+            errors.on(
+                h,
+                format!(
+                    "`{}` is mirrored into the header of `{other}` already (header names \
+                     ignore case); give each argument a header of its own",
+                    v.name.value
+                ),
+            );
+            ok = false;
+        }
+        seen.push((key, &v.name.value));
+    }
     ok
 }
 

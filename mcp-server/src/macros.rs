@@ -122,8 +122,9 @@ pub use mcp_macros::server;
 /// type implementing `Deserialize + JsonSchema` (unit-only enums included). Each is
 /// described by a `///` comment on the parameter, an entry of the doc's `# Arguments`
 /// list, or `#[arg(description = "...")]`; `#[arg(rename = "...", default = <expr>)]`
-/// renames it or makes it optional. One struct marked `#[args]` may instead stand for the
-/// whole input. The arguments are deserialized straight from the request into a hidden
+/// renames it or makes it optional, and `#[arg(header = "Region")]` has a 2026 HTTP client
+/// mirror it into an `Mcp-Param-Region` header (a string, integer or `bool` argument; see
+/// the tools guide). One struct marked `#[args]` may instead stand for the whole input. The arguments are deserialized straight from the request into a hidden
 /// struct that refuses unknown fields; a wrong argument is an `isError: true` result that
 /// names it, so the model can correct itself.
 ///

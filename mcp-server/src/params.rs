@@ -39,6 +39,8 @@ pub struct ArgSpec {
     pub description: Option<&'static str>,
     /// The `#[arg(default = …)]` value as JSON, when it has one.
     pub default: Option<fn() -> Value>,
+    /// `#[arg(header = "…")]`: the `x-mcp-header` annotation of its property.
+    pub header: Option<&'static str>,
 }
 
 /// Why a parameter has no value: an argument the model must correct (an `isError: true`
@@ -104,12 +106,41 @@ impl<T: DeserializeOwned + JsonSchema> ArgumentParam<T> for &Param<T> {
                 if let Some(default) = spec.default {
                     property.insert("default".into(), default());
                 }
+                if let Some(header) = spec.header {
+                    property = mirrorable(property);
+                    property.insert("x-mcp-header".into(), Value::String(header.to_owned()));
+                }
                 let required = spec.default.is_none() && T::deserialize(Missing).is_err();
                 schema.add(spec.name, property, required);
             },
             take: |arguments, _, spec, default| arguments.take(spec.name, default),
         }
     }
+}
+
+/// The property of an argument mirrored into a header: an optional one's `anyOf` of its
+/// type and `null` (how an `Option<T>` is described) becomes that type, as the transport's
+/// rules want a parameter of one primitive type. Leaving the header out stays the way to
+/// send no value, and `null` is still read as none.
+fn mirrorable(mut property: JSONObject) -> JSONObject {
+    let Some(Value::Array(alternatives)) = property.get("anyOf") else {
+        return property;
+    };
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    let [a, b] = alternatives.as_slice() else {
+        return property;
+    };
+    let inner = match (is_null(a), is_null(b), a, b) {
+        (false, true, Value::Object(inner), _) | (true, false, _, Value::Object(inner)) => {
+            inner.clone()
+        }
+        _ => return property,
+    };
+    property.remove("anyOf");
+    for (key, value) in inner {
+        property.entry(key).or_insert(value);
+    }
+    property
 }
 
 /// Neither: the bound below has no impl, so rustc reports its message at the parameter.

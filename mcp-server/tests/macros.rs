@@ -689,3 +689,109 @@ async fn completions_answer_for_prompts_and_templates() {
         assert_eq!(r.completion.values, ["1", "2", "3"]);
     }
 }
+
+/// Arguments a 2026 HTTP client mirrors into `Mcp-Param-*` headers.
+struct Routed;
+
+#[derive(Deserialize, JsonSchema)]
+struct Move {
+    #[schemars(extend("x-mcp-header" = "Tenant"))]
+    tenant: String,
+    to: String,
+}
+
+#[mcp_server::server(name = "routed", version = "1.0.0")]
+impl Routed {
+    /// Runs a query in a region.
+    #[tool]
+    fn run_query(
+        &self,
+        #[arg(header = "Region")] region: String,
+        #[arg(header = "Shard")] shard: Option<i64>,
+        #[arg(header = "Dry-Run")] dry_run: bool,
+        query: String,
+    ) -> String {
+        format!("{region}/{shard:?}/{dry_run}: {query}")
+    }
+
+    /// Moves a tenant.
+    #[tool]
+    fn move_tenant(&self, #[args] m: Move) -> String {
+        format!("{} -> {}", m.tenant, m.to)
+    }
+}
+
+/// An argument of a type the transport's rules do not allow in a header.
+struct Scored;
+
+#[mcp_server::server(name = "scored", version = "1.0.0")]
+impl Scored {
+    /// Scores.
+    #[tool]
+    fn score(&self, #[arg(header = "Score")] score: f64) -> String {
+        score.to_string()
+    }
+}
+
+#[tokio::test]
+async fn arguments_marked_with_a_header_are_annotated_in_the_input_schema() {
+    let server = Server::new(Routed).unwrap();
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let by_name = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        serde_json::to_value(&tool.input_schema).unwrap()
+    };
+    // In an `#[args]` struct, through schemars' own attribute.
+    assert_eq!(
+        by_name("move_tenant")["properties"]["tenant"]["x-mcp-header"],
+        "Tenant"
+    );
+    let schema = by_name("run_query");
+    let props = &schema["properties"];
+    assert_eq!(props["region"]["x-mcp-header"], "Region");
+    assert_eq!(props["region"]["type"], "string");
+    // An optional argument is of its inner type, and stays optional.
+    assert_eq!(props["shard"]["x-mcp-header"], "Shard");
+    assert_eq!(props["shard"]["type"], "integer");
+    assert!(props["shard"].get("anyOf").is_none(), "{schema}");
+    assert_eq!(props["dry_run"]["x-mcp-header"], "Dry-Run");
+    assert_eq!(props["dry_run"]["type"], "boolean");
+    assert!(props["query"].get("x-mcp-header").is_none());
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(required, ["region", "dry_run", "query"]);
+    // Without the optional argument, and with `null` for it: no value either way.
+    for shard in [json!(null), json!(7)] {
+        let result = client
+            .call_tool(
+                "run_query",
+                json!({"region": "eu", "shard": shard, "dry_run": true, "query": "q"}),
+            )
+            .await
+            .unwrap();
+        let expected = if shard.is_null() { "None" } else { "Some(7)" };
+        assert_eq!(
+            result.content[0].as_text(),
+            Some(format!("eu/{expected}/true: q").as_str())
+        );
+    }
+}
+
+#[test]
+fn a_header_on_an_argument_of_another_type_is_refused_when_the_server_is_built() {
+    let Err(e) = Server::new(Scored) else {
+        panic!("a `number` argument mirrored into a header was registered");
+    };
+    let message = e.to_string();
+    assert!(
+        message.contains("score") && message.contains("not of type"),
+        "{message}"
+    );
+}

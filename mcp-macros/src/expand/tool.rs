@@ -307,6 +307,7 @@ impl Params {
             };
             let name = &v.name.value;
             let description = opt_string(v.description.as_ref());
+            let header = opt_str(v.header.as_ref());
             fns.extend(quote! {
                 fn #ops() -> ::mcp_server::__private::ParamOps<#ty> {
                     #probe
@@ -315,6 +316,7 @@ impl Params {
                     name: #name,
                     description: #description,
                     default: #default_json,
+                    header: #header,
                 };
             });
             describe.extend(quote! {

@@ -1,6 +1,8 @@
 //! The `_meta` objects of requests, results and notifications: the keys the protocol
 //! reserves in them, and the validation of the 2026 per-request envelope.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -69,20 +71,21 @@ pub struct RequestMetaObject {
         skip_serializing_if = "Option::is_none"
     )]
     pub protocol_version: Option<String>,
-    /// 2026: the client's capabilities for this request.
+    /// 2026: the client's capabilities for this request (in an `Arc`: a server shares them
+    /// with the request's context rather than copying them).
     #[serde(
         rename = "io.modelcontextprotocol/clientCapabilities",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub client_capabilities: Option<ClientCapabilities>,
+    pub client_capabilities: Option<Arc<ClientCapabilities>>,
     /// 2026: the client's self-description.
     #[serde(
         rename = "io.modelcontextprotocol/clientInfo",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub client_info: Option<Implementation>,
+    pub client_info: Option<Arc<Implementation>>,
     /// 2026: the log level the client opts in to for this request; absent means no logs.
     #[serde(
         rename = "io.modelcontextprotocol/logLevel",
@@ -136,10 +139,19 @@ impl<'de> Deserialize<'de> for RequestMetaObject {
                         MetaKey::ProtocolVersion => {
                             once(&mut version, PROTOCOL_VERSION_KEY, map.next_value()?)?
                         }
-                        MetaKey::ClientCapabilities => {
-                            once(&mut caps, CLIENT_CAPABILITIES_KEY, map.next_value()?)?
-                        }
-                        MetaKey::ClientInfo => once(&mut info, CLIENT_INFO_KEY, map.next_value()?)?,
+                        // Read as themselves and then moved into an `Arc`: serde's own
+                        // `Arc` reading goes through a `Box`, one more allocation and copy.
+                        MetaKey::ClientCapabilities => once(
+                            &mut caps,
+                            CLIENT_CAPABILITIES_KEY,
+                            map.next_value::<Option<ClientCapabilities>>()?
+                                .map(Arc::new),
+                        )?,
+                        MetaKey::ClientInfo => once(
+                            &mut info,
+                            CLIENT_INFO_KEY,
+                            map.next_value::<Option<Implementation>>()?.map(Arc::new),
+                        )?,
                         MetaKey::LogLevel => once(&mut level, LOG_LEVEL_KEY, map.next_value()?)?,
                         MetaKey::Other(key) => {
                             extra.insert(key, map.next_value::<Value>()?);
@@ -209,9 +221,9 @@ pub struct ModernEnvelope<'a> {
     /// The protocol version the request speaks, one the server supports.
     pub protocol_version: ProtocolVersion,
     /// The capabilities the client declared for this request.
-    pub client_capabilities: &'a ClientCapabilities,
+    pub client_capabilities: &'a Arc<ClientCapabilities>,
     /// The client's self-description, if sent.
-    pub client_info: Option<&'a Implementation>,
+    pub client_info: Option<&'a Arc<Implementation>>,
     /// The log level the client opted in to, if any.
     pub log_level: Option<LoggingLevel>,
     /// The progress token, if any.

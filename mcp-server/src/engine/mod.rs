@@ -441,9 +441,10 @@ impl Engine {
     ) -> Reply {
         let id = &req.id;
         let envelope = match RequestMetaObject::modern_envelope(meta, &self.config().versions) {
+            // Shared with the request's context, not copied into it.
             Ok(env) => (
                 env.protocol_version,
-                env.client_capabilities.clone(),
+                Arc::clone(env.client_capabilities),
                 env.client_info.cloned(),
             ),
             // A bad envelope makes the whole request unusable: 400, whatever the code.
@@ -477,8 +478,8 @@ impl Engine {
             "subscriptions/listen" => {
                 let client = Client {
                     version,
-                    capabilities: Arc::new(capabilities),
-                    info: client_info.map(Arc::new),
+                    capabilities,
+                    info: client_info,
                     session: None,
                     principal,
                 };
@@ -496,8 +497,8 @@ impl Engine {
                 let scope = Scope {
                     client: Client {
                         version,
-                        capabilities: Arc::new(capabilities),
-                        info: client_info.map(Arc::new),
+                        capabilities,
+                        info: client_info,
                         session: None,
                         principal,
                     },

@@ -48,7 +48,7 @@ use dynamic::{
     add_dynamic_prompt, add_dynamic_resource, add_dynamic_tool, toggle_dynamic_prompt,
     toggle_dynamic_tool,
 };
-use fixtures::{PNG, WAV, custom_header_schema, image, json_schema_2020_12};
+use fixtures::{PNG, WAV, image, json_schema_2020_12};
 
 struct Everything;
 
@@ -524,9 +524,16 @@ impl Everything {
     }
 
     /// Mirrors its `region` parameter into the `Mcp-Param-Region` header.
-    #[tool(input_schema = custom_header_schema())]
-    fn test_custom_header(&self, #[args] input: Value) -> String {
-        format!("region={}", input["region"].as_str().unwrap_or_default())
+    #[tool]
+    fn test_custom_header(
+        &self,
+        /// Where to run.
+        #[arg(header = "Region")]
+        region: String,
+        /// What to run.
+        query: String,
+    ) -> String {
+        format!("region={region} query={query}")
     }
 
     /// A static text resource.

@@ -36,14 +36,3 @@ pub(super) fn json_schema_2020_12() -> Value {
         "additionalProperties": false
     })
 }
-
-pub(super) fn custom_header_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "region": {"type": "string", "description": "Where to run.", "x-mcp-header": "Region"},
-            "query": {"type": "string", "description": "What to run."}
-        },
-        "required": ["region", "query"]
-    })
-}

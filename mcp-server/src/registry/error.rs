@@ -30,7 +30,8 @@ pub enum RegistryError {
     )]
     InvalidToolName(String),
     /// A schema or `_meta` given to the `#[tool]` macro is not a JSON object (or an input
-    /// schema is not `"type": "object"`).
+    /// schema is not `"type": "object"`), or an `x-mcp-header` annotation of a tool's input
+    /// schema breaks the 2026 transport's rules (conforming clients would drop the tool).
     #[error("invalid {what} for `{name}`: {message}")]
     InvalidDescriptor {
         /// The tool's name.

@@ -88,12 +88,11 @@ impl Engine {
                 Ok(p) => p.cursor,
                 Err(e) => return Reply::Response(Response::error(Some(id), &e)),
             };
-            let meta = (version.era() == Era::Modern).then(|| self.result_meta());
             match self.registry().page(
                 kind,
                 version,
                 cursor.as_deref(),
-                meta.as_ref(),
+                self.server_info(),
                 self.config().list_cache,
                 scope.client.principal.as_deref().map(Principal::scopes),
             ) {

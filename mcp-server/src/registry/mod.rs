@@ -507,7 +507,7 @@ mod tests {
             ListKind::Tools,
             ProtocolVersion::V2025_06_18,
             None,
-            None,
+            serde_json::value::RawValue::NULL,
             hints,
             None,
         );

@@ -4,11 +4,11 @@
 use base64::Engine as _;
 use mcp_core::ProtocolVersion;
 use mcp_core::error::ErrorObject;
-use mcp_core::types::{Cacheable, ResultMetaObject};
+use mcp_core::types::Cacheable;
 use serde_json::value::RawValue;
 
 use super::*;
-use crate::meta::WithMeta;
+use crate::meta::{Modern, WithMeta};
 use crate::sync::lock;
 
 /// Which list a page belongs to.
@@ -22,7 +22,8 @@ pub(crate) enum ListKind {
 
 impl Registry {
     /// One page of a list, serialized for `version`, from the cache when it was built
-    /// before. `meta` is attached to every page (2026 `serverInfo`). With `granted` (an
+    /// before. `server_info` (the server's self-description as JSON) is attached to every
+    /// 2026 page. With `granted` (an
     /// authenticated caller's scopes), items needing scopes it lacks are left out.
     ///
     /// # Errors
@@ -33,7 +34,7 @@ impl Registry {
         kind: ListKind,
         version: ProtocolVersion,
         cursor: Option<&str>,
-        meta: Option<&ResultMetaObject>,
+        server_info: &RawValue,
         cache: mcp_core::types::CacheHints,
         granted: Option<&[String]>,
     ) -> Result<Arc<RawValue>, ErrorObject> {
@@ -101,7 +102,7 @@ impl Registry {
                         .collect(),
                 );
                 r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
+                finish(r, version, server_info, cache)
             }
             ListKind::Resources => {
                 let mut r = ListResourcesResult::new(
@@ -111,7 +112,7 @@ impl Registry {
                         .collect(),
                 );
                 r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
+                finish(r, version, server_info, cache)
             }
             ListKind::ResourceTemplates => {
                 let mut r = ListResourceTemplatesResult::new(
@@ -121,14 +122,14 @@ impl Registry {
                         .collect(),
                 );
                 r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
+                finish(r, version, server_info, cache)
             }
             ListKind::Prompts => {
                 let mut r = ListPromptsResult::new(
                     shown.iter().map(|&i| s.prompts[i].prompt.clone()).collect(),
                 );
                 r.next_cursor = next_cursor;
-                finish(r, version, meta, cache)
+                finish(r, version, server_info, cache)
             }
         }?;
         let page: Arc<RawValue> = Arc::from(json);
@@ -140,18 +141,21 @@ impl Registry {
 fn finish<R: WithMeta + Cacheable>(
     mut result: R,
     version: ProtocolVersion,
-    meta: Option<&ResultMetaObject>,
+    server_info: &RawValue,
     cache: mcp_core::types::CacheHints,
 ) -> Result<Box<RawValue>, ErrorObject> {
-    if version.era() == mcp_core::Era::Modern {
+    let modern = version.era() == mcp_core::Era::Modern;
+    if modern {
         result.set_cache_hints(cache);
-        if let Some(meta) = meta {
-            *result.meta_mut() = Some(meta.clone());
-        }
     }
     result.prepare_for(version);
-    serde_json::value::to_raw_value(&result)
-        .map_err(|e| ErrorObject::internal_error(format!("list does not serialize: {e}")))
+    let json = if modern {
+        let own = result.meta_mut().take();
+        serde_json::value::to_raw_value(&Modern::new(server_info, own.as_ref(), &result))
+    } else {
+        serde_json::value::to_raw_value(&result)
+    };
+    json.map_err(|e| ErrorObject::internal_error(format!("list does not serialize: {e}")))
 }
 
 const CURSOR_PREFIX: &str = "mcp-offset:";

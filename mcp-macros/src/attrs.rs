@@ -76,6 +76,8 @@ pub(crate) struct ArgArgs {
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
     pub(crate) header: Option<LitStr>,
+    /// `#[arg(unchecked_path)]` (or `= true`): the key, for its span.
+    pub(crate) unchecked_path: Option<syn::Path>,
 }
 
 const SERVER_KEYS: &[&str] = &["name", "version", "title", "instructions", "scopes"];
@@ -107,7 +109,13 @@ const RESOURCE_KEYS: &[&str] = &[
 ];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking", "scopes"];
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
-const ARG_KEYS: &[&str] = &["rename", "description", "default", "header"];
+const ARG_KEYS: &[&str] = &[
+    "rename",
+    "description",
+    "default",
+    "header",
+    "unchecked_path",
+];
 
 /// Runs `f` on each `key = value` / `key` of a nested-meta list, reporting unknown and
 /// repeated keys (and skipping their values) instead of stopping at the first problem.
@@ -354,6 +362,11 @@ pub(crate) fn arg(attr: &Attribute, errors: &mut Errors) -> ArgArgs {
             "rename" => a.rename = Some(string(meta)?),
             "description" => a.description = Some(string(meta)?),
             "header" => a.header = Some(string(meta)?),
+            "unchecked_path" => {
+                if flag(meta)?.value {
+                    a.unchecked_path = Some(meta.path.clone());
+                }
+            }
             _ => a.default = Some(expr(meta)?),
         }
         Ok(())

@@ -78,6 +78,8 @@ pub(crate) struct ValueParam {
     pub(crate) explicit: bool,
     /// `#[arg(header = "…")]`: the `Mcp-Param-*` header a 2026 HTTP client mirrors it into.
     pub(crate) header: Option<LitStr>,
+    /// `#[arg(unchecked_path)]`: a template variable exempt from the path check.
+    pub(crate) unchecked_path: bool,
 }
 
 impl Method {

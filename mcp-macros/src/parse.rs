@@ -348,6 +348,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                 optional: types::option_inner(&ty).cloned(),
                 explicit: arg_attr.is_some(),
                 header: arg.header,
+                unchecked_path: arg.unchecked_path.is_some(),
             })),
             ty,
         });

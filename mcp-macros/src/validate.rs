@@ -281,6 +281,16 @@ pub(crate) fn value_arg(arg: &ArgArgs, kind: Kind, errors: &mut Errors) -> bool 
         );
         ok = false;
     }
+    if let Some(key) = &arg.unchecked_path
+        && kind != Kind::Resource
+    {
+        errors.on(
+            key,
+            "#[arg(unchecked_path)] exempts a URI template variable from the path check; it \
+             applies to #[resource] template variables only",
+        );
+        ok = false;
+    }
     if let Some(h) = &arg.header {
         if kind != Kind::Tool {
             errors.on(

@@ -631,6 +631,59 @@ async fn resources_read_static_and_templated() {
     }
 }
 
+struct Files;
+
+#[mcp_server::server(name = "files")]
+impl Files {
+    /// A file under the server's directory.
+    #[resource(uri = "files:///{path}")]
+    fn file(&self, path: String) -> String {
+        format!("read {path}")
+    }
+
+    /// A file's change over a range of revisions.
+    #[resource(uri = "git://diff/{range}/{file}")]
+    fn diff(&self, #[arg(unchecked_path)] range: String, file: String) -> String {
+        format!("{range} of {file}")
+    }
+}
+
+/// Template variables are checked as paths before the handler runs, unless exempted.
+#[tokio::test]
+async fn template_variables_are_checked_as_paths_unless_exempted() {
+    let server = Server::new(Files).unwrap();
+    for client in clients(&server).await {
+        let text =
+            |r: ReadResourceResult| serde_json::to_value(&r.contents[0]).unwrap()["text"].clone();
+        let r = client
+            .read_resource("files:///notes%2Fday.md")
+            .await
+            .unwrap();
+        assert_eq!(text(r), "read notes/day.md");
+        for (uri, name) in [
+            ("files:///..%2F..%2Fetc%2Fpasswd", "`path`"),
+            ("files:///%2Fetc%2Fpasswd", "`path`"),
+            ("git://diff/HEAD~3..HEAD/..%2Fsecret", "`file`"),
+        ] {
+            let TestClientError::Rpc(e) = client.read_resource(uri).await.unwrap_err() else {
+                panic!("{uri}")
+            };
+            assert_eq!(
+                e.code,
+                mcp_server::error::ErrorCode::INVALID_PARAMS,
+                "{uri}"
+            );
+            assert!(e.message.contains(name), "{uri}: {}", e.message);
+        }
+        // `range` is exempt: its value reaches the handler as sent.
+        let r = client
+            .read_resource("git://diff/..%2F..%2Fmain/src%2Flib.rs")
+            .await
+            .unwrap();
+        assert_eq!(text(r), "../../main of src/lib.rs");
+    }
+}
+
 #[tokio::test]
 async fn prompts_take_string_and_parsed_arguments() {
     let server = server();

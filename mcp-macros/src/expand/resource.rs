@@ -94,7 +94,21 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
         "Resource"
     };
     let scopes = super::require_scopes(kind, &r.uri.value(), &r.scopes);
-    let add = if r.is_template {
+    let unchecked: Vec<&str> = m
+        .values()
+        .filter(|v| v.unchecked_path)
+        .map(|v| v.name.value.as_str())
+        .collect();
+    let add = if r.is_template && !unchecked.is_empty() {
+        quote! {
+            registry.add_resource_template_unchecked(
+                ::mcp_server::__private::resource_template(&#handler::SPEC),
+                #handler(::mcp_server::__private::Arc::clone(&this)),
+                &[#(#unchecked),*],
+            )?;
+            #scopes
+        }
+    } else if r.is_template {
         quote! {
             registry.add_resource_template(
                 ::mcp_server::__private::resource_template(&#handler::SPEC),

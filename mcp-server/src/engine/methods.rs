@@ -260,7 +260,7 @@ impl Engine {
         if p.uri.len() > mcp_core::uri_template::MAX_URI_LEN {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
-        let Some((handler, vars, _mime)) = self.registry().resource(&p.uri) else {
+        let Some(found) = self.registry().resource(&p.uri) else {
             return Err(ErrorObject::resource_not_found(
                 &p.uri,
                 scope.client.version.era(),
@@ -271,6 +271,8 @@ impl Engine {
         }) {
             return Ok(refusal);
         }
+        found.checked?;
+        let (handler, vars) = (found.handler, found.vars);
         let ctx = self.context(
             id,
             &scope,

@@ -71,6 +71,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) matcher: UriTemplate,
     /// What `resources/read` runs for a matching URI.
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    /// The variables exempt from the path check (`registry::paths`).
+    pub(crate) unchecked: Box<[String]>,
 }
 
 /// A registered prompt.

@@ -13,6 +13,7 @@ mod error;
 mod handler;
 mod mirror;
 mod page;
+mod paths;
 mod scopes;
 mod snapshot;
 
@@ -29,6 +30,14 @@ use tokio::sync::broadcast;
 
 pub use entry::{CompletionTarget, is_valid_tool_name};
 pub(crate) use entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+
+/// What `resources/read` runs for a URI ([`Registry::resource`]).
+pub(crate) struct FoundResource {
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+    pub(crate) vars: Match,
+    /// The template variables' path check: the handler runs only when it passed.
+    pub(crate) checked: Result<(), mcp_core::error::ErrorObject>,
+}
 pub use error::RegistryError;
 pub use handler::{
     BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler, completion_fn,
@@ -247,7 +256,12 @@ impl Registry {
         .unwrap_or(false)
     }
 
-    /// Adds a resource template.
+    /// Adds a resource template. Its variables are checked as paths before the handler
+    /// runs: a value with a `..` component, an absolute path, a drive or a NUL byte is
+    /// refused with -32602 ([`add_resource_template_unchecked`] exempts some;
+    /// docs/resources.md).
+    ///
+    /// [`add_resource_template_unchecked`]: Registry::add_resource_template_unchecked
     ///
     /// # Errors
     ///
@@ -257,16 +271,42 @@ impl Registry {
         template: ResourceTemplate,
         handler: impl ResourceHandler,
     ) -> Result<(), RegistryError> {
-        let matcher = UriTemplate::parse(&template.uri_template).map_err(|e| {
-            RegistryError::InvalidTemplate {
-                template: template.uri_template.clone(),
-                message: e.to_string(),
-            }
-        })?;
+        self.add_resource_template_unchecked(template, handler, &[])
+    }
+
+    /// [`add_resource_template`](Registry::add_resource_template), with the variables named
+    /// in `unchecked` exempt from the path check: variables that are not paths (a revision
+    /// range, a query), or whose handler confines them to a directory itself.
+    ///
+    /// # Errors
+    ///
+    /// The template does not parse, a name in `unchecked` is not one of its variables, or
+    /// the template is already registered.
+    pub fn add_resource_template_unchecked(
+        &self,
+        template: ResourceTemplate,
+        handler: impl ResourceHandler,
+        unchecked: &[&str],
+    ) -> Result<(), RegistryError> {
+        let invalid = |message: String| RegistryError::InvalidTemplate {
+            template: template.uri_template.clone(),
+            message,
+        };
+        let matcher =
+            UriTemplate::parse(&template.uri_template).map_err(|e| invalid(e.to_string()))?;
+        if let Some(stray) = unchecked
+            .iter()
+            .find(|u| !matcher.variables().any(|v| v == **u))
+        {
+            return Err(invalid(format!(
+                "`{stray}` is exempted from the path check but is not one of its variables"
+            )));
+        }
         self.add_template_entry(TemplateEntry {
             template,
             matcher,
             handler: Arc::new(handler),
+            unchecked: unchecked.iter().map(|u| (*u).to_owned()).collect(),
         })
     }
 
@@ -390,24 +430,23 @@ impl Registry {
     }
 
     /// The handler for `uri`: a static resource with exactly this URI, else the first
-    /// template (in registration order) that matches it, with its variables.
-    pub(crate) fn resource(
-        &self,
-        uri: &str,
-    ) -> Option<(Arc<dyn ResourceHandler>, Match, Option<String>)> {
+    /// template (in registration order) that matches it, with its variables and their path
+    /// check (an error to answer instead of running the handler).
+    pub(crate) fn resource(&self, uri: &str) -> Option<FoundResource> {
         let s = self.current();
         if let Some(&i) = s.resource_index.get(uri) {
-            let entry = &s.resources[i];
-            return Some((
-                entry.handler.clone(),
-                Match::default(),
-                entry.resource.mime_type.clone(),
-            ));
+            return Some(FoundResource {
+                handler: s.resources[i].handler.clone(),
+                vars: Match::default(),
+                checked: Ok(()),
+            });
         }
         s.templates.iter().find_map(|t| {
-            t.matcher
-                .matches(uri)
-                .map(|m| (t.handler.clone(), m, t.template.mime_type.clone()))
+            t.matcher.matches(uri).map(|vars| FoundResource {
+                handler: t.handler.clone(),
+                checked: paths::check(&vars, &t.unchecked),
+                vars,
+            })
         })
     }
 

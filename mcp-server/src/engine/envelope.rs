@@ -128,21 +128,22 @@ impl<'a> Mirrored<'a> {
         self.name.string().ok().flatten()
     }
 
-    /// The members the header checks compare, or `None` when any of them is repeated or of
-    /// the wrong type (the method's own reading of params then refuses the request).
-    pub(crate) fn target(&self) -> Option<headers::Target<'a>> {
+    /// The members the header checks compare, each `Err` when it is repeated or of the
+    /// wrong type. Each check looks only at the member its method names, so a malformed
+    /// member that the method does not read cannot turn another's check off.
+    pub(crate) fn target(&self) -> headers::Target<'a> {
         let arguments = match self.arguments {
-            Slot::Absent => None,
-            Slot::Once(raw) if raw.get() == "null" => None,
-            Slot::Once(raw) => Some(raw),
-            Slot::Repeated => return None,
+            Slot::Absent => Ok(None),
+            Slot::Once(raw) if raw.get() == "null" => Ok(None),
+            Slot::Once(raw) => Ok(Some(raw)),
+            Slot::Repeated => Err(()),
         };
-        Some(headers::Target {
-            name: self.name.string().ok()?,
-            uri: self.uri.string().ok()?,
-            task_id: self.task_id.string().ok()?,
+        headers::Target {
+            name: self.name.string(),
+            uri: self.uri.string(),
+            task_id: self.task_id.string(),
             arguments,
-        })
+        }
     }
 }
 
@@ -378,7 +379,7 @@ mod tests {
     }
 
     /// The mirrored members as the header checks see them: (`name`, `uri`, `taskId`,
-    /// `arguments`), or `None` for params no typed reading of them accepts.
+    /// `arguments`), or `None` when any of them is repeated or of the wrong type.
     #[cfg(feature = "http")]
     #[allow(clippy::type_complexity)]
     fn target(
@@ -390,14 +391,13 @@ mod tests {
         Option<String>,
     )> {
         let probe = super::Probe::parse(params).unwrap();
-        probe.mirrored.target().map(|t| {
-            (
-                t.name.map(String::from),
-                t.uri.map(String::from),
-                t.task_id.map(String::from),
-                t.arguments.map(|a| a.get().to_owned()),
-            )
-        })
+        let t = probe.mirrored.target();
+        Some((
+            t.name.ok()?.map(String::from),
+            t.uri.ok()?.map(String::from),
+            t.task_id.ok()?.map(String::from),
+            t.arguments.ok()?.map(|a| a.get().to_owned()),
+        ))
     }
 
     #[cfg(feature = "http")]
@@ -415,7 +415,7 @@ mod tests {
             target(r#"{"n\u0061me":"a\"b","uri":null,"arguments":null}"#),
             Some((s("a\"b"), None, None, None))
         );
-        // A member of the wrong type or repeated: no typed reading accepts the params.
+        // A member of the wrong type or repeated is marked so.
         for params in [
             r#"{"name":5}"#,
             r#"{"uri":{"a":1}}"#,

@@ -52,11 +52,15 @@ pub(crate) fn decode(name: &str, value: &str) -> Result<String, ErrorObject> {
 /// The members of a request's params that the headers mirror (read by
 /// [`Probe`](super::envelope::Probe), in the same pass as `_meta`).
 pub(crate) struct Target<'a> {
-    pub(crate) name: Option<Cow<'a, str>>,
-    pub(crate) uri: Option<Cow<'a, str>>,
-    pub(crate) arguments: Option<&'a RawValue>,
-    pub(crate) task_id: Option<Cow<'a, str>>,
+    pub(crate) name: Member<Cow<'a, str>>,
+    pub(crate) uri: Member<Cow<'a, str>>,
+    pub(crate) arguments: Member<&'a RawValue>,
+    pub(crate) task_id: Member<Cow<'a, str>>,
 }
+
+/// A member of params as the checks see it: absent (or `null`), one value, or `Err` when
+/// it is repeated or of the wrong type.
+pub(crate) type Member<T> = Result<Option<T>, ()>;
 
 fn value_at<'v>(mut value: &'v Value, path: &[String]) -> Option<&'v Value> {
     for key in path {
@@ -115,7 +119,7 @@ pub(crate) fn validate_modern(
 fn validate(
     headers: &impl Headers,
     method: &str,
-    target: Option<Target<'_>>,
+    target: Target<'_>,
     body_version: &str,
     mirrored: &[MirroredParam],
 ) -> Result<(), ErrorObject> {
@@ -141,14 +145,23 @@ fn validate(
         }
         None => return Err(ErrorObject::header_mismatch("Mcp-Method header is missing")),
     }
-    let body_name = match method {
-        "tools/call" | "prompts/get" => target.as_ref().and_then(|t| t.name.as_deref()),
-        "resources/read" => target.as_ref().and_then(|t| t.uri.as_deref()),
+    let routed = match method {
+        "tools/call" | "prompts/get" => Some(("name", &target.name)),
+        "resources/read" => Some(("uri", &target.uri)),
         // The tasks extension routes its requests by task.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => {
-            target.as_ref().and_then(|t| t.task_id.as_deref())
-        }
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some(("taskId", &target.task_id)),
         _ => None,
+    };
+    let body_name = match routed {
+        None => None,
+        Some((_, Ok(value))) => value.as_deref(),
+        // What the request is routed by must be readable to be compared: a repeated member
+        // or one of another type is refused here, not left for the method to notice.
+        Some((member, Err(()))) => {
+            return Err(ErrorObject::invalid_params(format!(
+                "`{member}` must be one string"
+            )));
+        }
     };
     let header_name = headers
         .single(NAME)?
@@ -165,9 +178,10 @@ fn validate(
         (None, _) => {}
     }
     if method == "tools/call" && !mirrored.is_empty() {
-        let arguments: Value = target
-            .as_ref()
-            .and_then(|t| t.arguments)
+        let Ok(arguments) = target.arguments else {
+            return Err(ErrorObject::invalid_params("`arguments` is repeated"));
+        };
+        let arguments: Value = arguments
             .and_then(|a| serde_json::from_str(a.get()).ok())
             .unwrap_or(Value::Null);
         for param in mirrored {
@@ -258,6 +272,60 @@ mod tests {
             .map(|s| mirrored_params(s).unwrap())
             .unwrap_or_default();
         validate(headers, method, probe.mirrored.target(), V, &mirrored)
+    }
+
+    /// A member of the wrong type that the method does not read (`uri` in a `tools/call`)
+    /// does not turn the check of the one it does read off; that one malformed is refused.
+    #[test]
+    fn a_malformed_member_cannot_switch_a_check_off() {
+        let sent = headers(&[
+            ("MCP-Protocol-Version", V),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "harmless"),
+        ]);
+        for (decoy, member) in [("uri", json!(1)), ("taskId", json!({})), ("uri", json!([]))] {
+            let p = raw(json!({"name": "dangerous", decoy: member}));
+            let e = check(&sent, "tools/call", &p, None).unwrap_err();
+            assert_eq!(e.code.0, -32020, "{decoy}: {e}");
+        }
+        let p = raw(json!({"name": "x", "uri": 1}));
+        let sent = headers(&[("MCP-Protocol-Version", V), ("mcp-method", "prompts/get")]);
+        assert_eq!(
+            check(&sent, "prompts/get", &p, None).unwrap_err().code.0,
+            -32020
+        );
+        let sent = headers(&[
+            ("MCP-Protocol-Version", V),
+            ("mcp-method", "resources/read"),
+            ("mcp-name", "file:///a"),
+        ]);
+        let p = raw(json!({"uri": "file:///b", "name": 1}));
+        assert_eq!(
+            check(&sent, "resources/read", &p, None).unwrap_err().code.0,
+            -32020
+        );
+        // The routed member itself of another type: refused, whatever the header says.
+        let sent = headers(&[
+            ("MCP-Protocol-Version", V),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "1"),
+        ]);
+        let p = raw(json!({"name": 1}));
+        assert_eq!(
+            check(&sent, "tools/call", &p, None).unwrap_err().code.0,
+            -32602
+        );
+        // Mirrored arguments: a decoy elsewhere does not lift the Mcp-Param check.
+        let schema = json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+        let schema = schema.as_object().unwrap();
+        let sent = headers(&[
+            ("MCP-Protocol-Version", V),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "q"),
+        ]);
+        let p = raw(json!({"name": "q", "taskId": 7, "arguments": {"region": "eu"}}));
+        let e = check(&sent, "tools/call", &p, Some(schema)).unwrap_err();
+        assert!(e.message.contains("Region"), "{e}");
     }
 
     #[test]

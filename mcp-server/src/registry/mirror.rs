@@ -31,7 +31,67 @@ pub(crate) struct MirroredParam {
 pub(crate) fn mirrored_params(schema: &JSONObject) -> Result<Box<[MirroredParam]>, String> {
     let mut out: Vec<MirroredParam> = Vec::new();
     walk(schema, &mut Vec::new(), &mut out)?;
+    if schema.contains_key(HEADER) {
+        return Err(format!(
+            "`{HEADER}` is on the schema's root, not on a property"
+        ));
+    }
+    strays(schema, true, &mut Vec::new())?;
     Ok(out.into_boxed_slice())
+}
+
+const HEADER: &str = "x-mcp-header";
+
+/// An annotation that no chain of `properties` keys from the root reaches (under `items`,
+/// `oneOf`/`anyOf`/`allOf`/`not`, `if`/`then`/`else`, `$ref`'s targets in `$defs`, ...):
+/// the transport specification makes such an annotation, and so the tool, invalid.
+/// `reachable`: `schema` is the root or a property reached from it through `properties`
+/// alone. Keywords whose values are data, not schemas (`enum`, `const`, `default`,
+/// `examples`), are not looked into.
+fn strays(schema: &JSONObject, reachable: bool, at: &mut Vec<String>) -> Result<(), String> {
+    if !reachable && schema.contains_key(HEADER) {
+        return Err(format!(
+            "`{HEADER}` at `{}` is not on a property reached from the root through \
+             `properties` alone (not through items, composition, conditions or $ref)",
+            at.join("/")
+        ));
+    }
+    for (keyword, value) in schema {
+        match (keyword.as_str(), value) {
+            ("enum" | "const" | "default" | "examples", _) => {}
+            ("properties", Value::Object(props)) => {
+                for (name, sub) in props {
+                    if let Value::Object(sub) = sub {
+                        at.push(format!("properties/{name}"));
+                        strays(sub, reachable, at)?;
+                        at.pop();
+                    }
+                }
+            }
+            (_, value) => {
+                at.push(keyword.clone());
+                stray_values(value, at)?;
+                at.pop();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`strays`] in every schema inside `value`, none of them reachable.
+fn stray_values(value: &Value, at: &mut Vec<String>) -> Result<(), String> {
+    match value {
+        Value::Object(schema) => strays(schema, false, at),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                at.push(i.to_string());
+                stray_values(item, at)?;
+                at.pop();
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 fn walk(
@@ -45,7 +105,7 @@ fn walk(
     for (key, sub) in props {
         let Value::Object(sub) = sub else { continue };
         path.push(key.clone());
-        if let Some(header) = sub.get("x-mcp-header") {
+        if let Some(header) = sub.get(HEADER) {
             let at = path.join(".");
             let Value::String(header) = header else {
                 return Err(format!("`x-mcp-header` of `{at}` is not a string"));
@@ -116,8 +176,8 @@ mod tests {
                 "shard": {"type": "integer", "x-mcp-header": "Shard-Id"},
                 "dry": {"type": "boolean", "x-mcp-header": "Dry_Run"}
             }},
-            // Not reachable through `properties`: not a mirrored parameter.
-            "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}}
+            // A property named like the annotation is a property, not an annotation.
+            "x-mcp-header": {"type": "string", "default": {"x-mcp-header": "NotOne"}}
         }))
         .unwrap();
         assert_eq!(
@@ -199,5 +259,47 @@ mod tests {
             let error = params(properties.clone()).unwrap_err();
             assert!(error.contains(complaint), "{properties}: {error}");
         }
+    }
+
+    /// Only a chain of `properties` keys from the root may reach an annotated property.
+    #[test]
+    fn annotations_off_the_properties_chain_are_refused() {
+        let leaf = json!({"type": "string", "x-mcp-header": "Item"});
+        for (schema, at) in [
+            (
+                json!({"type": "object", "properties": {"list": {"type": "array", "items": leaf}}}),
+                "properties/list/items",
+            ),
+            (
+                json!({"type": "object", "properties": {"v": {"oneOf": [leaf, {"type": "integer"}]}}}),
+                "properties/v/oneOf/0",
+            ),
+            (
+                json!({"type": "object", "anyOf": [{"properties": {"v": leaf}}]}),
+                "anyOf/0/properties/v",
+            ),
+            (
+                json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/Leaf"}}, "$defs": {"Leaf": leaf}}),
+                "$defs/Leaf",
+            ),
+            (
+                json!({"type": "object", "if": {"properties": {"v": leaf}}, "then": {}}),
+                "if/properties/v",
+            ),
+            (
+                json!({"type": "object", "properties": {"o": {"type": "object", "additionalProperties": leaf}}}),
+                "properties/o/additionalProperties",
+            ),
+        ] {
+            let error = mirrored_params(schema.as_object().unwrap()).unwrap_err();
+            assert!(error.contains(&format!("`{at}`")), "{schema}: {error}");
+        }
+        let error = mirrored_params(
+            json!({"type": "object", "x-mcp-header": "Root"})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap_err();
+        assert!(error.contains("root"), "{error}");
     }
 }

@@ -80,6 +80,9 @@ pub(crate) struct Listen {
     pub(crate) filter: SubscriptionFilter,
     events: broadcast::Receiver<RegistryEvent>,
     tasks: Option<TaskFeed>,
+    /// The request's cancellation: its id stays in flight while the stream lasts, so a
+    /// `notifications/cancelled` (stdio) or a closed HTTP stream ends it.
+    cancel: CancellationToken,
     /// Counts the stream as open while it lives.
     #[cfg(feature = "otel")]
     _counted: Option<crate::otel::Counted>,
@@ -98,6 +101,7 @@ impl Listen {
         id: RequestId,
         requested: SubscriptionFilter,
         client: &Client,
+        cancel: CancellationToken,
     ) -> Result<Listen, ErrorObject> {
         let offers = server.registry().offers();
         let yes =
@@ -149,6 +153,7 @@ impl Listen {
             filter,
             events,
             tasks,
+            cancel,
             #[cfg(feature = "otel")]
             _counted: server
                 .config()
@@ -205,12 +210,8 @@ impl Listen {
     /// Streams: the acknowledgement, then the notifications, until `cancel` fires or the
     /// peer goes away. Returns the final result to send when the server ended the stream
     /// itself (`shutdown`), or `None` when the client ended it.
-    pub(crate) async fn run(
-        mut self,
-        sink: Sink,
-        cancel: CancellationToken,
-        shutdown: CancellationToken,
-    ) -> Option<String> {
+    pub(crate) async fn run(mut self, sink: Sink, shutdown: CancellationToken) -> Option<String> {
+        let cancel = self.cancel.clone();
         if let Some(ack) = self.acknowledgement() {
             sink.send(ack).await;
         }

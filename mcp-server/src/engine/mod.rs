@@ -55,6 +55,15 @@ use methods::MrtrParams;
 use reply::WithMeta;
 pub(crate) use reply::{Reply, Response, Status, duplicate_id};
 
+/// A request's id leaves the connection's in-flight set when its reply is made, except a
+/// listen stream's: the stream goes on, and a `notifications/cancelled` naming it must still
+/// find it, so the transport ends it when the stream ends.
+fn end_unless_listening(conn: &Connection, id: &RequestId, reply: &Reply) {
+    if !matches!(reply, Reply::Listen(_)) {
+        conn.end(id);
+    }
+}
+
 fn parse_params<T: DeserializeOwned>(params: Option<&Params>) -> Result<T, ErrorObject> {
     parse_params_borrowed(params)
 }
@@ -258,7 +267,7 @@ impl Engine {
                     (None, true) => routed().await,
                     (None, false) => routed().instrument(span.clone()).await,
                 };
-                conn.end(&req.id);
+                end_unless_listening(conn, &req.id, &reply);
                 span::record_outcome(&span, &reply);
                 span::finish(observed, &reply, conn, meta);
                 return reply;
@@ -272,7 +281,7 @@ impl Engine {
                     .instrument(span.clone())
                     .await
             };
-            conn.end(&req.id);
+            end_unless_listening(conn, &req.id, &reply);
             span::record_outcome(&span, &reply);
             reply
         }
@@ -485,7 +494,9 @@ impl Engine {
                 };
                 let listen =
                     match parse_params::<SubscriptionsListenRequestParams>(req.params.as_ref()) {
-                        Ok(p) => Listen::new(self, id.clone(), p.notifications, &client).await,
+                        Ok(p) => {
+                            Listen::new(self, id.clone(), p.notifications, &client, cancel).await
+                        }
                         Err(e) => Err(e),
                     };
                 match listen {

@@ -462,13 +462,12 @@ async fn deliver(conn: &Arc<Connection>, reply: Reply, sink: &Sink, done: &Cance
         Reply::Response(r) => sink.send(r.json).await,
         Reply::Silent => {}
         Reply::Listen(listen) => {
+            // Still in flight (the engine kept it so): a cancellation read meanwhile has
+            // already reached the stream's token.
             let id = listen.id.clone();
-            let Some(cancel) = conn.begin(&id) else {
-                return;
-            };
             let stop = CancellationToken::new();
             let ended = tokio::select! {
-                r = listen.run(sink.clone(), cancel, stop.clone()) => r,
+                r = listen.run(sink.clone(), stop.clone()) => r,
                 () = done.cancelled() => None,
             };
             conn.end(&id);
@@ -644,6 +643,58 @@ mod pipes {
                 let _ = w.into_blocking_fd();
             }
         }
+    }
+}
+
+/// A listen stream's id stays in flight between the engine's reply and the stream's run, so a
+/// `notifications/cancelled` read in between (the two written at once) ends the stream.
+#[cfg(test)]
+mod listen_tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use mcp_core::jsonrpc::{self, Incoming, Message};
+    use tokio_util::sync::CancellationToken;
+
+    use crate::engine::Reply;
+    use crate::peer::session::{Connection, Transport};
+    use crate::peer::sink::Sink;
+
+    #[tokio::test]
+    async fn a_cancellation_read_right_after_a_listen_request_ends_its_stream() {
+        let server = crate::Server::builder("listen", "1.0.0").build();
+        let engine = server.engine();
+        let conn = Arc::new(Connection::new(
+            Sink::Discard,
+            Duration::from_secs(5),
+            Transport::Pipe,
+        ));
+        let line = br#"{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let Ok(Incoming::Single(Message::Request(req))) = jsonrpc::parse_owned(line.to_vec())
+        else {
+            panic!("a request")
+        };
+        let id = req.id.clone();
+        let reply = engine.handle_request(&conn, req, Sink::Discard, None).await;
+        let Reply::Listen(listen) = reply else {
+            panic!("a listen stream")
+        };
+        // The reader takes the cancellation before the stream starts running.
+        assert!(conn.cancel(&id), "the listen request is still in flight");
+        let ended = tokio::time::timeout(
+            Duration::from_secs(10),
+            super::deliver(
+                &conn,
+                Reply::Listen(listen),
+                &Sink::Discard,
+                &CancellationToken::new(),
+            ),
+        )
+        .await;
+        assert!(ended.is_ok(), "the cancelled stream ended by itself");
+        assert!(!conn.cancel(&id), "and left the in-flight set");
     }
 }
 

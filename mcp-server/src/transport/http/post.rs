@@ -212,7 +212,9 @@ impl Endpoint {
                 Reply::Listen(listen) => {
                     // A listen stream lasts: it does not hold a request slot.
                     drop(permit);
-                    if let Some(json) = listen.run(Sink::Channel(tx), task_cancel, shutdown).await {
+                    let listened = listen.run(Sink::Channel(tx), shutdown).await;
+                    conn.end(&id);
+                    if let Some(json) = listened {
                         let _ = last_tx.send(EngineResponse {
                             json,
                             status: Status::Ok,

@@ -284,6 +284,77 @@ async fn legacy_initialize_negotiates_and_declares_capabilities() {
     );
 }
 
+/// One stdio connection to `server`: each line written in turn, each answer read before
+/// the next line goes.
+async fn one_by_one(server: &Server, lines: &[Value]) -> Vec<Value> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    let s = server.clone();
+    let served = tokio::spawn(async move { s.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let mut answers = tokio::io::BufReader::new(cr).lines();
+    let mut replies = Vec::new();
+    for line in lines {
+        cw.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        let answer = answers.next_line().await.unwrap().unwrap();
+        replies.push(serde_json::from_str(&answer).unwrap());
+    }
+    cw.shutdown().await.unwrap();
+    served.await.unwrap().unwrap();
+    replies
+}
+
+fn initialize_line(version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})
+}
+
+/// A client that speaks both eras tries 2026 first and falls back to `initialize` on the
+/// same stdio connection; a server of one era says which versions it speaks.
+#[tokio::test]
+async fn each_era_says_what_it_speaks_and_a_refused_2026_request_decides_nothing() {
+    use mcp_server::ProtocolVersion as V;
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+
+    let legacy_only = Server::builder("legacy", "1.0.0")
+        .protocol_versions(&[V::V2025_06_18, V::V2025_11_25])
+        .build();
+    let replies = one_by_one(
+        &legacy_only,
+        &[discover.clone(), initialize_line("2025-11-25")],
+    )
+    .await;
+    assert_eq!(replies[0]["error"]["code"], -32022, "{}", replies[0]);
+    assert_eq!(
+        replies[0]["error"]["data"]["supported"],
+        json!(["2025-11-25", "2025-06-18"])
+    );
+    assert_eq!(
+        replies[1]["result"]["protocolVersion"], "2025-11-25",
+        "{}",
+        replies[1]
+    );
+
+    let modern_only = Server::builder("modern", "1.0.0")
+        .protocol_versions(&[V::V2026_07_28])
+        .build();
+    let replies = one_by_one(&modern_only, &[initialize_line("2025-11-25"), discover]).await;
+    assert_eq!(replies[0]["error"]["code"], -32022, "{}", replies[0]);
+    assert_eq!(
+        replies[0]["error"]["data"]["supported"],
+        json!(["2026-07-28"])
+    );
+    assert_eq!(replies[0]["error"]["data"]["requested"], "2025-11-25");
+    assert!(
+        replies[1]["result"]["supportedVersions"].is_array(),
+        "{}",
+        replies[1]
+    );
+}
+
 #[tokio::test]
 async fn legacy_unknown_version_gets_latest_and_requests_before_initialize_are_refused() {
     let server = server();
@@ -517,7 +588,10 @@ async fn modern_discover_and_envelope_errors() {
         .await
         .unwrap();
     let d = client.request("server/discover", None).await.unwrap();
-    assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(
+        d["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
+    );
     assert_eq!(d["resultType"], "complete");
     assert!(d["capabilities"]["tools"].is_object());
     assert_eq!(d["instructions"], "Test server.");
@@ -572,7 +646,10 @@ async fn modern_discover_and_envelope_errors() {
     assert_eq!(by_id(4)["error"]["code"], -32022);
     assert_eq!(
         by_id(4)["error"]["data"],
-        json!({"supported": ["2026-07-28"], "requested": "1900-01-01"})
+        json!({
+            "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+            "requested": "1900-01-01"
+        })
     );
     assert_eq!(by_id(5)["error"]["code"], -32602);
     assert_eq!(by_id(5)["error"]["data"]["uri"], "test://nope");

@@ -491,7 +491,11 @@ async fn modern_requests_check_headers_envelope_and_methods() {
     let (status, _, out) = send(&router, req).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(json(&out)["error"]["code"], -32022);
-    assert_eq!(json(&out)["error"]["data"]["supported"], json!([V]));
+    // Every version the server speaks, newest first: a 2025 client falls back to one.
+    assert_eq!(
+        json(&out)["error"]["data"]["supported"],
+        json!([V, "2025-11-25", "2025-06-18", "2025-03-26"])
+    );
 
     // Missing client capability: 400 / -32021.
     let (status, _, out) = send(

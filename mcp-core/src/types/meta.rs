@@ -280,14 +280,12 @@ impl RequestMetaObject {
         let protocol_version = match requested.parse::<ProtocolVersion>() {
             Ok(v) if v.era() == Era::Modern && supported.contains(&v) => v,
             _ => {
-                let modern: Vec<ProtocolVersion> = supported
-                    .iter()
-                    .copied()
-                    .filter(|v| v.era() == Era::Modern)
-                    .collect();
-                return Err(ErrorObject::unsupported_protocol_version(
-                    requested, &modern,
-                ));
+                // Every version the server speaks, newest first: a client that supports
+                // an older one falls back to it (a 2025 one by `initialize`).
+                let mut all = supported.to_vec();
+                all.sort_unstable_by(|a, b| b.cmp(a));
+                all.dedup();
+                return Err(ErrorObject::unsupported_protocol_version(requested, &all));
             }
         };
         Ok(ModernEnvelope {

@@ -305,6 +305,37 @@ impl Engine {
         let era = match conn.era() {
             ConnectionEra::Undecided => {
                 let modern = is_modern(meta);
+                // A 2026 request the server refuses (a version it does not speak, an envelope
+                // without its required members) decides nothing: a client that speaks both
+                // eras falls back to `initialize` on the same connection.
+                if modern
+                    && let Err(e) =
+                        RequestMetaObject::modern_envelope(meta, &self.config().versions)
+                {
+                    return Reply::Response(Response::error(Some(&req.id), &e));
+                }
+                // Nor does an `initialize` a 2026-only server refuses.
+                if !modern
+                    && req.method == "initialize"
+                    && !self
+                        .config()
+                        .versions
+                        .iter()
+                        .any(|v| v.era() == Era::Legacy)
+                {
+                    #[derive(Deserialize)]
+                    #[serde(rename_all = "camelCase")]
+                    struct Asked {
+                        #[serde(default)]
+                        protocol_version: String,
+                    }
+                    let asked = parse_params::<Asked>(req.params.as_ref())
+                        .map(|a| a.protocol_version)
+                        .unwrap_or_default();
+                    if let Some(refusal) = self.no_legacy_version(&asked) {
+                        return Reply::Response(Response::error(Some(&req.id), &refusal));
+                    }
+                }
                 if !modern && req.method != "initialize" && req.method != "ping" {
                     return Reply::Response(Response::error(
                         Some(&req.id),
@@ -408,6 +439,21 @@ impl Engine {
         }
     }
 
+    /// A server configured for the 2026 era only speaks no version `initialize` could agree
+    /// on: it answers with the versions it speaks (-32022), rather than agreeing on one it
+    /// was told not to.
+    fn no_legacy_version(&self, requested: &str) -> Option<ErrorObject> {
+        let versions = &self.config().versions;
+        if versions.iter().any(|v| v.era() == Era::Legacy) {
+            return None;
+        }
+        let mut supported = versions.clone();
+        supported.sort_unstable_by(|a, b| b.cmp(a));
+        Some(ErrorObject::unsupported_protocol_version(
+            requested, &supported,
+        ))
+    }
+
     fn initialize(
         &self,
         session: &LegacySession,
@@ -418,6 +464,9 @@ impl Engine {
             Ok(p) => p,
             Err(e) => return Reply::Response(Response::error(Some(id), &e)),
         };
+        if let Some(refusal) = self.no_legacy_version(&p.protocol_version) {
+            return Reply::Response(Response::error(Some(id), &refusal));
+        }
         let version =
             ProtocolVersion::negotiate_legacy_among(&p.protocol_version, &self.config().versions);
         let negotiated = Negotiated {
@@ -466,14 +515,13 @@ impl Engine {
         let (version, capabilities, client_info) = envelope;
         match req.method.as_str() {
             "server/discover" => {
+                // Every version the server speaks, newest first, as -32022 lists them: a
+                // client that speaks both eras may choose a 2025 one (by `initialize`).
+                let mut versions = self.config().versions.clone();
+                versions.sort_unstable_by(|a, b| b.cmp(a));
+                versions.dedup();
                 let mut result = DiscoverResult {
-                    supported_versions: self
-                        .config()
-                        .versions
-                        .iter()
-                        .filter(|v| v.era() == Era::Modern)
-                        .map(|v| v.as_str().to_owned())
-                        .collect(),
+                    supported_versions: versions.iter().map(|v| v.as_str().to_owned()).collect(),
                     capabilities: self.capabilities(Era::Modern),
                     instructions: self.config().instructions.clone(),
                     ..Default::default()

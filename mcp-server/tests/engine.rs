@@ -903,6 +903,70 @@ async fn elicitation_sampling_and_roots_with_one_tool_body_in_both_eras() {
     );
 }
 
+/// A sampling request with tools goes only to a client that declared `sampling.tools`.
+#[tokio::test]
+async fn sampling_with_tools_needs_the_clients_sampling_tools() {
+    let server = Server::builder("sampler", "1.0.0").build();
+    let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+    server
+        .registry()
+        .add_tool(
+            Tool::new("plan", schema.clone()),
+            tool_fn(move |_: Value, ctx: Context| {
+                let schema = schema.clone();
+                async move {
+                    let mut params = CreateMessageRequestParams::new(
+                        vec![SamplingMessage::user_text("plan")],
+                        9,
+                    );
+                    params.tools = Some(vec![Tool::new("search", schema)]);
+                    ctx.sample(params)
+                        .await
+                        .map(|_| "sampled")
+                        .map_err(|e| e.to_string())
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    let answer = |_: CreateMessageRequestParams| {
+        serde_json::from_value::<CreateMessageResult>(json!({
+            "role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"
+        }))
+        .unwrap()
+    };
+    for version in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let modern = version.protocol_version() == mcp_server::ProtocolVersion::V2026_07_28;
+        // Sampling without tools declared: not asked.
+        let client = TestClient::connect(&server, version.clone().with_sampling(answer))
+            .await
+            .unwrap();
+        let outcome = client.call_tool("plan", json!({})).await;
+        if modern {
+            let TestClientError::Rpc(e) = outcome.unwrap_err() else {
+                panic!("an RPC error")
+            };
+            assert_eq!(e.code.0, -32021);
+            let data = e.data.unwrap();
+            assert!(
+                data["requiredCapabilities"]["sampling"]["tools"].is_object(),
+                "{data}"
+            );
+        } else {
+            let r = outcome.unwrap();
+            assert_eq!(
+                r.content[0].as_text(),
+                Some("the client does not support sampling with tools")
+            );
+        }
+        // Declared: asked, and answered.
+        let options = version.with_sampling(answer).with_sampling_tools();
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let r = client.call_tool("plan", json!({})).await.unwrap();
+        assert_eq!(r.content[0].as_text(), Some("sampled"));
+    }
+}
+
 #[tokio::test]
 async fn modern_input_required_round_trip_and_sealed_state() {
     let server = server();

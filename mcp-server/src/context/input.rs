@@ -6,8 +6,8 @@ use mcp_core::error::ErrorObject;
 use mcp_core::types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
-    ElicitationCapability, InputRequest, JSONObject, ListRootsResult, Root, RootsCapability,
-    SamplingCapability,
+    ElicitationCapability, IncludeContext, InputRequest, JSONObject, ListRootsResult, Root,
+    RootsCapability, SamplingCapability,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -94,11 +94,33 @@ impl InputRequestBuilder<'_> {
         self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ContextError> {
-        if !self.ctx.client_capabilities().supports_sampling() {
+        let caps = self.ctx.client_capabilities();
+        // What the request uses beyond plain sampling needs its own declaration: tools (the
+        // spec's MUST NOT without `sampling.tools`) and a context other than `none`.
+        let tools = params.tools.is_some() || params.tool_choice.is_some();
+        let context = matches!(
+            params.include_context,
+            Some(IncludeContext::ThisServer | IncludeContext::AllServers)
+        );
+        let what = if !caps.supports_sampling() {
+            Some("sampling")
+        } else if tools && !caps.supports_sampling_tools() {
+            Some("sampling with tools")
+        } else if context && !caps.supports_sampling_context() {
+            Some("sampling with included context")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            let declared = || Some(JSONObject::default());
             return Err(self.missing(
-                "sampling",
+                what,
                 ClientCapabilities {
-                    sampling: Some(SamplingCapability::default()),
+                    sampling: Some(SamplingCapability {
+                        tools: if tools { declared() } else { None },
+                        context: if context { declared() } else { None },
+                        ..SamplingCapability::default()
+                    }),
                     ..ClientCapabilities::default()
                 },
             ));

@@ -72,6 +72,7 @@ pub struct ClientOptions {
     roots: Option<Vec<Root>>,
     log_level: Option<mcp_core::types::LoggingLevel>,
     extensions: Vec<String>,
+    sampling_tools: bool,
     max_rounds: usize,
 }
 
@@ -112,6 +113,7 @@ impl ClientOptions {
             roots: None,
             log_level: None,
             extensions: Vec::new(),
+            sampling_tools: false,
             max_rounds: 8,
         }
     }
@@ -131,6 +133,13 @@ impl ClientOptions {
         f: impl Fn(CreateMessageRequestParams) -> CreateMessageResult + Send + Sync + 'static,
     ) -> Self {
         self.sample = Some(Arc::new(f));
+        self
+    }
+
+    /// Declares `sampling.tools` as well (2025-11-25 onwards): sampling requests may carry
+    /// tools. Answers them with the [`with_sampling`](Self::with_sampling) closure.
+    pub fn with_sampling_tools(mut self) -> Self {
+        self.sampling_tools = true;
         self
     }
 
@@ -164,6 +173,9 @@ impl ClientOptions {
         }
         if self.sample.is_some() {
             caps["sampling"] = json!({});
+            if self.sampling_tools {
+                caps["sampling"]["tools"] = json!({});
+            }
         }
         if self.roots.is_some() {
             caps["roots"] = json!({"listChanged": true});

@@ -83,3 +83,47 @@ async fn an_info_subscriber_gets_the_events_without_the_request_span() {
         .unwrap_or_else(|| panic!("the handler's event is logged: {log}"));
     assert!(!event.contains("mcp.request"), "{event}");
 }
+
+/// What a client writes reaches the log escaped: a line break in an error's message cannot
+/// forge a log line of its own.
+#[tokio::test(flavor = "current_thread")]
+async fn a_clients_error_message_cannot_forge_a_log_line() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (captured, _guard) = support::log::capture_at(tracing::Level::WARN);
+    let server = Server::new(Calc).unwrap();
+    let (client, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_in, server_out) = tokio::io::split(server_end);
+    let serving = server.serve_io(server_in, server_out);
+    let talk = async {
+        let (read, mut write) = tokio::io::split(client);
+        let forged = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"x\nERROR forged entry"}}"#;
+        write
+            .write_all(format!("{forged}\n").as_bytes())
+            .await
+            .unwrap();
+        // A ping after it: its answer shows the error was read first.
+        write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        BufReader::new(read).read_line(&mut answer).await.unwrap();
+        assert!(answer.contains("\"id\":1"), "{answer}");
+        drop(write);
+    };
+    tokio::select! {
+        () = talk => {}
+        r = serving => panic!("the server stopped first: {r:?}"),
+    }
+    let log = captured.text();
+    let reported = log
+        .lines()
+        .find(|l| l.contains("the client reported an error"))
+        .unwrap_or_else(|| panic!("the error is logged: {log}"));
+    assert!(reported.contains(r"x\nERROR forged entry"), "{reported}");
+    assert!(
+        !log.lines().any(|l| l.starts_with("ERROR forged")),
+        "a forged line: {log}"
+    );
+}

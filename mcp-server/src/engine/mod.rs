@@ -167,7 +167,13 @@ impl Engine {
             Message::Error(e) => {
                 match &e.id {
                     Some(id) => self.handle_client_response(conn, id, Err(e.error)),
-                    None => tracing::warn!(error = %e.error, "the client reported an error"),
+                    // The client's text as a quoted, escaped string: a line break in it
+                    // cannot forge a log line of its own.
+                    None => tracing::warn!(
+                        code = e.error.code.0,
+                        message = ?e.error.message,
+                        "the client reported an error"
+                    ),
                 }
                 None
             }

@@ -1060,6 +1060,15 @@ async fn whoami_on(
     stream: &mut tokio::net::TcpStream,
     authorization: Option<&str>,
 ) -> (u16, String) {
+    whoami_on_host(stream, "127.0.0.1", authorization).await
+}
+
+/// [`whoami_on`] with this `Host`.
+async fn whoami_on_host(
+    stream: &mut tokio::net::TcpStream,
+    host: &str,
+    authorization: Option<&str>,
+) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "whoami", "arguments": {},
@@ -1068,7 +1077,7 @@ async fn whoami_on(
     .to_string();
     let auth = authorization.map_or(String::new(), |a| format!("authorization: {a}\r\n"));
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n\
          accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
          mcp-method: tools/call\r\nmcp-name: whoami\r\n{auth}content-length: {}\r\n\r\n{body}",
         body.len()
@@ -1168,12 +1177,15 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
         whoami_on(&mut conn, Some("Bearer alice token")).await.0,
         400
     );
+    // A rebinding page's request is refused by its Host before its token is looked at.
+    let (status, body) = whoami_on_host(&mut conn, "evil.example", Some("Bearer eve-token")).await;
+    assert_eq!(status, 403, "{body}");
     let alice = whoami_on(&mut conn, Some("Bearer alice-token")).await;
     assert!(said(&alice, "alice"), "{alice:?}");
     assert_eq!(
         validations.load(Ordering::SeqCst),
         3,
-        "alice, bob and mallory validated once each"
+        "alice, bob and mallory validated once each, eve never"
     );
     // A token that expires stops working on the connection that keeps sending it.
     let carol = whoami_on(&mut conn, Some("Bearer carol-token")).await;

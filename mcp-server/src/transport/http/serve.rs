@@ -31,7 +31,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tower::Service;
+use tower::{Layer, Service};
 
 use super::options::HttpOptions;
 use super::origin::HostPolicy;
@@ -89,7 +89,11 @@ pub(crate) async fn serve(
     let streams = CancellationToken::new();
     let endpoint = Endpoint::new(engine, options.clone(), streams.clone());
     let tasks = endpoint.tasks();
-    let router = Router::new().nest_service("/mcp", endpoint.router());
+    // The Host/Origin guard comes first, before authentication: a request from a rebinding
+    // page or a foreign origin is refused before its token costs a validation.
+    let guard = endpoint.guard();
+    let router = Router::new().nest_service("/mcp", endpoint.routes());
+    let guarded = guard.layer(router.clone());
     let connections = TaskTracker::new();
     let closing = CancellationToken::new();
     let slots = Arc::new(Semaphore::new(options.max_connections));
@@ -127,13 +131,13 @@ pub(crate) async fn serve(
         // token).
         #[cfg(feature = "auth")]
         if let Some(auth) = &options.auth {
-            let app = auth.for_connection(router.clone());
+            let app = guard.layer(auth.for_connection(router.clone()));
             connections.spawn(connection(stream, app, limits, closing.clone(), slot));
             continue;
         }
         connections.spawn(connection(
             stream,
-            router.clone(),
+            guarded.clone(),
             limits,
             closing.clone(),
             slot,

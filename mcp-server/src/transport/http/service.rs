@@ -78,16 +78,25 @@ impl Endpoint {
     /// The endpoint at `/`: Host/Origin guard, then body limit, then media type, then the
     /// handlers.
     pub(crate) fn router(self: &Arc<Self>) -> Router {
+        self.routes().layer(self.guard())
+    }
+
+    /// The endpoint without its Host/Origin guard, for a server that puts the guard in
+    /// front of everything else it does (`serve_http*`: before authentication).
+    pub(crate) fn routes(self: &Arc<Self>) -> Router {
         if tokio::runtime::Handle::try_current().is_ok() {
             self.ensure_bus();
         }
-        let guard = HostOriginLayer::new(self.options.hosts.clone(), self.options.origins.clone());
         Router::new()
             .route("/", post(handle_post).get(handle_get).delete(handle_delete))
             .layer(MediaTypeLayer::new())
             .layer(BodyLimitLayer::new(self.options.max_body_size))
-            .layer(guard)
             .with_state(self.clone())
+    }
+
+    /// The Host/Origin guard of these options.
+    pub(crate) fn guard(&self) -> HostOriginLayer {
+        HostOriginLayer::new(self.options.hosts.clone(), self.options.origins.clone())
     }
 
     /// Starts, once, the exchange of registry changes with the other instances, if there

@@ -132,7 +132,10 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 async fn initialize(router: &axum::Router) -> String {
     let (status, headers, body) = send(router, post(INIT).body(Body::from(INIT)).unwrap()).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(json(&body)["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        messages(&body)[0]["result"]["protocolVersion"],
+        "2025-11-25"
+    );
     headers
         .get("mcp-session-id")
         .unwrap()
@@ -705,6 +708,212 @@ async fn listen_streams_acknowledge_then_deliver_tagged_notifications() {
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "sub-1"
     );
+}
+
+/// `initialize` at `version`, and the session id it minted.
+async fn initialize_at(router: &axum::Router, version: &str) -> String {
+    let init = INIT.replace("2025-11-25", version);
+    let (status, headers, body) =
+        send(router, post(&init).body(Body::from(init.clone())).unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(messages(&body)[0]["result"]["protocolVersion"], version);
+    headers["mcp-session-id"].to_str().unwrap().to_owned()
+}
+
+/// A request to `session` with these headers besides the session id.
+fn to_session(
+    method: http::Method,
+    session: &str,
+    extra: &[(&str, &str)],
+    body: &str,
+) -> Request<Body> {
+    let mut b = post(body).method(method).header("mcp-session-id", session);
+    for (name, value) in extra {
+        b = b.header(*name, *value);
+    }
+    b.body(Body::from(body.to_owned())).unwrap()
+}
+
+#[tokio::test]
+async fn every_message_to_a_session_has_its_protocol_version_and_session_id_checked() {
+    let router = router(&server(), HttpOptions::default());
+    let id = initialize(&router).await;
+    let bad = [("mcp-protocol-version", "1999-01-01")];
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let reply = r#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#;
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+
+    // A request's refusal names it.
+    let (status, _, body) = send(&router, to_session(http::Method::POST, &id, &bad, list)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json(&body)["id"], 2, "{body}");
+    assert_eq!(json(&body)["error"]["code"], -32600, "{body}");
+    // Notifications, responses, GET and DELETE are refused alike.
+    for (method, body) in [
+        (http::Method::POST, note),
+        (http::Method::POST, reply),
+        (http::Method::GET, ""),
+        (http::Method::DELETE, ""),
+    ] {
+        let what = format!("{method} {body}");
+        let (status, _, answer) = send(&router, to_session(method, &id, &bad, body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {answer}");
+        assert_eq!(json(&answer)["error"]["code"], -32600, "{what}: {answer}");
+    }
+    // The refused DELETE ended nothing.
+    let (status, _, body) = send(&router, legacy(&id, list)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    // A repeated session id is malformed (400), not missing (GET, DELETE: 405; a
+    // notification: 202).
+    for (method, body) in [
+        (http::Method::POST, note),
+        (http::Method::GET, ""),
+        (http::Method::DELETE, ""),
+    ] {
+        let req = post(body)
+            .method(method.clone())
+            .header("mcp-session-id", &id)
+            .header("mcp-session-id", &id)
+            .body(Body::from(body))
+            .unwrap();
+        let (status, _, answer) = send(&router, req).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{method}: {answer}");
+    }
+}
+
+#[tokio::test]
+async fn before_2025_11_25_a_response_stream_stays_open_until_its_answer() {
+    let router = router(&server(), HttpOptions::default());
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"polling","_meta":{"progressToken":"p"}}}"#;
+    for version in ["2025-06-18", "2025-03-26"] {
+        let session = initialize_at(&router, version).await;
+        let req = to_session(
+            http::Method::POST,
+            &session,
+            &[("mcp-protocol-version", version)],
+            call,
+        );
+        let (status, headers, body) = send(&router, req).await;
+        assert_eq!(status, StatusCode::OK, "{version}: {body}");
+        assert_eq!(headers["content-type"], "text/event-stream", "{version}");
+        // The handler's close_sse_stream was a no-op: the progress and the answer came on
+        // this stream, and nothing primed it for a resumption.
+        let messages = messages(&body);
+        assert_eq!(messages.len(), 2, "{version}: {body}");
+        assert_eq!(messages[0]["method"], "notifications/progress", "{version}");
+        assert_eq!(messages[1]["id"], 7, "{version}");
+        assert_eq!(
+            messages[1]["result"]["content"][0]["text"], "resumed",
+            "{version}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_request_is_answered_with_a_stream_that_ends_empty() {
+    let server = Server::builder("cancel-test", "1.0.0").build();
+    let started = std::sync::Arc::new(tokio::sync::Notify::new());
+    let signal = started.clone();
+    server
+        .registry()
+        .add_tool(
+            Tool::new(
+                "wait",
+                json!({"type": "object"}).as_object().cloned().unwrap(),
+            ),
+            tool_fn(move |_: Value, _| {
+                let signal = signal.clone();
+                async move {
+                    signal.notify_one();
+                    std::future::pending::<&str>().await
+                }
+            }),
+            None,
+        )
+        .unwrap();
+    for sse_responses in [false, true] {
+        let router = router(&server, HttpOptions::default().sse_responses(sse_responses));
+        let session = initialize(&router).await;
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait"}}"#;
+        let waiting = tokio::spawn(send_owned(router.clone(), legacy(&session, call)));
+        started.notified().await;
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#;
+        assert_eq!(
+            send(&router, legacy(&session, cancel)).await.0,
+            StatusCode::ACCEPTED
+        );
+        let (status, headers, body) = waiting.await.unwrap();
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(headers["content-type"], "text/event-stream");
+        assert!(messages(&body).is_empty(), "nothing is sent for it: {body}");
+    }
+}
+
+async fn send_owned(
+    router: axum::Router,
+    req: Request<Body>,
+) -> (StatusCode, http::HeaderMap, String) {
+    send(&router, req).await
+}
+
+/// A 2025-03-26 batch's requests run at once: each takes a place of the in-flight limits,
+/// the session's and the endpoint's, as it would sent alone.
+#[tokio::test]
+async fn a_batchs_requests_count_against_the_in_flight_limits() {
+    let server = Server::builder("batch-test", "1.0.0")
+        .max_in_flight(4)
+        .build();
+    server
+        .registry()
+        .add_tool(
+            Tool::new(
+                "hi",
+                json!({"type": "object"}).as_object().cloned().unwrap(),
+            ),
+            tool_fn(|_: Value, _| async { "hello" }),
+            None,
+        )
+        .unwrap();
+    let batch_of = |n: usize| {
+        let calls: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"hi"}}}}"#
+                )
+            })
+            .collect();
+        format!("[{}]", calls.join(","))
+    };
+    let v = [("mcp-protocol-version", "2025-03-26")];
+    for (endpoint_limit, n, status) in [
+        // Within both limits: every answer comes back.
+        (1024, 4, StatusCode::OK),
+        // More than a session may ever run at once: refused whole, for good.
+        (1024, 5, StatusCode::BAD_REQUEST),
+        // More than the endpoint has room for: refused whole, to retry.
+        (3, 4, StatusCode::SERVICE_UNAVAILABLE),
+        (3, 3, StatusCode::OK),
+    ] {
+        let router = router(
+            &server,
+            HttpOptions::default().max_in_flight(endpoint_limit),
+        );
+        let session = initialize_at(&router, "2025-03-26").await;
+        let body = batch_of(n);
+        let (got, _, answer) =
+            send(&router, to_session(http::Method::POST, &session, &v, &body)).await;
+        assert_eq!(got, status, "{endpoint_limit} {n}: {answer}");
+        if status == StatusCode::OK {
+            let answers = json(&answer);
+            assert_eq!(answers.as_array().unwrap().len(), n, "{answer}");
+        } else if status == StatusCode::BAD_REQUEST {
+            assert_eq!(json(&answer)["error"]["code"], -32600, "{answer}");
+        } else {
+            assert!(json(&answer)["error"]["message"].is_string(), "{answer}");
+        }
+    }
 }
 
 fn events(body: &str) -> Vec<(Option<String>, Option<Value>)> {

@@ -56,7 +56,7 @@ impl Endpoint {
                 self.request(parts, request, permit).await
             }
             Ok(Incoming::Single(other)) => self.absorb(parts, other).await,
-            Ok(Incoming::Batch(items)) => self.batch(parts, items).await,
+            Ok(Incoming::Batch(items)) => self.batch(parts, items, permit).await,
         }
     }
 
@@ -116,9 +116,6 @@ impl Endpoint {
             Ok(s) => s,
             Err(r) => return r,
         };
-        if let Err(e) = self.engine.check_legacy_version(&parts.headers) {
-            return reply::error(StatusCode::BAD_REQUEST, None, &e);
-        }
         if session.conn.in_flight_len() >= self.engine.config().max_in_flight {
             return reply::busy(
                 Some(&request.id),
@@ -172,14 +169,15 @@ impl Endpoint {
         let parent = session.as_ref().map(|s| s.span.clone());
         let resumable = session.filter(|_| sse && !modern);
         let close = CancellationToken::new();
-        let sink = if resumable.is_some() {
-            Sink::Closable(tx.clone(), close.clone())
-        } else if sse {
-            Sink::Channel(tx.clone())
-        } else if modern {
-            Sink::Discard
-        } else {
-            conn.sink()
+        let sink = match &resumable {
+            // Closing a response stream before its answer, for the client to resume it, is
+            // 2025-11-25's (with the priming event that gives the client an id to resume
+            // from); before it the stream must stay open until the answer is sent.
+            Some(session) if session.primes_streams() => Sink::Closable(tx.clone(), close.clone()),
+            Some(_) => Sink::Channel(tx.clone()),
+            None if sse => Sink::Channel(tx.clone()),
+            None if modern => Sink::Discard,
+            None => conn.sink(),
         };
         let engine = self.engine.clone();
         let shutdown = self.shutdown.clone();
@@ -257,7 +255,9 @@ impl Endpoint {
                             queued.push(response.json);
                             reply::sse(SseBody::new(queued, None, None, None, None))
                         }
-                        Err(_) => reply::empty(StatusCode::NO_CONTENT),
+                        // Cancelled: nothing is sent for it, on a stream that ends (a
+                        // request is answered with a JSON or an event-stream body).
+                        Err(_) => reply::sse(SseBody::new(Vec::new(), None, None, None, None)),
                     };
                 }
             }
@@ -294,7 +294,10 @@ impl Endpoint {
                         queued.push(response.json);
                         reply::sse(SseBody::new(queued, None, None, None, None))
                     }
-                    // Cancelled: nothing is sent for it.
+                    // Cancelled: nothing is sent for it, on a stream that ends when the
+                    // client takes one (a request is answered with a JSON or an
+                    // event-stream body); a client that takes only JSON gets no body.
+                    Err(_) if sse => reply::sse(SseBody::new(Vec::new(), None, None, None, None)),
                     Err(_) => reply::empty(StatusCode::NO_CONTENT),
                 }
             }
@@ -352,7 +355,9 @@ impl Endpoint {
                 .is_ok_and(|p| engine::is_modern(p.meta.as_ref())),
             _ => false,
         };
-        if carries_modern_meta || session_id(&parts.headers).ok().flatten().is_none() {
+        // No session id: a 2026 notification, or nothing a session could take. A malformed
+        // one goes on to `session`, which answers 400.
+        if carries_modern_meta || matches!(session_id(&parts.headers), Ok(None)) {
             // The modern era defines no client notifications over HTTP (cancellation is a
             // closed stream); accept and ignore them, as the transport requires.
             return if matches!(message, Message::Notification(_)) {
@@ -373,19 +378,64 @@ impl Endpoint {
         reply::empty(StatusCode::ACCEPTED)
     }
 
-    /// A batch: only for legacy sessions whose revision allows them.
+    /// A batch: only for legacy sessions whose revision allows them. Its requests run at
+    /// once, so each takes a place of the in-flight limits, the endpoint's and the
+    /// session's, as it would sent alone; the batch is refused whole (503) when they lack
+    /// room.
     async fn batch(
         self: Arc<Self>,
         parts: http::request::Parts,
         items: Vec<Result<Message, EnvelopeError>>,
+        permit: OwnedSemaphorePermit,
     ) -> Response {
-        if session_id(&parts.headers).ok().flatten().is_none() {
+        if matches!(session_id(&parts.headers), Ok(None)) {
             return reply::bad_request(None, "batches need a 2025-03-26 session (Mcp-Session-Id)");
         }
         let session = match self.session(&parts, None).await {
             Ok(s) => s,
             Err(r) => return r,
         };
+        // A batch the session's revision does not allow is refused by the engine, whole.
+        let allowed = session
+            .conn
+            .session()
+            .and_then(|s| s.negotiated())
+            .is_some_and(|n| n.version.allows_batches());
+        let requests = items
+            .iter()
+            .filter(|m| matches!(m, Ok(Message::Request(_))))
+            .count();
+        let per_session = self.engine.config().max_in_flight;
+        let mut places = None;
+        if allowed && requests > 1 {
+            if requests > per_session {
+                return reply::bad_request(
+                    None,
+                    format!(
+                        "a batch may hold at most {per_session} requests: they run at once, \
+                         and a session runs at most {per_session}"
+                    ),
+                );
+            }
+            if session.conn.in_flight_len() + requests > per_session {
+                return reply::busy(
+                    None,
+                    "this session has too many requests in flight for this batch; retry shortly",
+                );
+            }
+            // The body's permit is the first request's place.
+            let more = u32::try_from(requests - 1).unwrap_or(u32::MAX);
+            match self.in_flight.clone().try_acquire_many_owned(more) {
+                Ok(more) => places = Some(more),
+                Err(_) => {
+                    return reply::busy(
+                        None,
+                        "too many requests in flight for this batch; retry shortly",
+                    );
+                }
+            }
+        }
+        let _held = (permit, places);
         let conn = session.conn.clone();
         let response = match self
             .engine

@@ -165,7 +165,10 @@ impl Endpoint {
 
     /// The legacy session a request names: missing id 400, unknown (or another
     /// principal's) 404; with a shared session store, one held elsewhere is restored, and
-    /// a store that cannot be reached when it is needed gives 503.
+    /// a store that cannot be reached when it is needed gives 503. Every message to a
+    /// session comes through here (requests, notifications, responses, batches, GET and
+    /// DELETE), so here too an unsupported `MCP-Protocol-Version` gets its 400, which the
+    /// transport requires of every request that carries one.
     // The error is the finished HTTP response; this runs once per request, off the hot path.
     #[allow(clippy::result_large_err)]
     pub(crate) async fn session(
@@ -178,6 +181,9 @@ impl Endpoint {
             Ok(None) => return Err(reply::session_required(request)),
             Err(()) => return Err(reply::bad_request(request, "invalid Mcp-Session-Id header")),
         };
+        if let Err(e) = self.engine.check_legacy_version(&parts.headers) {
+            return Err(reply::error(StatusCode::BAD_REQUEST, request, &e));
+        }
         let caller = parts.extensions.get::<Principal>();
         let Some(session) = self.store.get(id) else {
             return match self.options.shared.as_deref() {
@@ -205,7 +211,8 @@ impl Endpoint {
         self: &Arc<Self>,
         parts: &http::request::Parts,
     ) -> Result<Arc<HttpSession>, Response> {
-        if session_id(&parts.headers).ok().flatten().is_none() {
+        // Without one they are not allowed; a malformed one is a bad request (`session`).
+        if matches!(session_id(&parts.headers), Ok(None)) {
             return Err(reply::method_not_allowed());
         }
         self.session(parts, None).await

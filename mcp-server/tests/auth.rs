@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
+use axum::response::IntoResponse;
 use base64::Engine as _;
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::BodyExt;
@@ -398,6 +399,8 @@ struct KeyServer {
     issuer: String,
     published: Arc<Mutex<Vec<Value>>>,
     fetches: Arc<AtomicUsize>,
+    /// While set, the key set is answered 503 (the fetch still counts).
+    failing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 async fn key_server(keys: &[&Keys]) -> KeyServer {
@@ -407,8 +410,9 @@ async fn key_server(keys: &[&Keys]) -> KeyServer {
         keys.iter().map(|k| k.jwk.clone()).collect::<Vec<_>>(),
     ));
     let fetches = Arc::new(AtomicUsize::new(0));
+    let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let metadata = json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
-    let (p, f) = (published.clone(), fetches.clone());
+    let (p, f, down) = (published.clone(), fetches.clone(), failing.clone());
     let router = axum::Router::new()
         .route(
             "/.well-known/oauth-authorization-server",
@@ -418,8 +422,11 @@ async fn key_server(keys: &[&Keys]) -> KeyServer {
             "/jwks",
             axum::routing::get(move || async move {
                 f.fetch_add(1, Ordering::SeqCst);
+                if down.load(Ordering::SeqCst) {
+                    return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+                }
                 let keys = p.lock().unwrap().clone();
-                json_response(&json!({ "keys": keys }))
+                json_response(&json!({ "keys": keys })).into_response()
             }),
         );
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
@@ -427,6 +434,7 @@ async fn key_server(keys: &[&Keys]) -> KeyServer {
         issuer,
         published,
         fetches,
+        failing,
     }
 }
 
@@ -579,6 +587,50 @@ async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
         2,
         "a flood of unknown kids refetches nothing"
     );
+}
+
+/// An issuer that cannot be reached: the key set held goes on being used within its stale
+/// allowance, and the issuer is not asked again before the refetch interval; with no
+/// allowance, tokens get 503 (retry), again without a fetch per request.
+#[tokio::test]
+async fn an_unreachable_issuer_leaves_the_held_keys_in_use_for_a_while() {
+    let keys = new_keys("k1");
+    let ks = key_server(&[&keys]).await;
+    // Distinct tokens: each is validated (a repeated one would come from the layer's cache).
+    let serial = AtomicUsize::new(0);
+    let token = || {
+        let mut c = claims(&ks.issuer);
+        c["jti"] = json!(serial.fetch_add(1, Ordering::SeqCst));
+        sign(&keys, &c)
+    };
+    for (allowance, while_down) in [
+        (None, StatusCode::OK),
+        (Some(Duration::ZERO), StatusCode::SERVICE_UNAVAILABLE),
+    ] {
+        ks.failing.store(false, Ordering::SeqCst);
+        let before = ks.fetches.load(Ordering::SeqCst);
+        // Every validation finds the set expired and asks the issuer.
+        let mut validator = JwtValidator::new(&ks.issuer)
+            .unwrap()
+            .jwks_ttl(Duration::ZERO);
+        if let Some(allowance) = allowance {
+            validator = validator.jwks_stale_if_error(allowance);
+        }
+        let app = app(AuthConfig::new(RESOURCE, &ks.issuer).unwrap(), validator);
+        assert_eq!(status_of(&app, &token()).await.0, StatusCode::OK);
+        assert_eq!(ks.fetches.load(Ordering::SeqCst), before + 1);
+
+        ks.failing.store(true, Ordering::SeqCst);
+        for _ in 0..5 {
+            let (status, _) = status_of(&app, &token()).await;
+            assert_eq!(status, while_down, "{allowance:?}");
+        }
+        assert_eq!(
+            ks.fetches.load(Ordering::SeqCst),
+            before + 2,
+            "one failed fetch, then none within the refetch interval ({allowance:?})"
+        );
+    }
 }
 
 #[tokio::test]

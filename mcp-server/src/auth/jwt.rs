@@ -24,6 +24,9 @@ use crate::principal::Principal;
 ///   (`kid`) not in it triggers one refetch (key rotation), at most once per
 ///   [`min_refetch_interval`](Self::min_refetch_interval) (30 s), so a flood of made-up key
 ///   ids costs the issuer nothing.
+/// - When the issuer cannot be reached, the expired set goes on being used for up to
+///   [`jwks_stale_if_error`](Self::jwks_stale_if_error) (1 h), and the issuer is asked again
+///   at most once per refetch interval; without a set to use, tokens get 503 at once.
 /// - The audience is the [`AuthLayer`](super::AuthLayer)'s to check: the principal carries
 ///   the token's `aud`.
 ///
@@ -48,10 +51,13 @@ pub struct JwtValidator {
     leeway: Duration,
     jwks_ttl: Duration,
     min_refetch_interval: Duration,
+    stale_if_error: Duration,
     client: reqwest::Client,
     keys: RwLock<Option<Arc<KeySet>>>,
     /// Serializes fetches, so concurrent first-seen tokens cause one.
     fetching: tokio::sync::Mutex<()>,
+    /// When the last fetch failed: the issuer is not asked again before the refetch interval.
+    failed: std::sync::Mutex<Option<Instant>>,
 }
 
 impl std::fmt::Debug for JwtValidator {
@@ -103,9 +109,11 @@ impl JwtValidator {
             leeway: Duration::from_secs(60),
             jwks_ttl: Duration::from_secs(300),
             min_refetch_interval: Duration::from_secs(30),
+            stale_if_error: Duration::from_secs(3600),
             client: fetch::client(),
             keys: RwLock::new(None),
             fetching: tokio::sync::Mutex::new(()),
+            failed: std::sync::Mutex::new(None),
         })
     }
 
@@ -162,8 +170,36 @@ impl JwtValidator {
         self
     }
 
+    /// How long past its [`jwks_ttl`](Self::jwks_ttl) a key set is still used while the
+    /// issuer cannot be reached (default 1 h), so that an outage of the authorization server
+    /// does not refuse every token. A key the issuer removed in that time (a revoked one)
+    /// keeps working until the issuer answers again or the allowance runs out: `Duration::ZERO`
+    /// refuses tokens (503) as soon as the set expires and cannot be fetched.
+    #[must_use]
+    pub fn jwks_stale_if_error(mut self, allowance: Duration) -> JwtValidator {
+        self.stale_if_error = allowance;
+        self
+    }
+
     fn current(&self) -> Option<Arc<KeySet>> {
         self.keys.read().ok().and_then(|k| k.clone())
+    }
+
+    fn failed_recently(&self) -> bool {
+        crate::sync::lock(&self.failed).is_some_and(|t| t.elapsed() < self.min_refetch_interval)
+    }
+
+    /// The held set, expired but within its stale allowance, when the issuer cannot give a
+    /// new one; else `error`.
+    fn stale_or(&self, error: TokenError) -> Result<Arc<KeySet>, TokenError> {
+        let allowance = self.jwks_ttl.saturating_add(self.stale_if_error);
+        match self.current().filter(|s| s.fetched.elapsed() < allowance) {
+            Some(set) => {
+                tracing::warn!(reason = %error, "the issuer's key set could not be fetched; using the one held");
+                Ok(set)
+            }
+            None => Err(error),
+        }
     }
 
     /// The key set: the one held if fresh, else a new fetch. With `refresh`, fetches again
@@ -176,19 +212,42 @@ impl JwtValidator {
         if let Some(set) = self.current().filter(|s| usable(s)) {
             return Ok(set);
         }
+        let unreachable = || {
+            TokenError::Unavailable(
+                "the issuer's key set could not be fetched; retrying after the refetch interval"
+                    .into(),
+            )
+        };
+        // After a failed fetch the issuer is not asked again before the refetch interval:
+        // requests do not queue behind one timed-out fetch after another.
+        if self.failed_recently() {
+            return self.stale_or(unreachable());
+        }
         let _one_at_a_time = self.fetching.lock().await;
-        // Another task may have fetched while this one waited.
+        // Another task may have fetched, or failed to, while this one waited.
         if let Some(set) = self.current() {
             let fresh = set.fetched.elapsed() < self.min_refetch_interval.min(self.jwks_ttl);
             if usable(&set) || fresh {
                 return Ok(set);
             }
         }
-        let set = Arc::new(self.fetch().await?);
-        if let Ok(mut held) = self.keys.write() {
-            *held = Some(set.clone());
+        if self.failed_recently() {
+            return self.stale_or(unreachable());
         }
-        Ok(set)
+        match self.fetch().await {
+            Ok(set) => {
+                let set = Arc::new(set);
+                if let Ok(mut held) = self.keys.write() {
+                    *held = Some(set.clone());
+                }
+                *crate::sync::lock(&self.failed) = None;
+                Ok(set)
+            }
+            Err(e) => {
+                *crate::sync::lock(&self.failed) = Some(Instant::now());
+                self.stale_or(e)
+            }
+        }
     }
 
     async fn fetch(&self) -> Result<KeySet, TokenError> {

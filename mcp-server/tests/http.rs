@@ -600,6 +600,7 @@ async fn sse_responses_stream_every_answer_but_errors_keep_their_status() {
     let only_result = |out: &str| -> Vec<Value> {
         out.lines()
             .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| !d.is_empty())
             .map(json)
             .collect()
     };
@@ -639,6 +640,11 @@ async fn sse_responses_stream_every_answer_but_errors_keep_their_status() {
     let events = only_result(&out);
     assert_eq!(events.len(), 1, "{out}");
     assert_eq!(events[0]["id"], 2);
+    // A session's stream: primed, and every event has an id to resume from.
+    let with_ids = self::events(&out);
+    assert!(with_ids.len() >= 2, "{out}");
+    assert!(with_ids.iter().all(|(id, _)| id.is_some()), "{out}");
+    assert_eq!(with_ids[0].1, None, "the priming event comes first: {out}");
     // Without the option the same call is plain JSON.
     let router = default_router();
     let session = initialize(&router).await;

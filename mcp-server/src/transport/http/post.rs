@@ -241,7 +241,7 @@ impl Endpoint {
                     return self.resumable_stream(session, None, notes, last, close);
                 }
                 result = &mut last => {
-                    let mut queued = drain(&mut notes);
+                    let queued = drain(&mut notes);
                     return match result {
                         // A step-up challenge is never streamed: its status is the message.
                         Ok(response)
@@ -251,9 +251,18 @@ impl Endpoint {
                         {
                             reply::engine(response, false)
                         }
+                        // Streamed all the same (messages came before it, or every answer
+                        // is streamed): through the session's event log, so its events have
+                        // ids and the stream can be resumed, as any other of the session's.
                         Ok(response) => {
-                            queued.push(response.json);
-                            reply::sse(SseBody::new(queued, None, None, None, None))
+                            let (feed, notes) = mpsc::channel(queued.len().max(1));
+                            for note in queued {
+                                let _ = feed.try_send(note);
+                            }
+                            drop(feed);
+                            let (last_tx, last) = oneshot::channel();
+                            let _ = last_tx.send(response);
+                            return self.resumable_stream(session, None, notes, last, close);
                         }
                         // Cancelled: nothing is sent for it, on a stream that ends (a
                         // request is answered with a JSON or an event-stream body).

@@ -534,6 +534,36 @@ fn assert_needs_the_extension(err: TestClientError) {
     );
 }
 
+/// A server none of whose tools runs as a task does not offer the extension: its methods
+/// are not found (-32601), whatever the client declares.
+#[tokio::test]
+async fn without_task_tools_the_extensions_methods_are_not_found() {
+    let server = builder().build();
+    server
+        .registry()
+        .add_tool(
+            tool("plain", None),
+            mcp_server::registry::tool_fn(|_: Value, _| async { "ok" }),
+            None,
+        )
+        .unwrap();
+    let client = connect(&server, modern()).await;
+    let discovered = client.request("server/discover", None).await.unwrap();
+    assert!(
+        discovered["capabilities"]["extensions"]
+            .get(TASKS_EXTENSION)
+            .is_none(),
+        "{discovered}"
+    );
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let err = client
+            .request(method, Some(json!({"taskId": "x"})))
+            .await
+            .unwrap_err();
+        assert_eq!(rpc_code(err), -32601, "{method}");
+    }
+}
+
 #[tokio::test]
 async fn modern_clients_without_the_extension_get_no_tasks() {
     let (server, _) = serve(builder());

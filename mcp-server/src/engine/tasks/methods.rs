@@ -75,6 +75,12 @@ impl Engine {
                 ) {
                     return Err(ErrorObject::method_not_found(&req.method));
                 }
+                // A server with no tool that runs as a task does not offer the extension
+                // (`server/discover` says so): its methods are not implemented here (404
+                // over HTTP), rather than a request to declare what the server lacks.
+                if !self.registry().offers().tasks {
+                    return Err(ErrorObject::method_not_found(&req.method));
+                }
                 if !scope
                     .client
                     .capabilities

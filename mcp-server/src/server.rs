@@ -173,13 +173,22 @@ impl<H> std::fmt::Debug for ServerBuilder<H> {
     }
 }
 
+/// Versions as the server keeps them: newest first, each once, the order `server/discover`
+/// and -32022 list them in.
+fn newest_first(versions: &[ProtocolVersion]) -> Vec<ProtocolVersion> {
+    let mut versions = versions.to_vec();
+    versions.sort_unstable_by(|a, b| b.cmp(a));
+    versions.dedup();
+    versions
+}
+
 impl<H> ServerBuilder<H> {
     fn new(info: Implementation, handler: H) -> ServerBuilder<H> {
         ServerBuilder {
             config: Config {
                 info,
                 instructions: None,
-                versions: ProtocolVersion::ALL.to_vec(),
+                versions: newest_first(&ProtocolVersion::ALL),
                 tool_timeout: Duration::from_secs(60),
                 client_request_timeout: Duration::from_secs(300),
                 list_cache: CacheHints::default(),
@@ -228,7 +237,7 @@ impl<H> ServerBuilder<H> {
     /// The protocol revisions to serve (default: all four). A client asking for another one
     /// gets the newest of these (legacy `initialize`) or -32022 (modern).
     pub fn protocol_versions(mut self, versions: &[ProtocolVersion]) -> Self {
-        self.config.versions = versions.to_vec();
+        self.config.versions = newest_first(versions);
         self
     }
 

@@ -239,7 +239,8 @@ impl RequestMetaObject {
     /// - `_meta`, its protocol version or its client capabilities missing → -32602
     ///   (invalid params), naming what is missing;
     /// - a protocol version that is not a supported modern-era version → -32022 with
-    ///   `data.supported` and `data.requested`.
+    ///   `data.requested`, and all of `supported` (both eras, in the order given) as
+    ///   `data.supported`.
     ///
     /// # Examples
     ///
@@ -279,13 +280,12 @@ impl RequestMetaObject {
         };
         let protocol_version = match requested.parse::<ProtocolVersion>() {
             Ok(v) if v.era() == Era::Modern && supported.contains(&v) => v,
+            // Every version the server speaks, both eras: a client that supports an older
+            // one falls back to it (a 2025 one by `initialize`).
             _ => {
-                // Every version the server speaks, newest first: a client that supports
-                // an older one falls back to it (a 2025 one by `initialize`).
-                let mut all = supported.to_vec();
-                all.sort_unstable_by(|a, b| b.cmp(a));
-                all.dedup();
-                return Err(ErrorObject::unsupported_protocol_version(requested, &all));
+                return Err(ErrorObject::unsupported_protocol_version(
+                    requested, supported,
+                ));
             }
         };
         Ok(ModernEnvelope {

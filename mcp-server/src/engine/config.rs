@@ -20,6 +20,7 @@ use crate::registry::Registry;
 pub(crate) struct Config {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
+    /// Newest first, each once (`ServerBuilder::protocol_versions`).
     pub(crate) versions: Vec<ProtocolVersion>,
     pub(crate) tool_timeout: Duration,
     pub(crate) client_request_timeout: Duration,

@@ -453,10 +453,8 @@ impl Engine {
         if versions.iter().any(|v| v.era() == Era::Legacy) {
             return None;
         }
-        let mut supported = versions.clone();
-        supported.sort_unstable_by(|a, b| b.cmp(a));
         Some(ErrorObject::unsupported_protocol_version(
-            requested, &supported,
+            requested, versions,
         ))
     }
 
@@ -523,11 +521,13 @@ impl Engine {
             "server/discover" => {
                 // Every version the server speaks, newest first, as -32022 lists them: a
                 // client that speaks both eras may choose a 2025 one (by `initialize`).
-                let mut versions = self.config().versions.clone();
-                versions.sort_unstable_by(|a, b| b.cmp(a));
-                versions.dedup();
                 let mut result = DiscoverResult {
-                    supported_versions: versions.iter().map(|v| v.as_str().to_owned()).collect(),
+                    supported_versions: self
+                        .config()
+                        .versions
+                        .iter()
+                        .map(|v| v.as_str().to_owned())
+                        .collect(),
                     capabilities: self.capabilities(Era::Modern),
                     instructions: self.config().instructions.clone(),
                     ..Default::default()

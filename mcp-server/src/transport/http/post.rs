@@ -389,8 +389,8 @@ impl Endpoint {
 
     /// A batch: only for legacy sessions whose revision allows them. Its requests run at
     /// once, so each takes a place of the in-flight limits, the endpoint's and the
-    /// session's, as it would sent alone; the batch is refused whole (503) when they lack
-    /// room.
+    /// session's, as it would sent alone. The batch is refused whole: 400 when it holds more
+    /// requests than a session may run, 503 (retry) when they lack room now.
     async fn batch(
         self: Arc<Self>,
         parts: http::request::Parts,

@@ -12,7 +12,7 @@ export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "mcp-server's top-level modules depend on each other without cycles"
+step "ferromcp's top-level modules depend on each other without cycles"
 python3 scripts/check-layers.py mcp-server/src
 
 step "cargo clippy (all targets, all features, warnings are errors)"
@@ -50,7 +50,7 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 # pinned stable rustdoc accept the nightly-only attribute for this one build.
 step "cargo doc as docs.rs builds it (--cfg docsrs, all features)"
 RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -Dwarnings" \
-  cargo doc -p mcp-core -p mcp-macros -p mcp-server --no-deps --all-features
+  cargo doc -p ferromcp-core -p ferromcp-macros -p ferromcp --no-deps --all-features
 
 step "MSRV: the pinned toolchain is the declared rust-version, and no locked dependency needs a newer one"
 msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
@@ -71,16 +71,16 @@ if newer:
 
 # The three published crates, in dependency order (cargo packages them together: a local
 # registry stands in for crates.io while each is verified against the others).
-step "cargo package and cargo publish --dry-run: mcp-core, mcp-macros, mcp-server"
+step "cargo package and cargo publish --dry-run: ferromcp-core, ferromcp-macros, ferromcp"
 # Cargo unpacks the stand-in registry's crates under $CARGO_HOME/registry/src/-<hash of its
 # path>/ and reuses an unpacked crate of the same name and version; a run from a clone at
 # the same path would then verify against an earlier run's sources. Remove those (only the
 # local registries' directories start with `-`; crates.io's is `index.crates.io-…`).
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-core-* \
-  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-macros-* \
-  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-server-*
-cargo package -p mcp-core -p mcp-macros -p mcp-server
-cargo publish --dry-run -p mcp-core -p mcp-macros -p mcp-server
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-core-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-macros-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-[0-9]*
+cargo package -p ferromcp-core -p ferromcp-macros -p ferromcp
+cargo publish --dry-run -p ferromcp-core -p ferromcp-macros -p ferromcp
 
 step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz into .tools/)"
 bash scripts/fuzz.sh 20

@@ -12,9 +12,9 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use mcp_server::Server;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
-use mcp_server::types::{CallToolResult, Root};
+use ferromcp::Server;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::types::{CallToolResult, Root};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -186,14 +186,14 @@ async fn assert_refused(client: &TestClient, tool: &str, args: Value) {
     );
 }
 
-fn rpc_error(e: TestClientError) -> mcp_server::error::ErrorObject {
+fn rpc_error(e: TestClientError) -> ferromcp::error::ErrorObject {
     match e {
         TestClientError::Rpc(e) => e,
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
 }
 
-fn resource_json(r: &mcp_server::types::ReadResourceResult) -> Value {
+fn resource_json(r: &ferromcp::types::ReadResourceResult) -> Value {
     assert_eq!(r.contents.len(), 1);
     serde_json::to_value(&r.contents[0]).unwrap()
 }

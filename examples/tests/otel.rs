@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcp_server::http::axum;
+use ferromcp::http::axum;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
@@ -74,7 +74,7 @@ async fn tls_receiver(otlp: Otlp) -> (String, Arc<Mutex<Received>>) {
     (format!("https://localhost:{port}"), received)
 }
 
-/// The test TLS material, beside mcp-server's tests.
+/// The test TLS material, beside ferromcp's tests.
 fn fixture(name: &str) -> String {
     format!(
         "{}/../mcp-server/tests/fixtures/tls/{name}",

@@ -6,8 +6,8 @@
 
 use std::process::Stdio;
 
-use mcp_server::Server;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::Server;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 

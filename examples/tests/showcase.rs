@@ -6,9 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use mcp_server::Server;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
-use mcp_server::types::{ElicitContentValue, ElicitRequestParams, ElicitResult};
+use ferromcp::Server;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::types::{ElicitContentValue, ElicitRequestParams, ElicitResult};
 use serde_json::json;
 
 mod common;
@@ -37,7 +37,7 @@ async fn lists_describe_the_tool_and_the_template() {
             assert_eq!(tool.input_schema["type"], "object");
         }
         let support = tools[1].execution.as_ref().and_then(|e| e.task_support);
-        assert_eq!(support, Some(mcp_server::types::ToolTaskSupport::Optional));
+        assert_eq!(support, Some(ferromcp::types::ToolTaskSupport::Optional));
 
         assert!(client.list_resources().await.unwrap().is_empty());
         let templates = client.list_resource_templates().await.unwrap();
@@ -170,7 +170,7 @@ async fn report_runs_as_a_task_with_progress_in_both_eras() {
 
     // 2026-07-28 with the tasks extension: a task at once, polled until completed.
     let client =
-        connect(ClientOptions::modern().with_extension(mcp_server::types::TASKS_EXTENSION)).await;
+        connect(ClientOptions::modern().with_extension(ferromcp::types::TASKS_EXTENSION)).await;
     let created = client
         .request(
             "tools/call",

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcp_server::Server;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
-use mcp_server::types::CallToolResult;
+use ferromcp::Server;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::types::CallToolResult;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -109,7 +109,7 @@ fn rpc_code(e: TestClientError) -> i64 {
     }
 }
 
-fn resource_json(r: &mcp_server::types::ReadResourceResult) -> Value {
+fn resource_json(r: &ferromcp::types::ReadResourceResult) -> Value {
     assert_eq!(r.contents.len(), 1);
     let contents = serde_json::to_value(&r.contents[0]).unwrap();
     assert_eq!(contents["mimeType"], "application/json");

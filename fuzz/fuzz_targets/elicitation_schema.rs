@@ -1,4 +1,4 @@
-//! The elicitation types (`mcp_core::types`): the requested schema and its field schemas
+//! The elicitation types (`ferromcp_core::types`): the requested schema and its field schemas
 //! (string, number, boolean, the five enum shapes), the request params of both modes, and
 //! the result, read from arbitrary JSON.
 //!
@@ -10,11 +10,11 @@
 
 use std::fmt::Debug;
 
-use libfuzzer_sys::fuzz_target;
-use mcp_core::types::{
+use ferromcp_core::types::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema,
     ElicitResult, EnumSchema, PrimitiveSchemaDefinition,
 };
+use libfuzzer_sys::fuzz_target;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! The JSON-RPC envelope parser (`mcp_core::jsonrpc::parse`), single messages and batches,
+//! The JSON-RPC envelope parser (`ferromcp_core::jsonrpc::parse`), single messages and batches,
 //! against serde_json and a reference classifier written plainly on `serde_json::Value`.
 //!
 //! Properties:
@@ -10,15 +10,15 @@
 //!   top-level member of that name, as a reference reading the members in order does;
 //! - params taken as a tool's arguments (`argument_members`) split into the members serde
 //!   reads into a map, values unchanged;
-//! - the SDK's JSON writer (`mcp_core::jsonrpc::to_string`) writes any value, and the input
+//! - the SDK's JSON writer (`ferromcp_core::jsonrpc::to_string`) writes any value, and the input
 //!   taken as a string, byte for byte as serde_json does.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{
     EnvelopeError, EnvelopeErrorKind, Incoming, Message, Params, RequestId, parse, parse_owned,
 };
+use libfuzzer_sys::fuzz_target;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -35,13 +35,13 @@ fn check(data: &[u8]) {
     );
     let text = String::from_utf8_lossy(data);
     assert_eq!(
-        mcp_core::jsonrpc::to_string(&text).ok(),
+        ferromcp_core::jsonrpc::to_string(&text).ok(),
         serde_json::to_string(&text).ok()
     );
     let value = serde_json::from_slice::<Value>(data);
     if let Ok(value) = &value {
         assert_eq!(
-            mcp_core::jsonrpc::to_string(value).ok(),
+            ferromcp_core::jsonrpc::to_string(value).ok(),
             serde_json::to_string(value).ok()
         );
     }
@@ -358,15 +358,14 @@ impl<'de> serde::Deserialize<'de> for Members {
 /// into a map (names decoded, a later duplicate winning), each value's text unchanged; or,
 /// when not an object, refused as serde refuses it.
 fn arguments_agree(params: &RawValue) {
-    let split = mcp_server::__fuzz::argument_members(params);
-    let reference = serde_json::from_str::<std::collections::BTreeMap<String, Box<RawValue>>>(
-        params.get(),
-    )
-    .map(|m| {
-        m.into_iter()
-            .map(|(k, v)| (k, v.get().to_owned()))
-            .collect::<Vec<_>>()
-    });
+    let split = ferromcp::__fuzz::argument_members(params);
+    let reference =
+        serde_json::from_str::<std::collections::BTreeMap<String, Box<RawValue>>>(params.get())
+            .map(|m| {
+                m.into_iter()
+                    .map(|(k, v)| (k, v.get().to_owned()))
+                    .collect::<Vec<_>>()
+            });
     match (split, reference) {
         (Ok(split), Ok(reference)) => assert_eq!(split, reference, "members of {}", params.get()),
         // `null` is taken as no arguments.
@@ -385,7 +384,7 @@ fn member_agrees(params: &str, key: &str) {
     let first = serde_json::from_str::<Members>(params)
         .ok()
         .and_then(|m| m.0.into_iter().find(|(k, _)| k == key));
-    match mcp_server::__fuzz::params_member(params, key) {
+    match ferromcp::__fuzz::params_member(params, key) {
         Some(Some(text)) => {
             let (_, raw) = first.unwrap_or_else(|| panic!("{key} found in {params}, absent"));
             assert_eq!(

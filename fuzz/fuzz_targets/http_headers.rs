@@ -15,11 +15,11 @@
 use arbitrary::{Arbitrary, Unstructured};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use http::{HeaderMap, HeaderName, HeaderValue};
-use libfuzzer_sys::fuzz_target;
-use mcp_server::__fuzz::{
+use ferromcp::__fuzz::{
     EventLog, MAX_RESUMABLE_EVENTS, Resumed, check_modern_headers, decode_header, session_id,
 };
+use http::{HeaderMap, HeaderName, HeaderValue};
+use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};
 
 const HEADER_MISMATCH: i64 = -32020;

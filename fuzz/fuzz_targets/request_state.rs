@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
+use ferromcp::__fuzz::{Opened, Sealer};
 use libfuzzer_sys::fuzz_target;
-use mcp_server::__fuzz::{Opened, Sealer};
 
 struct Keys {
     ring: Sealer,

@@ -10,8 +10,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use arbitrary::Arbitrary;
+use ferromcp::__fuzz::{FramedLine, frame_lines};
 use libfuzzer_sys::fuzz_target;
-use mcp_server::__fuzz::{FramedLine, frame_lines};
 use tokio::io::{AsyncRead, ReadBuf};
 
 #[derive(Debug, Arbitrary)]

@@ -14,9 +14,9 @@
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use libfuzzer_sys::fuzz_target;
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -48,7 +48,7 @@ struct Args {
 
 struct Echo;
 
-#[mcp_server::server(name = "fuzz-echo")]
+#[ferromcp::server(name = "fuzz-echo")]
 impl Echo {
     /// Returns its arguments as it received them.
     #[tool]

@@ -1,4 +1,4 @@
-//! URI templates (`mcp_core::uri_template`): parsing arbitrary text and generated templates,
+//! URI templates (`ferromcp_core::uri_template`): parsing arbitrary text and generated templates,
 //! expansion, and matching.
 //!
 //! Properties:
@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
+use ferromcp_core::uri_template::{UriTemplate, Value};
 use libfuzzer_sys::fuzz_target;
-use mcp_core::uri_template::{UriTemplate, Value};
 
 const OPERATORS: [&str; 8] = ["", "+", "#", ".", "/", ";", "?", "&"];
 /// Characters for literals and values, biased towards the ones with a meaning in templates

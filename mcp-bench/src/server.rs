@@ -1,13 +1,13 @@
 //! `mcp-bench serve`: this SDK's side of the comparison — the same two tools every peer
 //! implements (`echo`, `add`), written the way a user would write them.
 
-use mcp_server::http::HttpOptions;
-use mcp_server::prelude::*;
+use ferromcp::http::HttpOptions;
+use ferromcp::prelude::*;
 
 /// The benchmark server.
 pub struct Bench;
 
-#[mcp_server::server(name = "mcp-bench")]
+#[ferromcp::server(name = "mcp-bench")]
 impl Bench {
     /// Returns the text unchanged.
     #[tool(read_only, idempotent)]
@@ -28,7 +28,7 @@ impl Bench {
 /// `subscriptions/listen` streams and legacy GET streams.
 pub struct Soak;
 
-#[mcp_server::server(name = "mcp-bench-soak")]
+#[ferromcp::server(name = "mcp-bench-soak")]
 impl Soak {
     /// Returns the text unchanged.
     #[tool(read_only, idempotent)]
@@ -103,7 +103,7 @@ pub async fn serve_soak(
                 .serve_http_with(
                     addr.as_str(),
                     HttpOptions::default(),
-                    mcp_server::http::shutdown_signal(),
+                    ferromcp::http::shutdown_signal(),
                 )
                 .await
         }
@@ -137,7 +137,7 @@ pub async fn serve(
     redis: Option<String>,
     observe: Observe,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use mcp_server::otel::{Otel, Prometheus, Telemetry};
+    use ferromcp::otel::{Otel, Prometheus, Telemetry};
     let mut builder = Server::with_handler(Bench);
     // Kept until the server ends: dropping it exports what is still buffered.
     let mut exporters = None;
@@ -176,16 +176,16 @@ pub async fn serve(
         Some(addr) => {
             let mut options = HttpOptions::default().sse_responses(sse);
             if let Some(issuer) = auth_issuer {
-                use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
+                use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator};
                 let config = AuthConfig::new(format!("http://{addr}/mcp"), &issuer)?;
                 options = options.auth(AuthLayer::new(config, JwtValidator::new(&issuer)?));
             }
             if let Some(url) = redis {
-                let store = mcp_server::http::RedisSessionStore::connect(&url).await?;
+                let store = ferromcp::http::RedisSessionStore::connect(&url).await?;
                 options = options.shared_sessions(std::sync::Arc::new(store));
             }
             server
-                .serve_http_with(addr.as_str(), options, mcp_server::http::shutdown_signal())
+                .serve_http_with(addr.as_str(), options, ferromcp::http::shutdown_signal())
                 .await?;
         }
     }

@@ -5,8 +5,8 @@
 /// stderr (path and body size), so that a benchmark of `serve --otlp` sends to a live
 /// collector without measuring one.
 pub async fn otlp_sink(port: u16) -> Result<(), Box<dyn std::error::Error>> {
-    use mcp_server::http::axum;
-    use mcp_server::http::axum::response::IntoResponse as _;
+    use ferromcp::http::axum;
+    use ferromcp::http::axum::response::IntoResponse as _;
     let app = axum::Router::new().fallback(
         |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: axum::body::Bytes| async move {
             eprintln!("otlp-sink: {} {} bytes", uri.path(), body.len());
@@ -37,7 +37,7 @@ pub async fn otlp_sink(port: u16) -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("otlp-sink: listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app)
-        .with_graceful_shutdown(mcp_server::http::shutdown_signal())
+        .with_graceful_shutdown(ferromcp::http::shutdown_signal())
         .await?;
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! `mcp_core::jsonrpc::parse`: the one envelope parse every incoming line goes through;
-//! `mcp_core::jsonrpc::to_string`: the one writer every outgoing message goes through,
+//! `ferromcp_core::jsonrpc::parse`: the one envelope parse every incoming line goes through;
+//! `ferromcp_core::jsonrpc::to_string`: the one writer every outgoing message goes through,
 //! beside `serde_json::to_string` on the same values.
 //!
 //! `params` stays raw, so the large request measures how fast the parser skips over 10 KB
@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_core::jsonrpc::{Incoming, parse};
+use ferromcp_core::jsonrpc::{Incoming, parse};
 use serde_json::json;
 
 /// A `tools/call` with `count` argument records of about 100 bytes each.
@@ -105,12 +105,12 @@ fn write(c: &mut Criterion) {
     for (name, value) in &values {
         let len = serde_json::to_string(value).map(|s| s.len()).unwrap_or(0);
         assert_eq!(
-            mcp_core::jsonrpc::to_string(value).ok(),
+            ferromcp_core::jsonrpc::to_string(value).ok(),
             serde_json::to_string(value).ok()
         );
         group.throughput(Throughput::Bytes(len as u64));
         group.bench_function(format!("{name}/sdk"), |b| {
-            b.iter(|| mcp_core::jsonrpc::to_string(black_box(value)))
+            b.iter(|| ferromcp_core::jsonrpc::to_string(black_box(value)))
         });
         group.bench_function(format!("{name}/serde_json"), |b| {
             b.iter(|| serde_json::to_string(black_box(value)))

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_core::uri_template::UriTemplate;
+use ferromcp_core::uri_template::UriTemplate;
 
 fn matching(c: &mut Criterion) {
     let cases = [

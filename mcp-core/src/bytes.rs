@@ -1,5 +1,5 @@
-//! Byte searches for the parsers and transports of this crate and mcp-server. Not API:
-//! public only so that mcp-server shares them; it may change in any release.
+//! Byte searches for the parsers and transports of this crate and ferromcp. Not API:
+//! public only so that ferromcp shares them; it may change in any release.
 //!
 //! memchr's entry points choose their SIMD routine on first use, by asking the CPU what it
 //! supports through std's feature detection, which runs `cpuid` a dozen times. A hypervisor

@@ -26,7 +26,7 @@ use crate::version::{Era, ProtocolVersion};
 /// # Examples
 ///
 /// ```
-/// use mcp_core::error::ErrorCode;
+/// use ferromcp_core::error::ErrorCode;
 ///
 /// assert_eq!(ErrorCode::METHOD_NOT_FOUND.0, -32601);
 /// assert_eq!(ErrorCode::METHOD_NOT_FOUND.name(), Some("method not found"));
@@ -159,8 +159,8 @@ impl ErrorObject {
     /// # Examples
     ///
     /// ```
-    /// use mcp_core::error::{ErrorCode, ErrorObject};
-    /// use mcp_core::Era;
+    /// use ferromcp_core::error::{ErrorCode, ErrorObject};
+    /// use ferromcp_core::Era;
     ///
     /// assert_eq!(ErrorObject::resource_not_found("a://b", Era::Legacy).code, ErrorCode::RESOURCE_NOT_FOUND);
     /// let modern = ErrorObject::resource_not_found("a://b", Era::Modern);

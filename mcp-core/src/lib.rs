@@ -1,7 +1,7 @@
 //! The Model Context Protocol as typed data.
 //!
-//! `mcp-core` holds the protocol and nothing else: no I/O, no async runtime. The server
-//! runtime (`mcp-server`) and its macros are built on it; you can also use it directly to
+//! `ferromcp-core` holds the protocol and nothing else: no I/O, no async runtime. The server
+//! runtime (`ferromcp`) and its macros are built on it; you can also use it directly to
 //! write a client, a gateway or a test.
 //!
 //! # A short tour
@@ -20,9 +20,9 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_core::jsonrpc::{parse, Incoming, Message};
-//! use mcp_core::types::{CallToolRequestParams, CallToolResult, ContentBlock, TextContent, WireResult};
-//! use mcp_core::ProtocolVersion;
+//! use ferromcp_core::jsonrpc::{parse, Incoming, Message};
+//! use ferromcp_core::types::{CallToolRequestParams, CallToolResult, ContentBlock, TextContent, WireResult};
+//! use ferromcp_core::ProtocolVersion;
 //!
 //! let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
 //! let Ok(Incoming::Single(Message::Request(req))) = parse(bytes) else { unreachable!() };

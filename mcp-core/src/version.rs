@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// # Examples
 ///
 /// ```
-/// use mcp_core::{Era, ProtocolVersion};
+/// use ferromcp_core::{Era, ProtocolVersion};
 ///
 /// let v: ProtocolVersion = "2025-06-18".parse().unwrap();
 /// assert_eq!(v.era(), Era::Legacy);
@@ -127,7 +127,7 @@ impl ProtocolVersion {
     /// # Examples
     ///
     /// ```
-    /// use mcp_core::ProtocolVersion;
+    /// use ferromcp_core::ProtocolVersion;
     ///
     /// assert_eq!(ProtocolVersion::negotiate_legacy("2025-06-18"), ProtocolVersion::V2025_06_18);
     /// assert_eq!(ProtocolVersion::negotiate_legacy("2024-11-05"), ProtocolVersion::V2025_11_25);

@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use mcp_core::types;
+use ferromcp_core::types;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -30,7 +30,7 @@ macro_rules! by_name {
     ($name:expr, $json:expr; $($ty:ident),* $(,)?) => {
         match $name {
             $(stringify!($ty) => round_trip::<types::$ty>($json),)*
-            other => Err(format!("no type named `{other}` in mcp_core::types")),
+            other => Err(format!("no type named `{other}` in ferromcp_core::types")),
         }
     };
 }

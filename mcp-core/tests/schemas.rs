@@ -6,8 +6,8 @@
 
 mod support;
 
-use mcp_core::ProtocolVersion;
-use mcp_core::types::{self, WireResult};
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::types::{self, WireResult};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

@@ -1,12 +1,12 @@
 //! Procedural macros of the MCP server SDK.
 //!
-//! Use them through `mcp-server`, which re-exports them with their full documentation
-//! (`mcp_server::server`, `mcp_server::tool`, …); generated code reaches the runtime only
-//! through `::mcp_server::__private` paths, so the two crates are released together.
+//! Use them through `ferromcp`, which re-exports them with their full documentation
+//! (`ferromcp::server`, `ferromcp::tool`, …); generated code reaches the runtime only
+//! through `::ferromcp::__private` paths, so the two crates are released together.
 //!
 //! `#[server]` does all the work: on an `impl` block it reads the `#[tool]`, `#[resource]`,
 //! `#[prompt]` and `#[completion]` methods (parse → typed model → validate → expand) and
-//! implements `mcp_server::McpServer`. The method attributes are only markers for it; on
+//! implements `ferromcp::McpServer`. The method attributes are only markers for it; on
 //! their own they report where they belong. Set `MCP_MACROS_DEBUG=1` (or the type's name)
 //! to print each expansion to stderr.
 
@@ -23,32 +23,32 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Turns an `impl` block into an MCP server. See `mcp_server::server`.
+/// Turns an `impl` block into an MCP server. See `ferromcp::server`.
 #[proc_macro_attribute]
 pub fn server(args: TokenStream, input: TokenStream) -> TokenStream {
     server::expand(args.into(), input.into()).into()
 }
 
-/// Marks a method of a `#[server]` impl block as a tool. See `mcp_server::tool`.
+/// Marks a method of a `#[server]` impl block as a tool. See `ferromcp::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     server::misplaced("tool", args.into(), input.into()).into()
 }
 
-/// Marks a method of a `#[server]` impl block as a resource. See `mcp_server::resource`.
+/// Marks a method of a `#[server]` impl block as a resource. See `ferromcp::resource`.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     server::misplaced("resource", args.into(), input.into()).into()
 }
 
-/// Marks a method of a `#[server]` impl block as a prompt. See `mcp_server::prompt`.
+/// Marks a method of a `#[server]` impl block as a prompt. See `ferromcp::prompt`.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     server::misplaced("prompt", args.into(), input.into()).into()
 }
 
 /// Marks a method of a `#[server]` impl block as a completion. See
-/// `mcp_server::completion`.
+/// `ferromcp::completion`.
 #[proc_macro_attribute]
 pub fn completion(args: TokenStream, input: TokenStream) -> TokenStream {
     server::misplaced("completion", args.into(), input.into()).into()

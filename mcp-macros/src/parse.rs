@@ -33,15 +33,12 @@ impl Kind {
     }
 }
 
-/// `#[tool]`, `#[mcp_server::tool]`, … on a method.
+/// `#[tool]`, `#[ferromcp::tool]`, … on a method.
 pub(crate) fn method_kind(attr: &Attribute) -> Option<Kind> {
     let path = attr.path();
     let last = path.segments.last()?;
-    let ours = path.segments.len() == 1
-        || path
-            .segments
-            .first()
-            .is_some_and(|s| s.ident == "mcp_server");
+    let ours =
+        path.segments.len() == 1 || path.segments.first().is_some_and(|s| s.ident == "ferromcp");
     if !ours {
         return None;
     }
@@ -263,7 +260,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
             || (args_attr.is_none()
                 && match kind {
                     // A tool's parameters are sorted by their types' traits in the generated
-                    // code (`mcp_server::__private::Param`); only one that cannot be an
+                    // code (`ferromcp::__private::Param`); only one that cannot be an
                     // argument (beside an `#[args]` struct, or destructured) is an
                     // extractor here.
                     Kind::Tool => tool_has_args || destructured,
@@ -274,7 +271,7 @@ fn params(f: &ImplItemFn, kind: Kind, errors: &mut Errors) -> Option<Vec<Param>>
                     }
                     // Otherwise a resource's parameters are sorted once its template's
                     // variables are known (`resource`); a prompt's by their types' traits in
-                    // the generated code (`mcp_server::__private::PromptParam`).
+                    // the generated code (`ferromcp::__private::PromptParam`).
                     Kind::Resource | Kind::Prompt => destructured,
                 });
         if extractor {

@@ -44,21 +44,21 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// The marker `#[server]` leaves in the method attributes it has read, so that they expand
 /// to nothing instead of reporting that they are outside a `#[server]` block.
-pub(crate) const SEEN: &str = "__mcp_server_seen";
+pub(crate) const SEEN: &str = "__ferromcp_seen";
 
 /// Emitted beside the impl block: a glob import of the method attributes. The `#[tool]`
 /// left on a method resolves to the user's own import when there is one (an explicit
 /// import shadows a glob, so it counts as used) and to this glob otherwise, so the
-/// attributes work with or without `use mcp_server::prelude::*`.
+/// attributes work with or without `use ferromcp::prelude::*`.
 fn attribute_scope() -> TokenStream {
     quote! {
         #[allow(unused_imports, clippy::wildcard_imports)]
-        use ::mcp_server::__private::attributes::*;
+        use ::ferromcp::__private::attributes::*;
     }
 }
 
 /// The impl block as the user wrote it, minus what only the macro reads: the arguments of
-/// the method attributes (`#[tool(...)]` becomes `#[tool(__mcp_server_seen)]`: the attribute
+/// the method attributes (`#[tool(...)]` becomes `#[tool(__ferromcp_seen)]`: the attribute
 /// itself stays, resolved through the user's import or [`attribute_scope`]) and, on their
 /// parameters, `///` docs, `#[arg]`, `#[args]` and `#[extract]` (rustc rejects doc comments
 /// on parameters after expansion).
@@ -98,7 +98,7 @@ fn debug_print(self_ty: &syn::Type, out: &TokenStream) {
         // Printing is this switch's whole purpose; it is off unless the variable is set.
         #[allow(clippy::print_stderr)]
         {
-            eprintln!("// #[mcp_server::server] expansion for `{ty}`\n{out}\n");
+            eprintln!("// #[ferromcp::server] expansion for `{ty}`\n{out}\n");
         }
     }
 }
@@ -113,7 +113,7 @@ pub(crate) fn misplaced(name: &str, args: TokenStream, input: TokenStream) -> To
         Span::call_site(),
         format!(
             "#[{name}] only works on a method inside a `#[server]` impl block: add \
-             `#[mcp_server::server]` to the `impl` that contains it"
+             `#[ferromcp::server]` to the `impl` that contains it"
         ),
     )
     .to_compile_error();

@@ -143,7 +143,7 @@ mod tests {
         assert!(is_never_extractor(&ty("String")));
         assert!(is_never_extractor(&ty("Option<State<Db>>")));
         assert!(is_never_extractor(&ty("u64")));
-        assert!(!is_never_extractor(&ty("mcp_server::Context")));
+        assert!(!is_never_extractor(&ty("ferromcp::Context")));
         assert!(!is_never_extractor(&ty("State<Db>")));
         assert!(!is_never_extractor(&ty("Ctx")));
     }

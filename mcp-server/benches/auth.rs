@@ -17,9 +17,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
 use criterion::{Criterion, criterion_group, criterion_main};
+use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator, TokenValidator};
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator, TokenValidator};
 use serde_json::json;
 use tower::ServiceExt;
 

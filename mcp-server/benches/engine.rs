@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use criterion::{
     BenchmarkGroup, Criterion, criterion_group, criterion_main, measurement::WallTime,
 };
-use mcp_server::Era;
-use mcp_server::prelude::*;
+use ferromcp::Era;
+use ferromcp::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -55,7 +55,7 @@ struct Confirm {
     proceed: bool,
 }
 
-#[mcp_server::server(name = "bench", version = "1.0.0")]
+#[ferromcp::server(name = "bench", version = "1.0.0")]
 impl Bench {
     /// Returns its input.
     #[tool]
@@ -147,7 +147,7 @@ enum Level {
 /// serializes a realistic mix of schemas and annotations.
 macro_rules! fifty_tools {
     ($($repeat:ident)*; $($sum:ident)*; $($join:ident)*; $($scale:ident)*; $($level:ident)*) => {
-        #[mcp_server::server(name = "fifty", version = "1.0.0")]
+        #[ferromcp::server(name = "fifty", version = "1.0.0")]
         impl Fifty {
             $(
                 /// Repeats a text.

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{self, Message};
-use mcp_core::types::JSONObject;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{self, Message};
+use ferromcp_core::types::JSONObject;
 use serde_json::Value;
 use tokio::io::AsyncRead;
 

@@ -11,9 +11,9 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_server::extract::{FromContext, State};
-//! use mcp_server::error::ErrorObject;
-//! use mcp_server::prelude::*;
+//! use ferromcp::extract::{FromContext, State};
+//! use ferromcp::error::ErrorObject;
+//! use ferromcp::prelude::*;
 //!
 //! struct Db { prefix: String }
 //!
@@ -28,7 +28,7 @@
 //!
 //! struct Greeter;
 //!
-//! #[mcp_server::server]
+//! #[ferromcp::server]
 //! impl Greeter {
 //!     /// Greets the caller.
 //!     #[tool]
@@ -48,7 +48,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use mcp_core::error::ErrorObject;
+use ferromcp_core::error::ErrorObject;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
@@ -64,7 +64,7 @@ use crate::principal::Principal;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the request context",
     label = "this parameter is an extractor, but `{Self}` does not implement `FromContext`",
-    note = "extractors are `Context`, `State<T>` and types implementing `mcp_server::extract::FromContext`; a parameter is one when it is marked #[extract] or sits beside an #[args] struct, in a #[resource] when it is named after no variable of the URI template, in a #[completion] when it is not the partial `String`"
+    note = "extractors are `Context`, `State<T>` and types implementing `ferromcp::extract::FromContext`; a parameter is one when it is marked #[extract] or sits beside an #[args] struct, in a #[resource] when it is named after no variable of the URI template, in a #[completion] when it is not the partial `String`"
 )]
 pub trait FromContext: Sized {
     /// The value for the request `ctx` serves.

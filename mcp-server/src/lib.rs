@@ -7,11 +7,11 @@
 //! # A server in a few lines
 //!
 //! ```no_run
-//! use mcp_server::prelude::*;
+//! use ferromcp::prelude::*;
 //!
 //! struct Echo;
 //!
-//! #[mcp_server::server(name = "echo")]
+//! #[ferromcp::server(name = "echo")]
 //! impl Echo {
 //!     /// Returns its input.
 //!     #[tool(read_only)]
@@ -42,7 +42,7 @@
 //!   `cargo test`.
 //! - `auth` (feature `auth`): an OAuth 2.1 resource server in front of the HTTP endpoint,
 //!   and the caller's [`Principal`].
-//! - The protocol model is re-exported from `mcp-core`: [`types`], [`jsonrpc`], [`error`].
+//! - The protocol model is re-exported from `ferromcp-core`: [`types`], [`jsonrpc`], [`error`].
 //!
 //! # Features
 //!
@@ -171,8 +171,8 @@ mod guide {
 }
 
 pub use context::{Context, ContextError, Elicitation};
+pub use ferromcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
 pub use macros::{completion, prompt, resource, server, tool};
-pub use mcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
 pub use principal::Principal;
 pub use result::{
     HandlerError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
@@ -208,7 +208,7 @@ pub mod prelude {
     pub use crate::macros::{completion, prompt, resource, server, tool};
     pub use crate::result::{Json, PromptError, ResourceError, ToolError};
     pub use crate::server::{McpServer, Server};
-    pub use mcp_core::types::{
+    pub use ferromcp_core::types::{
         CallToolResult, ContentBlock, GetPromptResult, ImageContent, LoggingLevel, PromptMessage,
         ReadResourceResult, Role, TextContent,
     };

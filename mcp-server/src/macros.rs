@@ -1,4 +1,4 @@
-//! The attribute macros, re-exported from `mcp-macros` with their documentation.
+//! The attribute macros, re-exported from `ferromcp-macros` with their documentation.
 
 /// Turns an `impl` block into an MCP server: its `#[tool]`, `#[resource]`, `#[prompt]` and
 /// `#[completion]` methods become the server's primitives, checked at compile time.
@@ -12,8 +12,8 @@
 /// serve the type. Server capabilities follow from what is registered.
 ///
 /// Inside the block, `#[tool]`, `#[resource]`, `#[prompt]` and `#[completion]` work with or
-/// without an import (`use mcp_server::prelude::*`, `use mcp_server::tool`, or the path
-/// `#[mcp_server::tool]` all do too). Methods without one stay ordinary methods. Each
+/// without an import (`use ferromcp::prelude::*`, `use ferromcp::tool`, or the path
+/// `#[ferromcp::tool]` all do too). Methods without one stay ordinary methods. Each
 /// annotated method may be sync or `async`, takes `&self` or `self: Arc<Self>`, and may carry
 /// `#[cfg(...)]`: a method compiled out takes its registration with it.
 ///
@@ -37,12 +37,12 @@
 /// # Examples
 ///
 /// ```
-/// use mcp_server::prelude::*;
-/// use mcp_server::testing::{ClientOptions, TestClient};
+/// use ferromcp::prelude::*;
+/// use ferromcp::testing::{ClientOptions, TestClient};
 ///
 /// struct Calculator;
 ///
-/// #[mcp_server::server(name = "calc", version = "1.0.0", instructions = "Adds numbers.")]
+/// #[ferromcp::server(name = "calc", version = "1.0.0", instructions = "Adds numbers.")]
 /// impl Calculator {
 ///     /// Adds two integers.
 ///     #[tool(read_only)]
@@ -63,11 +63,11 @@
 /// A mistake is a compile error at the offending token, for example a duplicate name:
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl S {
 ///     /// One.
 ///     #[tool(name = "run")]
@@ -82,18 +82,18 @@
 /// or a typo in an attribute argument:
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server(nmae = "s")] // error: unknown #[server] argument `nmae`; did you mean `name`?
+/// #[ferromcp::server(nmae = "s")] // error: unknown #[server] argument `nmae`; did you mean `name`?
 /// impl S {}
 /// ```
 ///
 /// Set `MCP_MACROS_DEBUG=1` (or the type's name, `MCP_MACROS_DEBUG=Calculator`) while
 /// building to print the expansion to stderr; cargo does not track the variable, so touch
 /// the file to rebuild it.
-pub use mcp_macros::server;
+pub use ferromcp_macros::server;
 
 /// Declares a tool: `#[tool(name, title, description, read_only, destructive, idempotent,
 /// open_world, input_schema, output_schema, timeout_ms, meta, icons, task_support, scopes)]`,
@@ -135,14 +135,14 @@ pub use mcp_macros::server;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Note { id: u64, title: String }
 ///
 /// struct Notes;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl Notes {
 ///     /// Adds a note.
 ///     ///
@@ -171,11 +171,11 @@ pub use mcp_macros::server;
 /// Tool names are checked at compile time:
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl S {
 ///     /// Runs.
 ///     #[tool(name = "my tool")] // error: tool names may only contain A-Z a-z 0-9 _ . -
@@ -186,18 +186,18 @@ pub use mcp_macros::server;
 /// and so are parameter types:
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl S {
 ///     /// Echoes.
 ///     #[tool]
 ///     fn echo(&self, text: &str) -> String { text.to_owned() } // error: use an owned type
 /// }
 /// ```
-pub use mcp_macros::tool;
+pub use ferromcp_macros::tool;
 
 /// Declares a resource: `#[resource(uri = "...", name, title, description, mime_type, scopes)]`.
 ///
@@ -214,11 +214,11 @@ pub use mcp_macros::tool;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct Notes;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl Notes {
 ///     /// One note, as markdown.
 ///     #[resource(uri = "notes://{id}", mime_type = "text/markdown")]
@@ -238,17 +238,17 @@ pub use mcp_macros::tool;
 /// A template variable without a parameter is a compile error:
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl S {
 ///     #[resource(uri = "notes://{id}")] // error: variable `id` has no parameter
 ///     fn note(&self) -> String { String::new() }
 /// }
 /// ```
-pub use mcp_macros::resource;
+pub use ferromcp_macros::resource;
 
 /// Declares a prompt: `#[prompt(name, title, description, scopes)]`.
 ///
@@ -261,11 +261,11 @@ pub use mcp_macros::resource;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct Notes;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl Notes {
 ///     /// Reviews a note.
 ///     #[prompt]
@@ -278,17 +278,17 @@ pub use mcp_macros::resource;
 /// ```
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl S {
 ///     #[prompt] // error: #[prompt] `review` has no description
 ///     fn review(&self) -> String { String::new() }
 /// }
 /// ```
-pub use mcp_macros::prompt;
+pub use ferromcp_macros::prompt;
 
 /// Declares the completion of one prompt argument or template variable:
 /// `#[completion(prompt = "name", argument = "arg")]` or
@@ -302,11 +302,11 @@ pub use mcp_macros::prompt;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct Notes;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl Notes {
 ///     /// Reviews a note.
 ///     #[prompt]
@@ -323,14 +323,14 @@ pub use mcp_macros::prompt;
 /// ```
 ///
 /// ```compile_fail
-/// use mcp_server::prelude::*;
+/// use ferromcp::prelude::*;
 ///
 /// struct S;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl S {
 ///     #[completion(prompt = "reveiw", argument = "style")] // error: no #[prompt] named "reveiw"
 ///     fn complete(&self, value: String) -> Vec<String> { vec![value] }
 /// }
 /// ```
-pub use mcp_macros::completion;
+pub use ferromcp_macros::completion;

@@ -37,7 +37,7 @@ impl<'a> Member<'a> {
     fn plain_string(&self) -> Option<&'a str> {
         let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
         // Well-formed, so without a backslash there is no quote inside either.
-        mcp_core::bytes::find(b'\\', inner.as_bytes())
+        ferromcp_core::bytes::find(b'\\', inner.as_bytes())
             .is_none()
             .then_some(inner)
     }

@@ -1,7 +1,7 @@
 //! Results whose `_meta` the server fills (2026 `serverInfo` on every result, on list pages
 //! too).
 
-use mcp_core::types::{
+use ferromcp_core::types::{
     CallToolResult, CompleteResult, CreateTaskExtensionResult, CreateTaskResult,
     DetailedTaskResult, DiscoverResult, EmptyResult, GetPromptResult, GetTaskResult,
     InitializeResult, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
@@ -110,7 +110,7 @@ impl<'a, R: WithMeta> Modern<'a, R> {
 
 #[cfg(test)]
 mod tests {
-    use mcp_core::types::{
+    use ferromcp_core::types::{
         CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult,
         ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListTasksResult,
         ListToolsResult, META_SERVER_INFO, ReadResourceResult, ResultMetaObject,
@@ -124,7 +124,7 @@ mod tests {
     fn written<R: WithMeta>(mut result: R) -> String {
         let info = RawValue::from_string(r#"{"name":"s","version":"1"}"#.to_owned()).unwrap();
         let own = result.meta_mut().take();
-        mcp_core::jsonrpc::to_string(&Modern::new(&info, own.as_ref(), &result)).unwrap()
+        ferromcp_core::jsonrpc::to_string(&Modern::new(&info, own.as_ref(), &result)).unwrap()
     }
 
     #[test]

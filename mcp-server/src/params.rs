@@ -17,7 +17,7 @@ use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::str::FromStr;
 
-use mcp_core::types::JSONObject;
+use ferromcp_core::types::JSONObject;
 use schemars::JsonSchema;
 use serde::de::{self, DeserializeOwned, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -164,7 +164,7 @@ impl<T> UnusableParam<T> for Param<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is neither a tool argument nor an extractor",
     label = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}` to make it an argument",
-    note = "an argument's type implements `Deserialize` (its value comes from the client) and `JsonSchema` (its schema is published); an extractor's implements `mcp_server::extract::FromContext` (`Context`, `State<T>`, your own)"
+    note = "an argument's type implements `Deserialize` (its value comes from the client) and `JsonSchema` (its schema is published); an extractor's implements `ferromcp::extract::FromContext` (`Context`, `State<T>`, your own)"
 )]
 pub trait ToolParameter: Sized {
     fn ops() -> ParamOps<Self>;
@@ -191,7 +191,7 @@ impl<T> MarkedParam<T> for Param<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is marked #[arg] but is not a tool argument",
     label = "an argument's type implements `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "#[arg] describes an argument the client sends; an extractor (`mcp_server::extract::FromContext`) takes no #[arg]: remove it"
+    note = "#[arg] describes an argument the client sends; an extractor (`ferromcp::extract::FromContext`) takes no #[arg]: remove it"
 )]
 pub trait MarkedArgument: Sized {
     fn ops() -> ParamOps<Self>;
@@ -264,7 +264,7 @@ where
 {
     match arguments.get(name) {
         Some(v) => v.parse().map_err(|e| {
-            HandlerError::Rpc(mcp_core::error::ErrorObject::invalid_params(format!(
+            HandlerError::Rpc(ferromcp_core::error::ErrorObject::invalid_params(format!(
                 "invalid value for argument `{name}`: {e}"
             )))
         }),
@@ -293,7 +293,7 @@ impl<T> UnusablePromptParam<T> for PromptParam<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is neither a prompt argument nor an extractor",
     label = "implement `std::str::FromStr` for `{Self}` to make it an argument (prompt arguments are strings)",
-    note = "a prompt argument's type implements `FromStr` (`String`, numbers, your own); an extractor's implements `mcp_server::extract::FromContext` (`Context`, `State<T>`, your own)"
+    note = "a prompt argument's type implements `FromStr` (`String`, numbers, your own); an extractor's implements `ferromcp::extract::FromContext` (`Context`, `State<T>`, your own)"
 )]
 pub trait PromptParameter: Sized {
     fn ops() -> PromptOps<Self>;

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 /// # Examples
 ///
 /// ```
-/// use mcp_server::Principal;
+/// use ferromcp::Principal;
 ///
 /// let alice = Principal::new("alice")
 ///     .with_issuer("https://auth.example.com")

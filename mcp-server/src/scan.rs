@@ -7,7 +7,7 @@
 //! the scans do not check it. Where they meet something they do not expect they give up
 //! (`None`), and the caller reads the text with serde instead.
 
-use mcp_core::bytes;
+use ferromcp_core::bytes;
 use std::ops::ControlFlow;
 
 /// The index of the first byte at or after `i` that is not JSON whitespace.

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::ProtocolVersion;
-use mcp_core::types::{CacheHints, Implementation};
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::types::{CacheHints, Implementation};
 
 use crate::context::Context;
 use crate::engine::seal::{MIN_KEY_LEN, Sealer};
@@ -39,8 +39,8 @@ pub trait McpServer: Send + Sync + Sized + 'static {
 /// # Examples
 ///
 /// ```
-/// use mcp_server::{Server, registry::tool_fn};
-/// use mcp_server::types::Tool;
+/// use ferromcp::{Server, registry::tool_fn};
+/// use ferromcp::types::Tool;
 ///
 /// let server = Server::builder("demo", "1.0.0").build();
 /// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
@@ -79,9 +79,9 @@ impl Server {
     /// everything else can be set before.
     ///
     /// ```
-    /// # use mcp_server::prelude::*;
+    /// # use ferromcp::prelude::*;
     /// # struct Notes;
-    /// # #[mcp_server::server(name = "notes")]
+    /// # #[ferromcp::server(name = "notes")]
     /// # impl Notes {
     /// #     /// Counts.
     /// #     #[tool]
@@ -91,7 +91,7 @@ impl Server {
     ///     .tool_timeout(std::time::Duration::from_secs(30))
     ///     .build()?;
     /// assert_eq!(server.registry().tool_names(), ["count"]);
-    /// # Ok::<(), mcp_server::registry::RegistryError>(())
+    /// # Ok::<(), ferromcp::registry::RegistryError>(())
     /// ```
     pub fn with_handler<S: McpServer>(handler: S) -> ServerBuilder<S> {
         let mut builder = ServerBuilder::new(S::server_info(), handler);
@@ -144,7 +144,7 @@ impl Context {
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::Server;
+/// use ferromcp::Server;
 ///
 /// let server = Server::builder("notes", "1.0.0")
 ///     .instructions("Use `search` before `read`.")

@@ -16,18 +16,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::body::Body;
 use axum::response::IntoResponse;
 use base64::Engine as _;
+use ferromcp::auth::{AuthConfig, AuthLayer, IntrospectionValidator, JwtValidator, TokenValidator};
+use ferromcp::extract::FromContext;
+use ferromcp::http::HttpOptions;
+use ferromcp::prelude::tool;
+use ferromcp::registry::tool_fn;
+use ferromcp::types::{CreateMessageRequestParams, SamplingMessage, Tool};
+use ferromcp::{Context, Principal, Server};
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::BodyExt;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::auth::{
-    AuthConfig, AuthLayer, IntrospectionValidator, JwtValidator, TokenValidator,
-};
-use mcp_server::extract::FromContext;
-use mcp_server::http::HttpOptions;
-use mcp_server::prelude::tool;
-use mcp_server::registry::tool_fn;
-use mcp_server::types::{CreateMessageRequestParams, SamplingMessage, Tool};
-use mcp_server::{Context, Principal, Server};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
@@ -639,7 +637,7 @@ async fn a_repeated_token_is_validated_once() {
     let ks = key_server(&[&keys]).await;
     struct Counting(JwtValidator, Arc<AtomicUsize>);
     impl TokenValidator for Counting {
-        fn validate<'a>(&'a self, token: &'a str) -> mcp_server::auth::ValidateFuture<'a> {
+        fn validate<'a>(&'a self, token: &'a str) -> ferromcp::auth::ValidateFuture<'a> {
             self.1.fetch_add(1, Ordering::SeqCst);
             self.0.validate(token)
         }
@@ -771,8 +769,8 @@ async fn tasks_of_2026_belong_to_the_caller_who_started_them() {
         "slow",
         json!({"type": "object"}).as_object().cloned().unwrap(),
     );
-    slow.execution = Some(mcp_server::types::ToolExecution {
-        task_support: Some(mcp_server::types::ToolTaskSupport::Optional),
+    slow.execution = Some(ferromcp::types::ToolExecution {
+        task_support: Some(ferromcp::types::ToolTaskSupport::Optional),
         ..Default::default()
     });
     server
@@ -831,7 +829,7 @@ async fn tasks_of_2026_belong_to_the_caller_who_started_them() {
 
 struct Incidents;
 
-#[mcp_server::server(name = "incidents")]
+#[ferromcp::server(name = "incidents")]
 impl Incidents {
     /// Lists open incidents.
     #[tool(read_only)]
@@ -949,8 +947,8 @@ async fn without_authentication_scopes_bind_nothing() {
 
 #[tokio::test]
 async fn resources_and_prompts_take_scopes_from_the_registry() {
-    use mcp_server::registry::{ScopedItem, prompt_fn, resource_fn};
-    use mcp_server::types::{Prompt, Resource};
+    use ferromcp::registry::{ScopedItem, prompt_fn, resource_fn};
+    use ferromcp::types::{Prompt, Resource};
     let keys = new_keys("k1");
     let ks = key_server(&[&keys]).await;
     let server = Server::new(Incidents).unwrap();
@@ -1007,7 +1005,7 @@ async fn resources_and_prompts_take_scopes_from_the_registry() {
 
 struct Vault;
 
-#[mcp_server::server(name = "vault", scopes = ["vault"])]
+#[ferromcp::server(name = "vault", scopes = ["vault"])]
 impl Vault {
     /// The vault's rules.
     #[resource(uri = "vault://rules")]
@@ -1166,7 +1164,7 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
     /// Fixed tokens: two people for a minute, one for 1.2 s from its first validation.
     struct Fixed(Arc<AtomicUsize>, std::sync::OnceLock<SystemTime>);
     impl TokenValidator for Fixed {
-        fn validate<'a>(&'a self, token: &'a str) -> mcp_server::auth::ValidateFuture<'a> {
+        fn validate<'a>(&'a self, token: &'a str) -> ferromcp::auth::ValidateFuture<'a> {
             self.0.fetch_add(1, Ordering::SeqCst);
             let minute = SystemTime::now() + Duration::from_secs(60);
             let (who, expiry) = match token {
@@ -1180,9 +1178,7 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
                 ),
                 _ => {
                     return Box::pin(async {
-                        Err(mcp_server::auth::TokenError::Invalid(
-                            "unknown token".into(),
-                        ))
+                        Err(ferromcp::auth::TokenError::Invalid("unknown token".into()))
                     });
                 }
             };

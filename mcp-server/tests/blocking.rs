@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -21,7 +21,7 @@ struct Relay {
     rx: Mutex<Receiver<&'static str>>,
 }
 
-#[mcp_server::server(name = "relay")]
+#[ferromcp::server(name = "relay")]
 impl Relay {
     /// Waits (blocking its thread) for `release`, ten seconds at most.
     #[tool(blocking)]
@@ -143,12 +143,10 @@ async fn a_blocking_tool_leaves_the_transport_free() {
 #[tokio::test(flavor = "current_thread")]
 async fn blocking_resources_prompts_and_panics() {
     let server = relay();
-    let client = mcp_server::testing::TestClient::connect(
-        &server,
-        mcp_server::testing::ClientOptions::legacy(),
-    )
-    .await
-    .unwrap();
+    let client =
+        ferromcp::testing::TestClient::connect(&server, ferromcp::testing::ClientOptions::legacy())
+            .await
+            .unwrap();
     // This runtime runs on the test's own thread; a blocking handler runs on another.
     let here = thread_name();
     let read = client.read_resource("relay://file").await.unwrap();

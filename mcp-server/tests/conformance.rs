@@ -4,10 +4,10 @@
 #![cfg(feature = "conformance")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use mcp_server::registry::{prompt_fn, resource_fn, tool_fn};
-use mcp_server::testing::{assert_conformant, check_conformance, official_schema};
-use mcp_server::types::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
-use mcp_server::{ProtocolVersion, Server};
+use ferromcp::registry::{prompt_fn, resource_fn, tool_fn};
+use ferromcp::testing::{assert_conformant, check_conformance, official_schema};
+use ferromcp::types::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use ferromcp::{ProtocolVersion, Server};
 use serde_json::{Value, json};
 
 fn object(v: Value) -> serde_json::Map<String, Value> {

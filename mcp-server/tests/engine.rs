@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_server::registry::{CompletionTarget, completion_fn, prompt_fn, resource_fn, tool_fn};
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
-use mcp_server::types::{
+use ferromcp::registry::{CompletionTarget, completion_fn, prompt_fn, resource_fn, tool_fn};
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::types::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitContentValue,
     ElicitRequestFormParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
     LoggingLevel, Prompt, PromptArgument, PromptMessage, Resource, ResourceTemplate,
     ResultMetaObject, Root, SamplingMessage, TextContent, Tool,
 };
-use mcp_server::{Context, Elicitation, ResourceError, Server};
+use ferromcp::{Context, Elicitation, ResourceError, Server};
 use serde_json::{Value, json};
 
 fn object(v: Value) -> serde_json::Map<String, Value> {
@@ -268,7 +268,7 @@ async fn legacy_initialize_negotiates_and_declares_capabilities() {
     // An older supported version is echoed; an unknown one gets the newest legacy version.
     let client = TestClient::connect(
         &server,
-        ClientOptions::version(mcp_server::ProtocolVersion::V2025_03_26),
+        ClientOptions::version(ferromcp::ProtocolVersion::V2025_03_26),
     )
     .await
     .unwrap();
@@ -314,7 +314,7 @@ fn initialize_line(version: &str) -> Value {
 /// same stdio connection; a server of one era says which versions it speaks.
 #[tokio::test]
 async fn each_era_says_what_it_speaks_and_a_refused_2026_request_decides_nothing() {
-    use mcp_server::ProtocolVersion as V;
+    use ferromcp::ProtocolVersion as V;
     let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}}});
@@ -410,7 +410,7 @@ async fn legacy_unknown_version_gets_latest_and_requests_before_initialize_are_r
 async fn tools_work_the_same_in_both_eras() {
     let server = server();
     for options in [ClientOptions::legacy(), ClientOptions::modern()] {
-        let modern = options.protocol_version().era() == mcp_core::Era::Modern;
+        let modern = options.protocol_version().era() == ferromcp_core::Era::Modern;
         let client = TestClient::connect(&server, options).await.unwrap();
         let r = client
             .call_tool("add", json!({"a": 2, "b": 40}))
@@ -936,7 +936,7 @@ async fn sampling_with_tools_needs_the_clients_sampling_tools() {
         .unwrap()
     };
     for version in [ClientOptions::legacy(), ClientOptions::modern()] {
-        let modern = version.protocol_version() == mcp_server::ProtocolVersion::V2026_07_28;
+        let modern = version.protocol_version() == ferromcp::ProtocolVersion::V2026_07_28;
         // Sampling without tools declared: not asked.
         let client = TestClient::connect(&server, version.clone().with_sampling(answer))
             .await

@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use mcp_server::jsonrpc;
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::jsonrpc;
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -41,7 +41,7 @@ struct Answer {
 
 struct Faulty;
 
-#[mcp_server::server(name = "faulty")]
+#[ferromcp::server(name = "faulty")]
 impl Faulty {
     /// Panics.
     #[tool]

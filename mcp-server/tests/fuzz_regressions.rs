@@ -3,13 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient};
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient};
 use serde_json::json;
 
 struct Numbers;
 
-#[mcp_server::server(name = "numbers")]
+#[ferromcp::server(name = "numbers")]
 impl Numbers {
     /// Returns the number it was given, as text with every digit Rust needs to tell it apart.
     #[tool]
@@ -41,12 +41,12 @@ async fn a_float_argument_reaches_the_tool_exactly() {
 #[tokio::test]
 async fn an_integer_mirrored_into_a_header_matches_its_body_value() {
     use axum::body::Body;
+    use ferromcp::CancellationToken;
+    use ferromcp::http::HttpOptions;
+    use ferromcp::registry::tool_fn;
+    use ferromcp::types::Tool;
     use http::{Request, StatusCode};
     use http_body_util::BodyExt;
-    use mcp_server::CancellationToken;
-    use mcp_server::http::HttpOptions;
-    use mcp_server::registry::tool_fn;
-    use mcp_server::types::Tool;
     use tower::ServiceExt;
 
     const V: &str = "2026-07-28";

@@ -7,12 +7,12 @@
 use std::time::Duration;
 
 use axum::body::Body;
+use ferromcp::http::{HttpOptions, Principal};
+use ferromcp::registry::tool_fn;
+use ferromcp::types::{CreateMessageRequestParams, SamplingMessage, Tool};
+use ferromcp::{Context, Server};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::http::{HttpOptions, Principal};
-use mcp_server::registry::tool_fn;
-use mcp_server::types::{CreateMessageRequestParams, SamplingMessage, Tool};
-use mcp_server::{Context, Server};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
@@ -1055,8 +1055,8 @@ fn task_router() -> axum::Router {
         "late",
         json!({"type": "object"}).as_object().cloned().unwrap(),
     );
-    tool.execution = Some(mcp_server::types::ToolExecution {
-        task_support: Some(mcp_server::types::ToolTaskSupport::Optional),
+    tool.execution = Some(ferromcp::types::ToolExecution {
+        task_support: Some(ferromcp::types::ToolTaskSupport::Optional),
         ..Default::default()
     });
     server
@@ -1151,8 +1151,8 @@ async fn a_legacy_task_asks_for_input_on_the_tasks_result_stream() {
         "confirm",
         json!({"type": "object"}).as_object().cloned().unwrap(),
     );
-    tool.execution = Some(mcp_server::types::ToolExecution {
-        task_support: Some(mcp_server::types::ToolTaskSupport::Required),
+    tool.execution = Some(ferromcp::types::ToolExecution {
+        task_support: Some(ferromcp::types::ToolTaskSupport::Required),
         ..Default::default()
     });
     server
@@ -1166,7 +1166,7 @@ async fn a_legacy_task_asks_for_input_on_the_tasks_result_stream() {
                     "required": ["ok"]
                 }))
                 .unwrap();
-                let params = mcp_server::types::ElicitRequestFormParams::new("Sure?", schema);
+                let params = ferromcp::types::ElicitRequestFormParams::new("Sure?", schema);
                 match ctx.elicit_form(params).await {
                     Ok(answer) => format!("answer: {:?}", answer.action),
                     Err(e) => format!("no answer: {e}"),

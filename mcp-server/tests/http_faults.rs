@@ -13,12 +13,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
+use ferromcp::http::HttpOptions;
+use ferromcp::registry::tool_fn;
+use ferromcp::types::Tool;
+use ferromcp::{CancellationToken, Context, Server};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::http::HttpOptions;
-use mcp_server::registry::tool_fn;
-use mcp_server::types::Tool;
-use mcp_server::{CancellationToken, Context, Server};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

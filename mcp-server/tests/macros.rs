@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_server::ProtocolVersion;
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::ProtocolVersion;
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -87,7 +87,7 @@ fn raw_input_schema() -> Value {
     })
 }
 
-#[mcp_server::server(
+#[ferromcp::server(
     name = "notes",
     version = "1.2.3",
     title = "Notes",
@@ -583,7 +583,7 @@ async fn a_missing_state_is_an_internal_error_naming_the_type() {
         let TestClientError::Rpc(e) = err else {
             panic!("{err:?}")
         };
-        assert_eq!(e.code, mcp_server::error::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(e.code, ferromcp::error::ErrorCode::INTERNAL_ERROR);
         assert!(e.message.contains("Unregistered"), "{}", e.message);
     }
 }
@@ -615,7 +615,7 @@ async fn resources_read_static_and_templated() {
         let TestClientError::Rpc(e) = client.read_resource("notes://two").await.unwrap_err() else {
             panic!()
         };
-        assert_eq!(e.code, mcp_server::error::ErrorCode::INVALID_PARAMS);
+        assert_eq!(e.code, ferromcp::error::ErrorCode::INVALID_PARAMS);
         assert!(e.message.contains("`id`"), "{}", e.message);
         let TestClientError::Rpc(e) = client
             .read_resource("notes://search?limit=many")
@@ -633,7 +633,7 @@ async fn resources_read_static_and_templated() {
 
 struct Files;
 
-#[mcp_server::server(name = "files")]
+#[ferromcp::server(name = "files")]
 impl Files {
     /// A file under the server's directory.
     #[resource(uri = "files:///{path}")]
@@ -668,11 +668,7 @@ async fn template_variables_are_checked_as_paths_unless_exempted() {
             let TestClientError::Rpc(e) = client.read_resource(uri).await.unwrap_err() else {
                 panic!("{uri}")
             };
-            assert_eq!(
-                e.code,
-                mcp_server::error::ErrorCode::INVALID_PARAMS,
-                "{uri}"
-            );
+            assert_eq!(e.code, ferromcp::error::ErrorCode::INVALID_PARAMS, "{uri}");
             assert!(e.message.contains(name), "{uri}: {}", e.message);
         }
         // `range` is exempt: its value reaches the handler as sent.
@@ -719,7 +715,7 @@ async fn prompts_take_string_and_parsed_arguments() {
             else {
                 panic!()
             };
-            assert_eq!(e.code, mcp_server::error::ErrorCode::INVALID_PARAMS);
+            assert_eq!(e.code, ferromcp::error::ErrorCode::INVALID_PARAMS);
             assert!(e.message.contains(needle), "{}", e.message);
         }
     }
@@ -753,7 +749,7 @@ struct Move {
     to: String,
 }
 
-#[mcp_server::server(name = "routed", version = "1.0.0")]
+#[ferromcp::server(name = "routed", version = "1.0.0")]
 impl Routed {
     /// Runs a query in a region.
     #[tool]
@@ -777,7 +773,7 @@ impl Routed {
 /// An argument of a type the transport's rules do not allow in a header.
 struct Scored;
 
-#[mcp_server::server(name = "scored", version = "1.0.0")]
+#[ferromcp::server(name = "scored", version = "1.0.0")]
 impl Scored {
     /// Scores.
     #[tool]

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -41,7 +41,7 @@ struct Cfg {
 
 struct Many;
 
-#[mcp_server::server(name = "many")]
+#[ferromcp::server(name = "many")]
 impl Many {
     /// Tool number 0.
     ///
@@ -552,12 +552,10 @@ async fn fifty_tools_are_listed_and_callable() {
         .unwrap();
     let names = server.registry().tool_names();
     assert_eq!(names.len(), 50);
-    let client = mcp_server::testing::TestClient::connect(
-        &server,
-        mcp_server::testing::ClientOptions::modern(),
-    )
-    .await
-    .unwrap();
+    let client =
+        ferromcp::testing::TestClient::connect(&server, ferromcp::testing::ClientOptions::modern())
+            .await
+            .unwrap();
     assert_eq!(client.list_tools().await.unwrap().len(), 50);
     let r = client
         .call_tool("tool_01", serde_json::json!({"a": 1, "b": 2, "c": 3}))

@@ -5,9 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use mcp_server::otel::{Prometheus, Telemetry};
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient};
+use ferromcp::otel::{Prometheus, Telemetry};
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient};
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
 use opentelemetry::{KeyValue, Value};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
@@ -20,7 +20,7 @@ use serde_json::json;
 
 struct Calc;
 
-#[mcp_server::server(name = "calc")]
+#[ferromcp::server(name = "calc")]
 impl Calc {
     /// Adds two integers.
     #[tool]
@@ -49,9 +49,9 @@ impl Calc {
     #[tool]
     async fn confirm(&self, ctx: Context) -> String {
         ctx.info("asking").await;
-        let schema: mcp_server::types::ElicitRequestedSchema =
+        let schema: ferromcp::types::ElicitRequestedSchema =
             serde_json::from_value(json!({"type": "object", "properties": {}})).unwrap();
-        let params = mcp_server::types::ElicitRequestFormParams::new("Sure?", schema);
+        let params = ferromcp::types::ElicitRequestFormParams::new("Sure?", schema);
         match ctx.elicit_form(params).await {
             Ok(answer) => format!("{:?}", answer.action),
             Err(e) => format!("failed: {e}"),
@@ -285,8 +285,8 @@ async fn tool_errors_and_protocol_errors_mark_the_span_as_failed() {
 async fn http_legacy_spans_carry_the_session_id_and_tcp() {
     let o = observed();
     let router = o.server.http_router(
-        mcp_server::http::HttpOptions::default(),
-        mcp_server::CancellationToken::new(),
+        ferromcp::http::HttpOptions::default(),
+        ferromcp::CancellationToken::new(),
     );
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let (headers, _) = post(&router, &[], init).await;
@@ -326,8 +326,8 @@ async fn http_legacy_spans_carry_the_session_id_and_tcp() {
 async fn http_modern_spans_are_stateless_tcp_and_take_their_parent_from_meta() {
     let o = observed();
     let router = o.server.http_router(
-        mcp_server::http::HttpOptions::default(),
-        mcp_server::CancellationToken::new(),
+        ferromcp::http::HttpOptions::default(),
+        ferromcp::CancellationToken::new(),
     );
     let call = json!({
         "jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -579,7 +579,7 @@ async fn gauge_becomes(o: &Observed, name: &str, want: i64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn running_tasks_and_listen_streams_are_counted() {
-    use mcp_server::types::{TASKS_EXTENSION, Tool, ToolExecution, ToolTaskSupport};
+    use ferromcp::types::{TASKS_EXTENSION, Tool, ToolExecution, ToolTaskSupport};
     let o = observed();
     let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
     let mut tool = Tool::new(
@@ -595,7 +595,7 @@ async fn running_tasks_and_listen_streams_are_counted() {
         .registry()
         .add_tool(
             tool,
-            mcp_server::registry::tool_fn(move |_: serde_json::Value, _ctx: Context| {
+            ferromcp::registry::tool_fn(move |_: serde_json::Value, _ctx: Context| {
                 let opened = opened.clone();
                 async move {
                     opened.acquire().await.unwrap().forget();
@@ -629,7 +629,7 @@ async fn running_tasks_and_listen_streams_are_counted() {
     let listening = listener.clone();
     let stream = tokio::spawn(async move {
         let params = json!({"notifications": {"toolsListChanged": true}});
-        let id = mcp_server::jsonrpc::RequestId::String("listen".into());
+        let id = ferromcp::jsonrpc::RequestId::String("listen".into());
         listening
             .request_with_id(id, "subscriptions/listen", Some(params))
             .await
@@ -650,11 +650,11 @@ async fn running_tasks_and_listen_streams_are_counted() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
     let o = observed();
-    let shared = std::sync::Arc::new(mcp_server::http::InMemorySharedSessionStore::default());
+    let shared = std::sync::Arc::new(ferromcp::http::InMemorySharedSessionStore::default());
     let endpoint = || {
         o.server.http_router(
-            mcp_server::http::HttpOptions::default().shared_sessions(shared.clone()),
-            mcp_server::CancellationToken::new(),
+            ferromcp::http::HttpOptions::default().shared_sessions(shared.clone()),
+            ferromcp::CancellationToken::new(),
         )
     };
     let (a, b) = (endpoint(), endpoint());
@@ -688,10 +688,10 @@ fn metrics_only(temporality: Temporality) -> (Server, InMemoryMetricExporter, Sd
 
 /// `builder` with metrics-only telemetry, read by an in-memory exporter of `temporality`.
 fn metrics_only_builder<H>(
-    builder: mcp_server::ServerBuilder<H>,
+    builder: ferromcp::ServerBuilder<H>,
     temporality: Temporality,
 ) -> (
-    mcp_server::ServerBuilder<H>,
+    ferromcp::ServerBuilder<H>,
     InMemoryMetricExporter,
     SdkMeterProvider,
 ) {
@@ -829,8 +829,8 @@ async fn every_sample_counts_however_many_attribute_sets_there_are() {
         server
             .registry()
             .add_tool(
-                mcp_server::types::Tool::new(format!("t-{n}"), schema),
-                mcp_server::registry::tool_fn(|_: serde_json::Value, _| async { "ok" }),
+                ferromcp::types::Tool::new(format!("t-{n}"), schema),
+                ferromcp::registry::tool_fn(|_: serde_json::Value, _| async { "ok" }),
                 None,
             )
             .unwrap();
@@ -852,7 +852,7 @@ async fn every_sample_counts_however_many_attribute_sets_there_are() {
             .await
             .unwrap_err();
         assert!(
-            matches!(&err, mcp_server::testing::TestClientError::Rpc(e) if e.code.0 == -32602),
+            matches!(&err, ferromcp::testing::TestClientError::Rpc(e) if e.code.0 == -32602),
             "{err}"
         );
     }
@@ -902,14 +902,14 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let asked = seen.clone();
     let options = ClientOptions::legacy().with_elicitation(move |p| {
-        if let mcp_server::types::ElicitRequestParams::Form(form) = p {
+        if let ferromcp::types::ElicitRequestParams::Form(form) = p {
             let meta = form.meta.map(|m| m.extra).unwrap_or_default();
             asked.lock().unwrap().push(meta.get("traceparent").cloned());
         }
-        mcp_server::types::ElicitResult::decline()
+        ferromcp::types::ElicitResult::decline()
     });
     let client = o
-        .client(options.with_log_level(mcp_server::types::LoggingLevel::Info))
+        .client(options.with_log_level(ferromcp::types::LoggingLevel::Info))
         .await;
     let answer = traced_call(&client, "confirm", trace).await;
     assert_eq!(answer["content"][0]["text"], "Decline", "{answer}");
@@ -930,7 +930,7 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
         attr(&asking, "mcp.protocol.version").as_deref(),
         Some("2025-11-25")
     );
-    assert!(attr(&asking, "jsonrpc.request.id").is_some_and(|id| id.starts_with("mcp-server-")));
+    assert!(attr(&asking, "jsonrpc.request.id").is_some_and(|id| id.starts_with("ferromcp-")));
     assert_eq!(attr(&asking, "error.type"), None);
     assert_eq!(asking.status, opentelemetry::trace::Status::Unset);
     // It ended before the tool call did.
@@ -953,12 +953,12 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
     let client = TestClient::connect(
         &plain,
         ClientOptions::legacy()
-            .with_log_level(mcp_server::types::LoggingLevel::Info)
+            .with_log_level(ferromcp::types::LoggingLevel::Info)
             .with_elicitation(move |p| {
-                if let mcp_server::types::ElicitRequestParams::Form(form) = p {
+                if let ferromcp::types::ElicitRequestParams::Form(form) = p {
                     asked.lock().unwrap().push(form.meta.is_some());
                 }
-                mcp_server::types::ElicitResult::decline()
+                ferromcp::types::ElicitResult::decline()
             }),
     )
     .await
@@ -988,7 +988,7 @@ async fn modern_input_requests_carry_the_server_spans_trace_context() {
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     // The client can be asked (its answers are not needed: one round is enough).
     let asks =
-        || ClientOptions::modern().with_elicitation(|_| mcp_server::types::ElicitResult::decline());
+        || ClientOptions::modern().with_elicitation(|_| ferromcp::types::ElicitResult::decline());
     let client = o.client(asks()).await;
     let result = traced_call(&client, "confirm", trace).await;
     assert_eq!(result["resultType"], "input_required", "{result}");

@@ -6,9 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient};
-use mcp_server::{IntoToolResult, Json as Structured};
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient};
+use ferromcp::{IntoToolResult, Json as Structured};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -24,7 +24,7 @@ type Reply = Result<Json<Summary>, ToolError>;
 
 struct Outputs;
 
-#[mcp_server::server(name = "outputs", version = "1.0.0")]
+#[ferromcp::server(name = "outputs", version = "1.0.0")]
 impl Outputs {
     /// Adds two integers.
     #[tool]
@@ -80,7 +80,7 @@ async fn client(options: ClientOptions) -> TestClient {
     TestClient::connect(&server, options).await.unwrap()
 }
 
-fn schemas(tools: &[mcp_server::types::Tool]) -> std::collections::HashMap<String, Value> {
+fn schemas(tools: &[ferromcp::types::Tool]) -> std::collections::HashMap<String, Value> {
     tools
         .iter()
         .map(|t| {

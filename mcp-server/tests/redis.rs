@@ -16,8 +16,8 @@ mod support {
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::Server;
-use mcp_server::http::{
+use ferromcp::Server;
+use ferromcp::http::{
     HttpOptions, RedisNotificationBus, RedisSessionStore, RedisTaskStore, SharedSessionStore,
 };
 use reqwest::StatusCode;
@@ -66,8 +66,8 @@ fn add_note(server: &Server) {
     server
         .registry()
         .add_resource(
-            mcp_server::types::Resource::new("note://a", "a"),
-            mcp_server::registry::resource_fn(None, |_, _, _| async { "a" }),
+            ferromcp::types::Resource::new("note://a", "a"),
+            ferromcp::registry::resource_fn(None, |_, _, _| async { "a" }),
         )
         .unwrap();
 }
@@ -477,8 +477,8 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
     a_server
         .registry()
         .add_tool(
-            mcp_server::types::Tool::new("added", schema),
-            mcp_server::registry::tool_fn(|_: Value, _| async { "added" }),
+            ferromcp::types::Tool::new("added", schema),
+            ferromcp::registry::tool_fn(|_: Value, _| async { "added" }),
             None,
         )
         .unwrap();
@@ -518,7 +518,7 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
 
 #[tokio::test]
 async fn the_redis_bus_delivers_what_is_published() {
-    use mcp_server::http::NotificationBus;
+    use ferromcp::http::NotificationBus;
     let Some(url) = env("MCP_TEST_REDIS_URL") else {
         return;
     };
@@ -552,11 +552,11 @@ async fn the_redis_bus_delivers_what_is_published() {
         .unwrap();
 }
 
-fn task(id: &str, owner: Option<&str>, ttl: Duration) -> mcp_server::tasks::TaskRecord {
-    let mut r = mcp_server::tasks::TaskRecord::new(
+fn task(id: &str, owner: Option<&str>, ttl: Duration) -> ferromcp::tasks::TaskRecord {
+    let mut r = ferromcp::tasks::TaskRecord::new(
         id,
         owner.map(str::to_owned),
-        mcp_server::ProtocolVersion::V2025_11_25,
+        ferromcp::ProtocolVersion::V2025_11_25,
     );
     r.ttl = Some(ttl);
     // A lease of 20 s: no instance renews these, and they must read as working meanwhile.
@@ -579,8 +579,8 @@ async fn task_stores() -> Option<(RedisTaskStore, RedisTaskStore)> {
 
 #[tokio::test]
 async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
-    use mcp_server::tasks::{TaskOutcome, TaskStore, TaskStoreError};
-    use mcp_server::types::TaskStatus;
+    use ferromcp::tasks::{TaskOutcome, TaskStore, TaskStoreError};
+    use ferromcp::types::TaskStatus;
     let Some((store, other)) = task_stores().await else {
         return;
     };
@@ -660,7 +660,7 @@ async fn task_instance(
     prefix: &str,
     stopped: Arc<std::sync::atomic::AtomicUsize>,
 ) -> (Server, String) {
-    use mcp_server::types::{Tool, ToolExecution, ToolTaskSupport};
+    use ferromcp::types::{Tool, ToolExecution, ToolTaskSupport};
     let tasks = RedisTaskStore::connect(url)
         .await
         .unwrap()
@@ -683,7 +683,7 @@ async fn task_instance(
         .registry()
         .add_tool(
             tool("slow"),
-            mcp_server::registry::tool_fn(move |_: Value, ctx: mcp_server::Context| {
+            ferromcp::registry::tool_fn(move |_: Value, ctx: ferromcp::Context| {
                 let stopped = stopped.clone();
                 async move {
                     let token = ctx.cancellation_token();
@@ -703,13 +703,13 @@ async fn task_instance(
         .registry()
         .add_tool(
             tool("confirm"),
-            mcp_server::registry::tool_fn(|_: Value, ctx: mcp_server::Context| async move {
+            ferromcp::registry::tool_fn(|_: Value, ctx: ferromcp::Context| async move {
                 ctx.begin_task().await;
                 let schema = serde_json::from_value(json!({
                     "type": "object", "properties": {"ok": {"type": "boolean"}}
                 }))
                 .unwrap();
-                let params = mcp_server::types::ElicitRequestFormParams::new("Sure?", schema);
+                let params = ferromcp::types::ElicitRequestFormParams::new("Sure?", schema);
                 match ctx.elicit_form(params).await {
                     Ok(answer) => format!("{:?}", answer.action),
                     Err(e) => e.to_string(),
@@ -722,7 +722,7 @@ async fn task_instance(
         .registry()
         .add_tool(
             tool("quick"),
-            mcp_server::registry::tool_fn(|_: Value, _| async { "quick result" }),
+            ferromcp::registry::tool_fn(|_: Value, _| async { "quick result" }),
             None,
         )
         .unwrap();
@@ -868,8 +868,8 @@ async fn until_heard(server: &Server, stream: &mut reqwest::Response) -> Vec<Val
         server
             .registry()
             .add_tool(
-                mcp_server::types::Tool::new(format!("extra-{n}"), schema.clone()),
-                mcp_server::registry::tool_fn(|_: Value, _| async { "extra" }),
+                ferromcp::types::Tool::new(format!("extra-{n}"), schema.clone()),
+                ferromcp::registry::tool_fn(|_: Value, _| async { "extra" }),
                 None,
             )
             .unwrap();
@@ -945,8 +945,8 @@ async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
     server
         .registry()
         .add_tool(
-            mcp_server::types::Tool::new("steps", schema),
-            mcp_server::registry::tool_fn(|_: Value, ctx: mcp_server::Context| async move {
+            ferromcp::types::Tool::new("steps", schema),
+            ferromcp::registry::tool_fn(|_: Value, ctx: ferromcp::Context| async move {
                 for step in 1..=3 {
                     ctx.progress(f64::from(step), Some(3.0), None).await;
                     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -1187,7 +1187,7 @@ async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
 
 /// What every store that keeps streams must do, checked on `store`.
 async fn stream_store_contract(store: &dyn SharedSessionStore) {
-    use mcp_server::http::{MAX_STORED_EVENTS, StreamKind, StreamWrite};
+    use ferromcp::http::{MAX_STORED_EVENTS, StreamKind, StreamWrite};
     let ttl = Duration::from_secs(60);
     let key = "s:ev:t:1".to_owned();
     let event = |n: u64| {
@@ -1253,7 +1253,7 @@ async fn stream_store_contract(store: &dyn SharedSessionStore) {
 
 #[tokio::test]
 async fn stream_stores_keep_the_latest_events_in_order_and_expire() {
-    stream_store_contract(&mcp_server::http::InMemorySharedSessionStore::new()).await;
+    stream_store_contract(&ferromcp::http::InMemorySharedSessionStore::new()).await;
     let Some(url) = env("MCP_TEST_REDIS_URL") else {
         return;
     };
@@ -1264,8 +1264,8 @@ async fn stream_stores_keep_the_latest_events_in_order_and_expire() {
 
 #[tokio::test]
 async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
-    use mcp_server::tasks::{TaskOutcome, TaskStore};
-    use mcp_server::types::TaskStatus;
+    use ferromcp::tasks::{TaskOutcome, TaskStore};
+    use ferromcp::types::TaskStatus;
     let Some((runner, other)) = task_stores().await else {
         return;
     };

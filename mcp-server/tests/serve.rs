@@ -8,10 +8,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::Server;
-use mcp_server::http::HttpOptions;
-use mcp_server::registry::tool_fn;
-use mcp_server::types::Tool;
+use ferromcp::Server;
+use ferromcp::http::HttpOptions;
+use ferromcp::registry::tool_fn;
+use ferromcp::types::Tool;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

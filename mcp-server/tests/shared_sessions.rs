@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
+use ferromcp::http::{InMemorySharedSessionStore, SharedSessionStore, StoreFuture};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::http::{InMemorySharedSessionStore, SharedSessionStore, StoreFuture};
 use serde_json::Value;
 use support::replica::instance;
 use tower::ServiceExt;

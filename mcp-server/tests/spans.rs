@@ -7,13 +7,13 @@ mod support {
     pub mod log;
 }
 
-use mcp_server::prelude::*;
-use mcp_server::testing::{ClientOptions, TestClient};
+use ferromcp::prelude::*;
+use ferromcp::testing::{ClientOptions, TestClient};
 use serde_json::json;
 
 struct Calc;
 
-#[mcp_server::server(name = "calc")]
+#[ferromcp::server(name = "calc")]
 impl Calc {
     /// Adds two integers.
     #[tool]

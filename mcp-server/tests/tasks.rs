@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_server::registry::tool_fn;
-use mcp_server::testing::{ClientOptions, TestClient, TestClientError};
-use mcp_server::types::{
+use ferromcp::registry::tool_fn;
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::types::{
     ElicitRequestFormParams, ElicitResult, TASKS_EXTENSION, Tool, ToolExecution, ToolTaskSupport,
 };
-use mcp_server::{Context, Server, ToolError};
+use ferromcp::{Context, Server, ToolError};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
@@ -41,7 +41,7 @@ struct Probe {
     cancelled: Arc<AtomicBool>,
 }
 
-fn serve(builder: mcp_server::ServerBuilder) -> (Server, Probe) {
+fn serve(builder: ferromcp::ServerBuilder) -> (Server, Probe) {
     let server = builder.page_size(2).build();
     let probe = Probe {
         gate: Arc::new(Semaphore::new(0)),
@@ -132,7 +132,7 @@ fn serve(builder: mcp_server::ServerBuilder) -> (Server, Probe) {
     (server, probe)
 }
 
-fn builder() -> mcp_server::ServerBuilder {
+fn builder() -> ferromcp::ServerBuilder {
     Server::builder("tasks-test", "1.0.0")
 }
 
@@ -543,7 +543,7 @@ async fn without_task_tools_the_extensions_methods_are_not_found() {
         .registry()
         .add_tool(
             tool("plain", None),
-            mcp_server::registry::tool_fn(|_: Value, _| async { "ok" }),
+            ferromcp::registry::tool_fn(|_: Value, _| async { "ok" }),
             None,
         )
         .unwrap();
@@ -657,7 +657,7 @@ fn listen(
     task_ids: Value,
 ) -> tokio::task::JoinHandle<Result<Value, TestClientError>> {
     let client = client.clone();
-    let id = mcp_server::jsonrpc::RequestId::String(id.into());
+    let id = ferromcp::jsonrpc::RequestId::String(id.into());
     tokio::spawn(async move {
         let params = json!({"notifications": {"taskIds": task_ids}});
         client

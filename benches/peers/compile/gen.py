@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the same stdio server with 50 varied tools twice, for the compile-time comparison
-(benches/peers/README.md): ours/src/main.rs with our macros (`#[mcp_server::server]`, tool
+(benches/peers/README.md): ours/src/main.rs with our macros (`#[ferromcp::server]`, tool
 arguments as parameters) and rmcp/src/main.rs with rmcp's (`#[tool_router]`, one
 `Parameters<…Args>` struct per tool, which is how rmcp takes arguments). Both get the same
 names, argument names and types, doc comments, annotations, bodies and result types
@@ -87,8 +87,8 @@ def tools():
 
 
 def ours():
-    out = [HEADER + SHARED_TYPES + "\nuse mcp_server::prelude::*;\n\nstruct Many;\n",
-           '#[mcp_server::server(name = "many")]\nimpl Many {']
+    out = [HEADER + SHARED_TYPES + "\nuse ferromcp::prelude::*;\n\nstruct Many;\n",
+           '#[ferromcp::server(name = "many")]\nimpl Many {']
     for i, name, args, result, body, is_async, (annotation, _) in tools():
         docs = "\n".join(f"    /// * `{a}` - {d}" for a, _, d in args)
         params = ", ".join(f"{a}: {t}" for a, t, _ in args)

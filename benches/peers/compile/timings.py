@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-MACROS = {"ours": "mcp-macros", "rmcp": "rmcp-macros", "deps": "(no SDK)"}
+MACROS = {"ours": "ferromcp-macros", "rmcp": "rmcp-macros", "deps": "(no SDK)"}
 # Crates a derive or attribute macro pulls in; built only because some macro needs them.
 MACRO_DEPS = {"syn", "quote", "proc-macro2", "darling", "darling_core", "darling_macro",
               "serde_derive", "schemars_derive", "tokio-macros", "pin-project-internal",

@@ -26,8 +26,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_server::prelude::*;
-use mcp_server::types::{
+use ferromcp::prelude::*;
+use ferromcp::types::{
     AudioContent, CreateMessageRequestParams, ElicitRequestFormParams, EmbeddedResource,
     SamplingMessage, TextResourceContents,
 };
@@ -52,7 +52,7 @@ use fixtures::{PNG, WAV, image, json_schema_2020_12};
 
 struct Everything;
 
-#[mcp_server::server(name = "mcp-rust-sdk-everything", version = "1.0.0")]
+#[ferromcp::server(name = "mcp-rust-sdk-everything", version = "1.0.0")]
 impl Everything {
     /// Returns a simple text response.
     #[tool]
@@ -552,8 +552,8 @@ impl Everything {
         name = "static-binary",
         mime_type = "image/png"
     )]
-    fn static_binary(&self) -> Result<mcp_server::types::BlobResourceContents, ResourceError> {
-        let mut blob = mcp_server::types::BlobResourceContents::new("test://static-binary", PNG);
+    fn static_binary(&self) -> Result<ferromcp::types::BlobResourceContents, ResourceError> {
+        let mut blob = ferromcp::types::BlobResourceContents::new("test://static-binary", PNG);
         blob.mime_type = Some("image/png".into());
         Ok(blob)
     }
@@ -646,8 +646,8 @@ impl Everything {
 
 fn build(
     keys: Result<Option<Vec<Vec<u8>>>, String>,
-    telemetry: Option<mcp_server::otel::Telemetry>,
-    tasks: Option<mcp_server::http::RedisTaskStore>,
+    telemetry: Option<ferromcp::otel::Telemetry>,
+    tasks: Option<ferromcp::http::RedisTaskStore>,
 ) -> Result<Server, String> {
     let mut builder = Server::with_handler(Everything).telemetry(telemetry);
     if let Some(tasks) = tasks {
@@ -679,7 +679,7 @@ async fn main() -> ExitCode {
         return usage();
     };
     // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(metrics.as_deref()).await {
+    let otel = match ferromcp::otel::Otel::from_env_serving_metrics(metrics.as_deref()).await {
         Ok(otel) => otel,
         Err(e) => return fail(e),
     };

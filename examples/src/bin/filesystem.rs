@@ -31,9 +31,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use mcp_server::prelude::*;
-use mcp_server::types::{EmbeddedResource, TextOrBlobResourceContents};
-use mcp_server::{Era, HandlerError, IntoReadResult};
+use ferromcp::prelude::*;
+use ferromcp::types::{EmbeddedResource, TextOrBlobResourceContents};
+use ferromcp::{Era, HandlerError, IntoReadResult};
 use serde::Serialize;
 
 #[path = "filesystem/path_guard.rs"]
@@ -62,7 +62,7 @@ pub struct Filesystem {
 pub fn server(
     roots: Vec<AllowedRoot>,
     allow_write: bool,
-) -> Result<Server, mcp_server::registry::RegistryError> {
+) -> Result<Server, ferromcp::registry::RegistryError> {
     server_with_telemetry(roots, allow_write, None)
 }
 
@@ -74,8 +74,8 @@ pub fn server(
 pub fn server_with_telemetry(
     roots: Vec<AllowedRoot>,
     allow_write: bool,
-    telemetry: Option<mcp_server::otel::Telemetry>,
-) -> Result<Server, mcp_server::registry::RegistryError> {
+    telemetry: Option<ferromcp::otel::Telemetry>,
+) -> Result<Server, ferromcp::registry::RegistryError> {
     let server = Server::with_handler(Filesystem { roots })
         .telemetry(telemetry)
         .build()?;
@@ -188,7 +188,7 @@ pub struct Matches {
     pub truncated: bool,
 }
 
-#[mcp_server::server(
+#[ferromcp::server(
     name = "filesystem",
     version = "1.0.0",
     instructions = "Files under the allowed directories. Paths are absolute or relative to the first allowed directory; resources are file:/// URIs of absolute paths."
@@ -511,8 +511,7 @@ async fn main() -> ExitCode {
         .collect();
     tracing::info!(roots = ?dirs, allow_write = args.allow_write, "filesystem serving");
     // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await
-    {
+    let otel = match ferromcp::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await {
         Ok(otel) => otel,
         Err(e) => {
             eprintln!("filesystem: {e}");

@@ -1,5 +1,5 @@
 //! The smallest honest MCP server: three tools, a resource and a prompt.
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 /// Summary statistics of a list of numbers.
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -13,7 +13,7 @@ struct Stats {
 /// The server: each method below is a tool, a resource or a prompt.
 pub struct Quickstart;
 
-#[mcp_server::server(name = "quickstart")]
+#[ferromcp::server(name = "quickstart")]
 impl Quickstart {
     /// Adds two integers.
     #[tool(read_only)]
@@ -65,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
 
     // OTLP export of spans and metrics when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing.
-    let otel = mcp_server::otel::Otel::from_env()?;
+    let otel = ferromcp::otel::Otel::from_env()?;
     let server = Server::with_handler(Quickstart)
         .telemetry(otel.telemetry())
         .build()?;

@@ -11,7 +11,7 @@
 //! `--metrics` serves Prometheus text at `/metrics` on its own address; with
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -31,7 +31,7 @@ const NOTES: [(&str, &str); 3] = [
 /// The server: each annotated method below is one tool, resource template or completion.
 pub struct Showcase;
 
-#[mcp_server::server(
+#[ferromcp::server(
     name = "showcase",
     title = "Showcase",
     instructions = "Call greet to be greeted by name; call report for a long-running report \
@@ -114,7 +114,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err(USAGE.into()),
     };
     // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = mcp_server::otel::Otel::from_env_serving_metrics(metrics).await?;
+    let otel = ferromcp::otel::Otel::from_env_serving_metrics(metrics).await?;
     let server = Server::with_handler(Showcase)
         .telemetry(otel.telemetry())
         .build()?;

@@ -43,8 +43,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_server::prelude::*;
-use mcp_server::types::{EmbeddedResource, TextResourceContents};
+use ferromcp::prelude::*;
+use ferromcp::types::{EmbeddedResource, TextResourceContents};
 use serde_json::Value;
 
 #[path = "sql-explorer/check.rs"]
@@ -105,7 +105,7 @@ pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
 pub async fn server_with_telemetry(
     db: Database,
     max_rows: usize,
-    telemetry: Option<mcp_server::otel::Telemetry>,
+    telemetry: Option<ferromcp::otel::Telemetry>,
 ) -> Result<Server, String> {
     let policy = db.policy().await.map_err(|e| e.0)?;
     Server::with_handler(SqlExplorer {
@@ -119,10 +119,10 @@ pub async fn server_with_telemetry(
 }
 
 fn query_output_schema() -> Value {
-    Value::Object(mcp_server::schema::output_schema_for::<QueryResult>())
+    Value::Object(ferromcp::schema::output_schema_for::<QueryResult>())
 }
 
-#[mcp_server::server(
+#[ferromcp::server(
     name = "sql-explorer",
     version = "1.0.0",
     title = "SQL explorer",
@@ -299,8 +299,7 @@ async fn main() -> ExitCode {
         }
     };
     // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = match mcp_server::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await
-    {
+    let otel = match ferromcp::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await {
         Ok(otel) => otel,
         Err(e) => {
             eprintln!("sql-explorer: {e}");

@@ -1,6 +1,6 @@
 //! Helpers shared by the examples' in-process tests.
 
-use mcp_server::testing::{ClientOptions, TestClientError};
+use ferromcp::testing::{ClientOptions, TestClientError};
 
 /// A client of each era, and whether it is the modern one.
 pub fn eras() -> [(ClientOptions, bool); 2] {

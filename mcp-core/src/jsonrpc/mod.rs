@@ -12,7 +12,7 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_core::jsonrpc::{parse, Incoming, Message, RequestId};
+//! use ferromcp_core::jsonrpc::{parse, Incoming, Message, RequestId};
 //!
 //! let incoming = parse(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).unwrap();
 //! let Incoming::Single(Message::Request(req)) = incoming else { panic!() };

@@ -10,7 +10,7 @@ use crate::error::ErrorObject;
 /// # Examples
 ///
 /// ```
-/// use mcp_core::jsonrpc::{RequestId, WireRequest};
+/// use ferromcp_core::jsonrpc::{RequestId, WireRequest};
 ///
 /// let req = WireRequest::new(RequestId::Number(1), "ping", None::<&()>);
 /// assert_eq!(serde_json::to_string(&req).unwrap(), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
@@ -44,7 +44,7 @@ impl<'a, P: ?Sized> WireRequest<'a, P> {
 /// # Examples
 ///
 /// ```
-/// use mcp_core::jsonrpc::WireNotification;
+/// use ferromcp_core::jsonrpc::WireNotification;
 ///
 /// let n = WireNotification::new("notifications/tools/list_changed", None::<&()>);
 /// assert_eq!(
@@ -78,7 +78,7 @@ impl<'a, P: ?Sized> WireNotification<'a, P> {
 /// # Examples
 ///
 /// ```
-/// use mcp_core::jsonrpc::{RequestId, WireResponse};
+/// use ferromcp_core::jsonrpc::{RequestId, WireResponse};
 ///
 /// let (id, result) = (RequestId::from("a"), serde_json::json!({}));
 /// let r = WireResponse::new(&id, &result);
@@ -109,8 +109,8 @@ impl<'a, R: ?Sized> WireResponse<'a, R> {
 /// # Examples
 ///
 /// ```
-/// use mcp_core::error::{ErrorCode, ErrorObject};
-/// use mcp_core::jsonrpc::WireErrorResponse;
+/// use ferromcp_core::error::{ErrorCode, ErrorObject};
+/// use ferromcp_core::jsonrpc::WireErrorResponse;
 ///
 /// let e = ErrorObject::new(ErrorCode::PARSE_ERROR, "parse error");
 /// assert_eq!(

@@ -31,7 +31,7 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 /// use serde_json::json;
 ///
 /// let value = json!({"text": "line one\nline \"two\"", "n": [1, 2.5, null]});
-/// let text = mcp_core::jsonrpc::to_string(&value).unwrap();
+/// let text = ferromcp_core::jsonrpc::to_string(&value).unwrap();
 /// assert_eq!(text, serde_json::to_string(&value).unwrap());
 /// ```
 #[inline]

@@ -15,7 +15,7 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_core::types::{InvalidParamsError, UnsupportedProtocolVersionError};
+//! use ferromcp_core::types::{InvalidParamsError, UnsupportedProtocolVersionError};
 //!
 //! let e: InvalidParamsError =
 //!     serde_json::from_str(r#"{"code":-32602,"message":"Invalid cursor"}"#).unwrap();

@@ -245,8 +245,8 @@ impl RequestMetaObject {
     /// # Examples
     ///
     /// ```
-    /// use mcp_core::types::RequestMetaObject;
-    /// use mcp_core::ProtocolVersion;
+    /// use ferromcp_core::types::RequestMetaObject;
+    /// use ferromcp_core::ProtocolVersion;
     ///
     /// let meta: RequestMetaObject = serde_json::from_str(r#"{
     ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -24,7 +24,7 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_core::types::{CallToolRequest, McpRequest};
+//! use ferromcp_core::types::{CallToolRequest, McpRequest};
 //!
 //! let req: CallToolRequest = serde_json::from_str(
 //!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}"#,

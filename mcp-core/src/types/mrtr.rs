@@ -178,7 +178,7 @@ pub type InputResponses = BTreeMap<String, InputResponse>;
 /// # Examples
 ///
 /// ```
-/// use mcp_core::types::{ElicitRequestFormParams, InputRequiredResult};
+/// use ferromcp_core::types::{ElicitRequestFormParams, InputRequiredResult};
 ///
 /// let result = InputRequiredResult::new()
 ///     .with_input_request("confirm", ElicitRequestFormParams::new("Proceed?", Default::default()))
@@ -298,7 +298,7 @@ pub struct InputResponseRequestParams {
 /// # Examples
 ///
 /// ```
-/// use mcp_core::types::{CallToolResult, MrtrResult};
+/// use ferromcp_core::types::{CallToolResult, MrtrResult};
 ///
 /// let r: MrtrResult<CallToolResult> =
 ///     serde_json::from_str(r#"{"resultType":"input_required","requestState":"s"}"#).unwrap();

@@ -49,7 +49,7 @@ pub enum IncludeContext {
 /// # Examples
 ///
 /// ```
-/// use mcp_core::types::{CreateMessageRequestParams, SamplingMessage};
+/// use ferromcp_core::types::{CreateMessageRequestParams, SamplingMessage};
 ///
 /// let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Hi")], 100);
 /// assert_eq!(

@@ -15,7 +15,7 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_core::uri_template::{UriTemplate, Value};
+//! use ferromcp_core::uri_template::{UriTemplate, Value};
 //!
 //! let t: UriTemplate = "repo://{owner}/{repo}/issues{?state,labels}".parse()?;
 //! assert_eq!(t.variables().collect::<Vec<_>>(), ["owner", "repo", "state", "labels"]);
@@ -38,7 +38,7 @@
 //! let err = UriTemplate::parse("file:///{path").unwrap_err();
 //! assert_eq!(err.offset(), 8);
 //! assert_eq!(err.to_string(), "unclosed expression: the `{` at byte 8 has no matching `}`");
-//! # Ok::<(), mcp_core::uri_template::UriTemplateError>(())
+//! # Ok::<(), ferromcp_core::uri_template::UriTemplateError>(())
 //! ```
 //!
 //! # Syntax
@@ -217,7 +217,7 @@ impl UriTemplate {
     /// `vars` does not define are undefined; so are empty lists and maps.
     ///
     /// ```
-    /// use mcp_core::uri_template::{UriTemplate, Value};
+    /// use ferromcp_core::uri_template::{UriTemplate, Value};
     /// use std::collections::HashMap;
     ///
     /// let t = UriTemplate::parse("file:///{+path}{?rev}")?;
@@ -227,7 +227,7 @@ impl UriTemplate {
     /// vars.insert("path", Value::from("a b/c"));
     /// vars.insert("rev", Value::from(vec!["1", "2"]));
     /// assert_eq!(t.expand(&vars), "file:///a%20b/c?rev=1,2");
-    /// # Ok::<(), mcp_core::uri_template::UriTemplateError>(())
+    /// # Ok::<(), ferromcp_core::uri_template::UriTemplateError>(())
     /// ```
     pub fn expand<V: Vars + ?Sized>(&self, vars: &V) -> String {
         let mut out = String::with_capacity(self.source.len() + 16);
@@ -245,7 +245,7 @@ impl UriTemplate {
     /// time; see the [module documentation](self#matching) for the rules.
     ///
     /// ```
-    /// use mcp_core::uri_template::UriTemplate;
+    /// use ferromcp_core::uri_template::UriTemplate;
     ///
     /// let t = UriTemplate::parse("file:///{+path}")?;
     /// let m = t.matches("file:///home/me/My%20Notes.md").unwrap();
@@ -254,7 +254,7 @@ impl UriTemplate {
     /// let t = UriTemplate::parse("test://template/{id}/data")?;
     /// assert_eq!(t.matches("test://template/42/data").unwrap().get_str("id"), Some("42"));
     /// assert!(t.matches("test://template/4/2/data").is_none());
-    /// # Ok::<(), mcp_core::uri_template::UriTemplateError>(())
+    /// # Ok::<(), ferromcp_core::uri_template::UriTemplateError>(())
     /// ```
     pub fn matches(&self, uri: &str) -> Option<Match> {
         self.match_metered(uri, &mut Meter::default())

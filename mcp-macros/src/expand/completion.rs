@@ -11,27 +11,27 @@ use crate::model::{CompletionDef, CompletionTarget};
 pub(crate) fn expand(self_ty: &Type, c: &CompletionDef) -> (TokenStream, TokenStream) {
     let m = &c.method;
     let (handler, mut items) = handler_type("Completion", m, self_ty);
-    let on_error = quote!(return ::mcp_server::__private::Vec::new());
+    let on_error = quote!(return ::ferromcp::__private::Vec::new());
     let (lets, call_args) = arguments(m, &on_error, |_, _| quote!(value));
     let call = invoke(self_ty, m, &call_args);
-    let convert = quote_spanned!(output_span(m)=> ::mcp_server::__private::completion(__out));
+    let convert = quote_spanned!(output_span(m)=> ::ferromcp::__private::completion(__out));
     items.extend(quote! {
         #[automatically_derived]
-        impl ::mcp_server::__private::CompletionHandler for #handler {
+        impl ::ferromcp::__private::CompletionHandler for #handler {
             fn complete(
                 &self,
                 value: &str,
-                context: &::mcp_server::__private::BTreeMap<
-                    ::mcp_server::__private::String,
-                    ::mcp_server::__private::String,
+                context: &::ferromcp::__private::BTreeMap<
+                    ::ferromcp::__private::String,
+                    ::ferromcp::__private::String,
                 >,
-                ctx: ::mcp_server::__private::Context,
-            ) -> ::mcp_server::__private::BoxFuture<
-                ::mcp_server::__private::Vec<::mcp_server::__private::String>,
+                ctx: ::ferromcp::__private::Context,
+            ) -> ::ferromcp::__private::BoxFuture<
+                ::ferromcp::__private::Vec<::ferromcp::__private::String>,
             > {
-                let this = ::mcp_server::__private::Arc::clone(&self.0);
-                let value = ::mcp_server::__private::String::from(value);
-                ::mcp_server::__private::Box::pin(async move {
+                let this = ::ferromcp::__private::Arc::clone(&self.0);
+                let value = ::ferromcp::__private::String::from(value);
+                ::ferromcp::__private::Box::pin(async move {
                     #lets
                     let __out = #call;
                     #convert
@@ -40,9 +40,9 @@ pub(crate) fn expand(self_ty: &Type, c: &CompletionDef) -> (TokenStream, TokenSt
         }
     });
     let target = match &c.target {
-        CompletionTarget::Prompt(name) => quote!(::mcp_server::__private::prompt_target(#name)),
+        CompletionTarget::Prompt(name) => quote!(::ferromcp::__private::prompt_target(#name)),
         CompletionTarget::Resource(uri) => {
-            quote!(::mcp_server::__private::template_target(#uri))
+            quote!(::ferromcp::__private::template_target(#uri))
         }
     };
     let argument = &c.argument;
@@ -50,7 +50,7 @@ pub(crate) fn expand(self_ty: &Type, c: &CompletionDef) -> (TokenStream, TokenSt
         registry.add_completion(
             #target,
             #argument,
-            #handler(::mcp_server::__private::Arc::clone(&this)),
+            #handler(::ferromcp::__private::Arc::clone(&this)),
         );
     };
     (items, register)

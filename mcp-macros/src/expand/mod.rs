@@ -1,6 +1,6 @@
 //! From the validated model to Rust: the `McpServer` impl and one hidden handler type per
 //! primitive, inside `const _: () = { ... }`, reaching the runtime only through
-//! `::mcp_server::__private` paths.
+//! `::ferromcp::__private` paths.
 
 mod completion;
 mod prompt;
@@ -57,8 +57,8 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
     let info = server_info(def);
     let instructions = match &def.args.instructions {
         Some(text) => quote! {
-            fn instructions() -> ::mcp_server::__private::Option<&'static str> {
-                ::mcp_server::__private::Option::Some(#text)
+            fn instructions() -> ::ferromcp::__private::Option<&'static str> {
+                ::ferromcp::__private::Option::Some(#text)
             }
         },
         None => TokenStream::new(),
@@ -77,17 +77,17 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
             #items
 
             #[automatically_derived]
-            impl ::mcp_server::__private::McpServer for #self_ty {
+            impl ::ferromcp::__private::McpServer for #self_ty {
                 #info
                 #instructions
 
                 fn register(
-                    this: ::mcp_server::__private::Arc<Self>,
-                    registry: &::mcp_server::__private::Registry,
-                ) -> ::mcp_server::__private::Result<(), ::mcp_server::__private::RegistryError> {
+                    this: ::ferromcp::__private::Arc<Self>,
+                    registry: &::ferromcp::__private::Registry,
+                ) -> ::ferromcp::__private::Result<(), ::ferromcp::__private::RegistryError> {
                     #default_scopes
                     #register
-                    ::mcp_server::__private::Result::Ok(())
+                    ::ferromcp::__private::Result::Ok(())
                 }
             }
         };
@@ -103,7 +103,7 @@ pub(crate) fn require_scopes(kind: &str, key: &str, scopes: &[LitStr]) -> Option
     let kind = Ident::new(kind, Span::call_site());
     Some(quote! {
         registry.require_scopes(
-            ::mcp_server::__private::ScopedItem::#kind(#key),
+            ::ferromcp::__private::ScopedItem::#kind(#key),
             [#(#scopes),*],
         );
     })
@@ -120,8 +120,8 @@ fn server_info(def: &ServerDef) -> TokenStream {
     };
     let title = opt_str(def.args.title.as_ref());
     quote! {
-        fn server_info() -> ::mcp_server::__private::Implementation {
-            ::mcp_server::__private::implementation(#name, #version, #title)
+        fn server_info() -> ::ferromcp::__private::Implementation {
+            ::ferromcp::__private::implementation(#name, #version, #title)
         }
     }
 }
@@ -141,15 +141,15 @@ pub(crate) fn fallback(
             #[doc(hidden)]
             #lints
             const _: () = {
-                impl ::mcp_server::__private::McpServer for #ty {
-                    fn server_info() -> ::mcp_server::__private::Implementation {
-                        ::mcp_server::__private::implementation("", "", ::mcp_server::__private::Option::None)
+                impl ::ferromcp::__private::McpServer for #ty {
+                    fn server_info() -> ::ferromcp::__private::Implementation {
+                        ::ferromcp::__private::implementation("", "", ::ferromcp::__private::Option::None)
                     }
                     fn register(
-                        this: ::mcp_server::__private::Arc<Self>,
-                        registry: &::mcp_server::__private::Registry,
-                    ) -> ::mcp_server::__private::Result<(), ::mcp_server::__private::RegistryError> {
-                        ::mcp_server::__private::Result::Ok(())
+                        this: ::ferromcp::__private::Arc<Self>,
+                        registry: &::ferromcp::__private::Registry,
+                    ) -> ::ferromcp::__private::Result<(), ::ferromcp::__private::RegistryError> {
+                        ::ferromcp::__private::Result::Ok(())
                     }
                 }
             };
@@ -182,16 +182,16 @@ fn with_cfg(cfg: &[Attribute], items: TokenStream) -> TokenStream {
 /// `Some("…")` or `None`.
 pub(crate) fn opt_str(lit: Option<&LitStr>) -> TokenStream {
     match lit {
-        Some(l) => quote!(::mcp_server::__private::Option::Some(#l)),
-        None => quote!(::mcp_server::__private::Option::None),
+        Some(l) => quote!(::ferromcp::__private::Option::Some(#l)),
+        None => quote!(::ferromcp::__private::Option::None),
     }
 }
 
 /// `Some("…")` or `None` from a computed string.
 pub(crate) fn opt_string(s: Option<&String>) -> TokenStream {
     match s {
-        Some(s) => quote!(::mcp_server::__private::Option::Some(#s)),
-        None => quote!(::mcp_server::__private::Option::None),
+        Some(s) => quote!(::ferromcp::__private::Option::Some(#s)),
+        None => quote!(::ferromcp::__private::Option::None),
     }
 }
 
@@ -199,7 +199,7 @@ pub(crate) fn opt_string(s: Option<&String>) -> TokenStream {
 pub(crate) fn handler_type(prefix: &str, method: &Method, self_ty: &Type) -> (Ident, TokenStream) {
     let name = format_ident!("__Mcp{}_{}", prefix, method.ident.unraw());
     let def = quote! {
-        struct #name(::mcp_server::__private::Arc<#self_ty>);
+        struct #name(::ferromcp::__private::Arc<#self_ty>);
     };
     (name, def)
 }
@@ -219,11 +219,11 @@ pub(crate) fn arguments(
                 let x = format_ident!("__x{}", i);
                 let ty = &p.ty;
                 let extract =
-                    quote_spanned!(ty.span()=> ::mcp_server::__private::extract::<#ty>(&ctx));
+                    quote_spanned!(ty.span()=> ::ferromcp::__private::extract::<#ty>(&ctx));
                 lets.extend(quote! {
                     let #x = match #extract {
-                        ::mcp_server::__private::Result::Ok(v) => v,
-                        ::mcp_server::__private::Result::Err(e) => #on_error,
+                        ::ferromcp::__private::Result::Ok(v) => v,
+                        ::ferromcp::__private::Result::Err(e) => #on_error,
                     };
                 });
                 args.push(quote!(#x));
@@ -249,18 +249,18 @@ pub(crate) fn invoke(self_ty: &Type, method: &Method, args: &[TokenStream]) -> T
         let locals: Vec<_> = (0..args.len()).map(|i| format_ident!("__b{}", i)).collect();
         let call = quote_spanned!(span=> <#self_ty>::#ident(#receiver, #(#locals),*));
         let call = if method.is_async {
-            quote_spanned!(span=> ::mcp_server::__private::block_on(#call))
+            quote_spanned!(span=> ::ferromcp::__private::block_on(#call))
         } else {
             call
         };
         return quote_spanned! {span=> {
             #(let #locals = #args;)*
-            ::mcp_server::__private::blocking(move || #call).await
+            ::ferromcp::__private::blocking(move || #call).await
         }};
     }
     let call = quote_spanned!(span=> <#self_ty>::#ident(#receiver, #(#args),*));
     if method.is_async {
-        quote_spanned!(span=> ::mcp_server::__private::send(#call).await)
+        quote_spanned!(span=> ::ferromcp::__private::send(#call).await)
     } else {
         call
     }

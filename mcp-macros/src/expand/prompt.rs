@@ -16,7 +16,7 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
     let mut reads = TokenStream::new();
     let mut specs = Vec::new();
     let mut probes = TokenStream::new();
-    let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
+    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
     let (lets, call_args) = arguments(m, &on_error, |i, param| {
         let ParamKind::Value(v) = &param.kind else {
             return TokenStream::new();
@@ -32,14 +32,14 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
             let ty = &param.ty;
             let probe = quote_spanned! {ty.span()=>
                 {
-                    use ::mcp_server::__private::{
+                    use ::ferromcp::__private::{
                         PromptArgParam as _, PromptExtractParam as _, UnusablePromptParam as _,
                     };
-                    (&&&::mcp_server::__private::PromptParam::<#ty>::new()).ops()
+                    (&&&::ferromcp::__private::PromptParam::<#ty>::new()).ops()
                 }
             };
             probes.extend(quote! {
-                fn #pops() -> ::mcp_server::__private::PromptOps<#ty> {
+                fn #pops() -> ::ferromcp::__private::PromptOps<#ty> {
                     #probe
                 }
                 fn #parg() -> bool {
@@ -50,20 +50,20 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
         let read = match (&v.optional, &v.default) {
             _ if probed => quote!((#handler::#pops().take)(arguments, &ctx, #name)),
             (Some(inner), None) => quote_spanned!(inner.span()=>
-                ::mcp_server::__private::prompt_arg_opt::<#inner>(arguments, #name)),
+                ::ferromcp::__private::prompt_arg_opt::<#inner>(arguments, #name)),
             (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
-                ::mcp_server::__private::prompt_arg_opt::<#inner>(arguments, #name)
+                ::ferromcp::__private::prompt_arg_opt::<#inner>(arguments, #name)
                     .map(|v| v.or_else(|| #default))),
             (None, Some(default)) => {
                 let ty = &param.ty;
                 quote_spanned!(ty.span()=>
-                    ::mcp_server::__private::prompt_arg_opt::<#ty>(arguments, #name)
+                    ::ferromcp::__private::prompt_arg_opt::<#ty>(arguments, #name)
                         .map(|v| v.unwrap_or_else(|| #default)))
             }
             (None, None) => {
                 let ty = &param.ty;
                 quote_spanned!(ty.span()=>
-                    ::mcp_server::__private::prompt_arg::<#ty>(arguments, #name))
+                    ::ferromcp::__private::prompt_arg::<#ty>(arguments, #name))
             }
         };
         reads.extend(quote!(let #var = #read;));
@@ -75,7 +75,7 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
             quote!(|| true)
         };
         specs.push(quote! {
-            ::mcp_server::__private::ArgumentSpec {
+            ::ferromcp::__private::ArgumentSpec {
                 name: #name,
                 description: #description,
                 required: #required,
@@ -85,7 +85,7 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
         quote!(#var?)
     });
     let call = invoke(self_ty, m, &call_args);
-    let convert = quote_spanned!(output_span(m)=> ::mcp_server::__private::prompt_result(__out));
+    let convert = quote_spanned!(output_span(m)=> ::ferromcp::__private::prompt_result(__out));
 
     let name = &p.name.value;
     let title = opt_str(p.title.as_ref());
@@ -93,7 +93,7 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
     items.extend(quote! {
         impl #handler {
             #probes
-            const SPEC: ::mcp_server::__private::PromptSpec = ::mcp_server::__private::PromptSpec {
+            const SPEC: ::ferromcp::__private::PromptSpec = ::ferromcp::__private::PromptSpec {
                 name: #name,
                 title: #title,
                 description: #description,
@@ -102,23 +102,23 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
         }
 
         #[automatically_derived]
-        impl ::mcp_server::__private::PromptHandler for #handler {
+        impl ::ferromcp::__private::PromptHandler for #handler {
             fn get(
                 &self,
-                arguments: &::mcp_server::__private::BTreeMap<
-                    ::mcp_server::__private::String,
-                    ::mcp_server::__private::String,
+                arguments: &::ferromcp::__private::BTreeMap<
+                    ::ferromcp::__private::String,
+                    ::ferromcp::__private::String,
                 >,
-                ctx: ::mcp_server::__private::Context,
-            ) -> ::mcp_server::__private::BoxFuture<
-                ::mcp_server::__private::Result<
-                    ::mcp_server::__private::GetPromptResult,
-                    ::mcp_server::__private::HandlerError,
+                ctx: ::ferromcp::__private::Context,
+            ) -> ::ferromcp::__private::BoxFuture<
+                ::ferromcp::__private::Result<
+                    ::ferromcp::__private::GetPromptResult,
+                    ::ferromcp::__private::HandlerError,
                 >,
             > {
-                let this = ::mcp_server::__private::Arc::clone(&self.0);
+                let this = ::ferromcp::__private::Arc::clone(&self.0);
                 #reads
-                ::mcp_server::__private::Box::pin(async move {
+                ::ferromcp::__private::Box::pin(async move {
                     #lets
                     let __out = #call;
                     #convert
@@ -130,8 +130,8 @@ pub(crate) fn expand(self_ty: &Type, p: &PromptDef) -> (TokenStream, TokenStream
     let scopes = super::require_scopes("Prompt", &p.name.value, &p.scopes);
     let register = quote! {
         registry.add_prompt(
-            ::mcp_server::__private::prompt(&#handler::SPEC),
-            #handler(::mcp_server::__private::Arc::clone(&this)),
+            ::ferromcp::__private::prompt(&#handler::SPEC),
+            #handler(::ferromcp::__private::Arc::clone(&this)),
         )?;
         #scopes
     };

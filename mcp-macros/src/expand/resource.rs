@@ -16,7 +16,7 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
     // Template variables are read before the future starts (`vars` is borrowed) and their
     // errors are raised inside it, in parameter order.
     let mut reads = TokenStream::new();
-    let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
+    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
     let (lets, call_args) = arguments(m, &on_error, |i, p| {
         let ParamKind::Value(v) = &p.kind else {
             return TokenStream::new();
@@ -25,19 +25,19 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
         let name = &v.name.value;
         let read = match (&v.optional, &v.default) {
             (Some(inner), None) => quote_spanned!(inner.span()=>
-                ::mcp_server::__private::uri_var_opt::<#inner>(vars, #name)),
+                ::ferromcp::__private::uri_var_opt::<#inner>(vars, #name)),
             (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
-                ::mcp_server::__private::uri_var_opt::<#inner>(vars, #name)
+                ::ferromcp::__private::uri_var_opt::<#inner>(vars, #name)
                     .map(|v| v.or_else(|| #default))),
             (None, Some(default)) => {
                 let ty = &p.ty;
                 quote_spanned!(ty.span()=>
-                    ::mcp_server::__private::uri_var_opt::<#ty>(vars, #name)
+                    ::ferromcp::__private::uri_var_opt::<#ty>(vars, #name)
                         .map(|v| v.unwrap_or_else(|| #default)))
             }
             (None, None) => {
                 let ty = &p.ty;
-                quote_spanned!(ty.span()=> ::mcp_server::__private::uri_var::<#ty>(vars, #name))
+                quote_spanned!(ty.span()=> ::ferromcp::__private::uri_var::<#ty>(vars, #name))
             }
         };
         reads.extend(quote!(let #var = #read;));
@@ -46,7 +46,7 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
     let call = invoke(self_ty, m, &call_args);
     let mime = opt_str(r.mime_type.as_ref());
     let convert = quote_spanned!(output_span(m)=>
-        ::mcp_server::__private::read_result(__out, &uri, #mime));
+        ::ferromcp::__private::read_result(__out, &uri, #mime));
 
     let uri = &r.uri;
     let name = &r.name.value;
@@ -54,7 +54,7 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
     let description = opt_string(r.description.as_ref());
     items.extend(quote! {
         impl #handler {
-            const SPEC: ::mcp_server::__private::ResourceSpec = ::mcp_server::__private::ResourceSpec {
+            const SPEC: ::ferromcp::__private::ResourceSpec = ::ferromcp::__private::ResourceSpec {
                 uri: #uri,
                 name: #name,
                 title: #title,
@@ -64,22 +64,22 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
         }
 
         #[automatically_derived]
-        impl ::mcp_server::__private::ResourceHandler for #handler {
+        impl ::ferromcp::__private::ResourceHandler for #handler {
             fn read(
                 &self,
                 uri: &str,
-                vars: &::mcp_server::__private::Match,
-                ctx: ::mcp_server::__private::Context,
-            ) -> ::mcp_server::__private::BoxFuture<
-                ::mcp_server::__private::Result<
-                    ::mcp_server::__private::ReadResourceResult,
-                    ::mcp_server::__private::HandlerError,
+                vars: &::ferromcp::__private::Match,
+                ctx: ::ferromcp::__private::Context,
+            ) -> ::ferromcp::__private::BoxFuture<
+                ::ferromcp::__private::Result<
+                    ::ferromcp::__private::ReadResourceResult,
+                    ::ferromcp::__private::HandlerError,
                 >,
             > {
-                let this = ::mcp_server::__private::Arc::clone(&self.0);
-                let uri = ::mcp_server::__private::String::from(uri);
+                let this = ::ferromcp::__private::Arc::clone(&self.0);
+                let uri = ::ferromcp::__private::String::from(uri);
                 #reads
-                ::mcp_server::__private::Box::pin(async move {
+                ::ferromcp::__private::Box::pin(async move {
                     #lets
                     let __out = #call;
                     #convert
@@ -102,8 +102,8 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
     let add = if r.is_template && !unchecked.is_empty() {
         quote! {
             registry.add_resource_template_unchecked(
-                ::mcp_server::__private::resource_template(&#handler::SPEC),
-                #handler(::mcp_server::__private::Arc::clone(&this)),
+                ::ferromcp::__private::resource_template(&#handler::SPEC),
+                #handler(::ferromcp::__private::Arc::clone(&this)),
                 &[#(#unchecked),*],
             )?;
             #scopes
@@ -111,16 +111,16 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
     } else if r.is_template {
         quote! {
             registry.add_resource_template(
-                ::mcp_server::__private::resource_template(&#handler::SPEC),
-                #handler(::mcp_server::__private::Arc::clone(&this)),
+                ::ferromcp::__private::resource_template(&#handler::SPEC),
+                #handler(::ferromcp::__private::Arc::clone(&this)),
             )?;
             #scopes
         }
     } else {
         quote! {
             registry.add_resource(
-                ::mcp_server::__private::resource(&#handler::SPEC),
-                #handler(::mcp_server::__private::Arc::clone(&this)),
+                ::ferromcp::__private::resource(&#handler::SPEC),
+                #handler(::ferromcp::__private::Arc::clone(&this)),
             )?;
             #scopes
         }

@@ -1,5 +1,5 @@
 //! A `#[tool]`: per parameter, a probe deciding by its type's traits whether it is an
-//! argument or an extractor (`mcp_server::__private::Param`); the descriptor (built once per
+//! argument or an extractor (`ferromcp::__private::Param`); the descriptor (built once per
 //! process) and the `ToolHandler` impl.
 
 use proc_macro2::{Group, TokenStream, TokenTree};
@@ -17,7 +17,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
     let params = Params::of(&handler, t);
     items.extend(params.items);
 
-    let on_error = quote!(return ::mcp_server::__private::Result::Err(e));
+    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
     let (lets, call_args) = arguments(m, &on_error, |i, p| match &p.kind {
         ParamKind::Value(_) => format_ident!("__v{}", i).into_token_stream(),
         _ => quote!(__args),
@@ -29,9 +29,9 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
             Some(p) => {
                 let ty = &p.ty;
                 (
-                    quote!(::mcp_server::__private::input_schema_for::<#ty>()),
+                    quote!(::ferromcp::__private::input_schema_for::<#ty>()),
                     quote! {
-                        let __parsed = ::mcp_server::__private::tool_arguments::<#ty>(arguments);
+                        let __parsed = ::ferromcp::__private::tool_arguments::<#ty>(arguments);
                     },
                 )
             }
@@ -39,12 +39,12 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                 let describe = &params.describe;
                 (
                     quote! {{
-                        let mut __schema = ::mcp_server::__private::ArgumentsSchema::new();
+                        let mut __schema = ::ferromcp::__private::ArgumentsSchema::new();
                         #describe
                         __schema.finish()
                     }},
                     quote! {
-                        let __parsed = ::mcp_server::__private::ToolArguments::parse(arguments);
+                        let __parsed = ::ferromcp::__private::ToolArguments::parse(arguments);
                     },
                 )
             }
@@ -61,14 +61,14 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
             _ => None,
         })
         .collect();
-    let convert = quote_spanned!(output_span(m)=> ::mcp_server::__private::tool_result(__out));
+    let convert = quote_spanned!(output_span(m)=> ::ferromcp::__private::tool_result(__out));
 
     let name = &t.name.value;
     let title = opt_str(t.title.as_ref());
     let description = &t.description;
     let flag = |f: &Option<Flag>| match f {
-        Some(Flag { value }) => quote!(::mcp_server::__private::Option::Some(#value)),
-        None => quote!(::mcp_server::__private::Option::None),
+        Some(Flag { value }) => quote!(::ferromcp::__private::Option::Some(#value)),
+        None => quote!(::ferromcp::__private::Option::None),
     };
     let (read_only, destructive, idempotent, open_world) = (
         flag(&t.read_only),
@@ -78,7 +78,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
     );
     let input = match &t.input_schema {
         Some(expr) => quote! {
-            ::mcp_server::__private::raw_schema(#name, "input_schema", #expr)?
+            ::ferromcp::__private::raw_schema(#name, "input_schema", #expr)?
         },
         None => input_default,
     };
@@ -87,48 +87,48 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         m.output.as_ref().and_then(|ty| nameable(ty, self_ty)),
     ) {
         (Some(expr), _) => quote! {
-            tool.output_schema = ::mcp_server::__private::Option::Some(
-                ::mcp_server::__private::raw_schema(#name, "output_schema", #expr)?
+            tool.output_schema = ::ferromcp::__private::Option::Some(
+                ::ferromcp::__private::raw_schema(#name, "output_schema", #expr)?
             );
         },
         // Asked of the return type's `IntoToolResult` impl; a type without one is reported
         // once, by the conversion of the result.
         (None, Some(ty)) => quote! {
             tool.output_schema = {
-                use ::mcp_server::__private::{ConvertibleOutput as _, UnconvertibleOutput as _};
-                (&&::mcp_server::__private::OutputProbe::<#ty>::new()).output_schema()
+                use ::ferromcp::__private::{ConvertibleOutput as _, UnconvertibleOutput as _};
+                (&&::ferromcp::__private::OutputProbe::<#ty>::new()).output_schema()
             };
         },
         (None, None) => TokenStream::new(),
     };
     let meta = t.meta.as_ref().map(|expr| {
         quote! {
-            tool.meta = ::mcp_server::__private::Option::Some(
-                ::mcp_server::__private::meta(#name, #expr)?
+            tool.meta = ::ferromcp::__private::Option::Some(
+                ::ferromcp::__private::meta(#name, #expr)?
             );
         }
     });
     let icons = t.icons.as_ref().map(|expr| {
         quote! {
-            tool.icons = ::mcp_server::__private::Option::Some(#expr);
+            tool.icons = ::ferromcp::__private::Option::Some(#expr);
         }
     });
 
     let task_support = t.task_support.as_ref().map(|support| {
         quote! {
-            tool.execution = ::mcp_server::__private::Option::Some(
-                ::mcp_server::__private::task_support(#support),
+            tool.execution = ::ferromcp::__private::Option::Some(
+                ::ferromcp::__private::task_support(#support),
             );
         }
     });
 
     items.extend(quote! {
         impl #handler {
-            fn descriptor() -> ::mcp_server::__private::Result<
-                ::mcp_server::__private::Arc<::mcp_server::__private::Tool>,
-                ::mcp_server::__private::RegistryError,
+            fn descriptor() -> ::ferromcp::__private::Result<
+                ::ferromcp::__private::Arc<::ferromcp::__private::Tool>,
+                ::ferromcp::__private::RegistryError,
             > {
-                const SPEC: ::mcp_server::__private::ToolSpec = ::mcp_server::__private::ToolSpec {
+                const SPEC: ::ferromcp::__private::ToolSpec = ::ferromcp::__private::ToolSpec {
                     name: #name,
                     title: #title,
                     description: #description,
@@ -137,57 +137,57 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                     idempotent: #idempotent,
                     open_world: #open_world,
                 };
-                static DESCRIPTOR: ::mcp_server::__private::OnceLock<
-                    ::mcp_server::__private::Result<
-                        ::mcp_server::__private::Arc<::mcp_server::__private::Tool>,
-                        ::mcp_server::__private::RegistryError,
+                static DESCRIPTOR: ::ferromcp::__private::OnceLock<
+                    ::ferromcp::__private::Result<
+                        ::ferromcp::__private::Arc<::ferromcp::__private::Tool>,
+                        ::ferromcp::__private::RegistryError,
                     >,
-                > = ::mcp_server::__private::OnceLock::new();
-                ::mcp_server::__private::cached(&DESCRIPTOR, || {
-                    let mut tool = ::mcp_server::__private::tool(&SPEC, #input);
+                > = ::ferromcp::__private::OnceLock::new();
+                ::ferromcp::__private::cached(&DESCRIPTOR, || {
+                    let mut tool = ::ferromcp::__private::tool(&SPEC, #input);
                     #output
                     #meta
                     #icons
                     #task_support
-                    ::mcp_server::__private::Result::Ok(::mcp_server::__private::Arc::new(tool))
+                    ::ferromcp::__private::Result::Ok(::ferromcp::__private::Arc::new(tool))
                 })
             }
         }
 
         #[automatically_derived]
-        impl ::mcp_server::__private::ToolHandler for #handler {
+        impl ::ferromcp::__private::ToolHandler for #handler {
             fn call(
                 &self,
-                arguments: ::mcp_server::__private::Option<&::mcp_server::__private::RawValue>,
-                ctx: ::mcp_server::__private::Context,
-            ) -> ::mcp_server::__private::BoxFuture<
-                ::mcp_server::__private::Result<
-                    ::mcp_server::__private::CallToolResult,
-                    ::mcp_server::__private::HandlerError,
+                arguments: ::ferromcp::__private::Option<&::ferromcp::__private::RawValue>,
+                ctx: ::ferromcp::__private::Context,
+            ) -> ::ferromcp::__private::BoxFuture<
+                ::ferromcp::__private::Result<
+                    ::ferromcp::__private::CallToolResult,
+                    ::ferromcp::__private::HandlerError,
                 >,
             > {
-                let this = ::mcp_server::__private::Arc::clone(&self.0);
+                let this = ::ferromcp::__private::Arc::clone(&self.0);
                 #arguments_in
                 // The arguments are taken here, borrowed from the request, before the
                 // future (which must own what it holds) is made.
                 let __taken = (|| {
                     let mut __args = match __parsed {
-                        ::mcp_server::__private::Result::Ok(args) => args,
-                        ::mcp_server::__private::Result::Err(message) => {
-                            return ::mcp_server::__private::Result::Err(
-                                ::mcp_server::__private::Result::Ok(
-                                    ::mcp_server::__private::CallToolResult::error(message),
+                        ::ferromcp::__private::Result::Ok(args) => args,
+                        ::ferromcp::__private::Result::Err(message) => {
+                            return ::ferromcp::__private::Result::Err(
+                                ::ferromcp::__private::Result::Ok(
+                                    ::ferromcp::__private::CallToolResult::error(message),
                                 ),
                             );
                         }
                     };
                     #takes
-                    ::mcp_server::__private::Result::Ok((#(#taken,)*))
+                    ::ferromcp::__private::Result::Ok((#(#taken,)*))
                 })();
-                ::mcp_server::__private::Box::pin(async move {
+                ::ferromcp::__private::Box::pin(async move {
                     let (#(#taken,)*) = match __taken {
-                        ::mcp_server::__private::Result::Ok(taken) => taken,
-                        ::mcp_server::__private::Result::Err(early) => return early,
+                        ::ferromcp::__private::Result::Ok(taken) => taken,
+                        ::ferromcp::__private::Result::Err(early) => return early,
                     };
                     #lets
                     let __out = #call;
@@ -198,15 +198,15 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
     });
 
     let timeout = match &t.timeout_ms {
-        Some(ms) => quote!(::mcp_server::__private::timeout(#ms)),
-        None => quote!(::mcp_server::__private::Option::None),
+        Some(ms) => quote!(::ferromcp::__private::timeout(#ms)),
+        None => quote!(::ferromcp::__private::Option::None),
     };
     let scopes = super::require_scopes("Tool", &t.name.value, &t.scopes);
     let register = quote! {
-        ::mcp_server::__private::add_tool(
+        ::ferromcp::__private::add_tool(
             registry,
             #handler::descriptor()?,
-            #handler(::mcp_server::__private::Arc::clone(&this)),
+            #handler(::ferromcp::__private::Arc::clone(&this)),
             #timeout,
         )?;
         #scopes
@@ -271,17 +271,17 @@ impl Params {
             let probe = if v.explicit {
                 quote_spanned! {ty.span()=>
                     {
-                        use ::mcp_server::__private::{ArgumentParam as _, MarkedParam as _};
-                        (&&::mcp_server::__private::Param::<#ty>::new()).ops()
+                        use ::ferromcp::__private::{ArgumentParam as _, MarkedParam as _};
+                        (&&::ferromcp::__private::Param::<#ty>::new()).ops()
                     }
                 }
             } else {
                 quote_spanned! {ty.span()=>
                     {
-                        use ::mcp_server::__private::{
+                        use ::ferromcp::__private::{
                             ArgumentParam as _, ExtractorParam as _, UnusableParam as _,
                         };
-                        (&&&::mcp_server::__private::Param::<#ty>::new()).ops()
+                        (&&&::ferromcp::__private::Param::<#ty>::new()).ops()
                     }
                 }
             };
@@ -294,25 +294,25 @@ impl Params {
                         }
                     });
                     (
-                        quote!(::mcp_server::__private::Option::Some(#handler::#d as fn() -> #ty)),
-                        quote!(::mcp_server::__private::Option::Some(
-                            || ::mcp_server::__private::default_json(&#handler::#d())
+                        quote!(::ferromcp::__private::Option::Some(#handler::#d as fn() -> #ty)),
+                        quote!(::ferromcp::__private::Option::Some(
+                            || ::ferromcp::__private::default_json(&#handler::#d())
                         )),
                     )
                 }
                 None => (
-                    quote!(::mcp_server::__private::Option::None),
-                    quote!(::mcp_server::__private::Option::None),
+                    quote!(::ferromcp::__private::Option::None),
+                    quote!(::ferromcp::__private::Option::None),
                 ),
             };
             let name = &v.name.value;
             let description = opt_string(v.description.as_ref());
             let header = opt_str(v.header.as_ref());
             fns.extend(quote! {
-                fn #ops() -> ::mcp_server::__private::ParamOps<#ty> {
+                fn #ops() -> ::ferromcp::__private::ParamOps<#ty> {
                     #probe
                 }
-                const #spec: ::mcp_server::__private::ArgSpec = ::mcp_server::__private::ArgSpec {
+                const #spec: ::ferromcp::__private::ArgSpec = ::ferromcp::__private::ArgSpec {
                     name: #name,
                     description: #description,
                     default: #default_json,
@@ -329,10 +329,10 @@ impl Params {
             });
             takes.extend(quote! {
                 let #var = match (#handler::#ops().take)(&mut __args, &ctx, &#handler::#spec, #default_fn) {
-                    ::mcp_server::__private::Result::Ok(v) => v,
-                    ::mcp_server::__private::Result::Err(e) => {
-                        return ::mcp_server::__private::Result::Err(
-                            ::mcp_server::__private::param_error(e),
+                    ::ferromcp::__private::Result::Ok(v) => v,
+                    ::ferromcp::__private::Result::Err(e) => {
+                        return ::ferromcp::__private::Result::Err(
+                            ::ferromcp::__private::param_error(e),
                         );
                     }
                 };
@@ -347,15 +347,15 @@ impl Params {
             TokenStream::new()
         } else {
             quote! {
-                let mut __known: ::mcp_server::__private::Vec<&'static str> =
-                    ::mcp_server::__private::Vec::new();
+                let mut __known: ::ferromcp::__private::Vec<&'static str> =
+                    ::ferromcp::__private::Vec::new();
                 #known
-                if let ::mcp_server::__private::Result::Err(message) =
+                if let ::ferromcp::__private::Result::Err(message) =
                     __args.refuse_unknown(&__known)
                 {
-                    return ::mcp_server::__private::Result::Err(
-                        ::mcp_server::__private::Result::Ok(
-                            ::mcp_server::__private::CallToolResult::error(message),
+                    return ::ferromcp::__private::Result::Err(
+                        ::ferromcp::__private::Result::Ok(
+                            ::ferromcp::__private::CallToolResult::error(message),
                         ),
                     );
                 }

@@ -56,7 +56,7 @@ impl AudiencePolicy {
 /// # Examples
 ///
 /// ```
-/// use mcp_server::auth::{AudiencePolicy, AuthConfig};
+/// use ferromcp::auth::{AudiencePolicy, AuthConfig};
 ///
 /// let config = AuthConfig::new("https://mcp.example.com/mcp", "https://auth.example.com")
 ///     .unwrap()

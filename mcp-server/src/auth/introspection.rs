@@ -21,9 +21,9 @@ use crate::principal::Principal;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::auth::IntrospectionValidator;
+/// use ferromcp::auth::IntrospectionValidator;
 ///
-/// let validator = IntrospectionValidator::new("https://auth.example.com", "mcp-server", "s3cret")
+/// let validator = IntrospectionValidator::new("https://auth.example.com", "ferromcp", "s3cret")
 ///     .unwrap()
 ///     .cache_ttl(Duration::from_secs(10));
 /// # let _ = validator;

@@ -34,7 +34,7 @@ use crate::principal::Principal;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::auth::{Algorithm, JwtValidator};
+/// use ferromcp::auth::{Algorithm, JwtValidator};
 ///
 /// let validator = JwtValidator::new("https://auth.example.com")
 ///     .unwrap()

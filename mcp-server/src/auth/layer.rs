@@ -47,10 +47,10 @@ const CACHE_CAPACITY: usize = 10_000;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::auth::{AuthConfig, AuthLayer, Principal, TokenError, ValidateFuture};
+/// use ferromcp::auth::{AuthConfig, AuthLayer, Principal, TokenError, ValidateFuture};
 ///
 /// struct OneToken;
-/// impl mcp_server::auth::TokenValidator for OneToken {
+/// impl ferromcp::auth::TokenValidator for OneToken {
 ///     fn validate<'a>(&'a self, token: &'a str) -> ValidateFuture<'a> {
 ///         Box::pin(async move {
 ///             if token != "let-me-in" {

@@ -18,15 +18,15 @@
 //! # Examples
 //!
 //! ```no_run
-//! use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
-//! use mcp_server::http::HttpOptions;
+//! use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator};
+//! use ferromcp::http::HttpOptions;
 //!
-//! # async fn run(server: mcp_server::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn run(server: ferromcp::Server) -> Result<(), Box<dyn std::error::Error>> {
 //! let config = AuthConfig::new("https://mcp.example.com/mcp", "https://auth.example.com")?
 //!     .required_scopes(["mcp"]);
 //! let validator = JwtValidator::new("https://auth.example.com")?;
 //! let options = HttpOptions::default().auth(AuthLayer::new(config, validator));
-//! server.serve_http_with("0.0.0.0:8080", options, mcp_server::http::shutdown_signal()).await?;
+//! server.serve_http_with("0.0.0.0:8080", options, ferromcp::http::shutdown_signal()).await?;
 //! # Ok(())
 //! # }
 //! ```

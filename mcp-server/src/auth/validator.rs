@@ -33,7 +33,7 @@ pub enum TokenError {
 /// # Examples
 ///
 /// ```
-/// use mcp_server::auth::{Principal, TokenError, TokenValidator, ValidateFuture};
+/// use ferromcp::auth::{Principal, TokenError, TokenValidator, ValidateFuture};
 ///
 /// /// Tokens listed in a table, as a test double or for a closed deployment.
 /// struct Table(Vec<(String, Principal)>);

@@ -1,9 +1,9 @@
 //! Input requests to the client — elicitation, sampling, roots — sent as legacy
 //! server-to-client requests or collected as modern-era `inputRequests`.
 
-use mcp_core::Era;
-use mcp_core::error::ErrorObject;
-use mcp_core::types::{
+use ferromcp_core::Era;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestParams, ElicitRequestURLParams, ElicitRequestedSchema, ElicitResult,
     ElicitationCapability, IncludeContext, InputRequest, JSONObject, ListRootsResult, Root,
@@ -12,7 +12,7 @@ use mcp_core::types::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use mcp_core::types::RELATED_TASK_META_KEY;
+use ferromcp_core::types::RELATED_TASK_META_KEY;
 
 use super::{Context, ContextError, Mrtr, TaskLink};
 use crate::sync::lock;

@@ -6,15 +6,15 @@ use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{RequestId, WireNotification};
-use mcp_core::types::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{RequestId, WireNotification};
+use ferromcp_core::types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestURLParams, ElicitResult, Implementation, InputRequest, LoggingLevel,
     LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, RequestMetaObject,
     Root,
 };
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::{Era, ProtocolVersion};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -419,15 +419,15 @@ impl Context {
             .elicit_form(ElicitRequestFormParams::new(message, schema))
             .await?;
         match result.action {
-            mcp_core::types::ElicitAction::Accept => {
+            ferromcp_core::types::ElicitAction::Accept => {
                 let content = serde_json::to_value(result.content.unwrap_or_default())
                     .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
                 serde_json::from_value(content)
                     .map(Elicitation::Accept)
                     .map_err(|e| ContextError::InvalidResponse(e.to_string()))
             }
-            mcp_core::types::ElicitAction::Decline => Ok(Elicitation::Decline),
-            mcp_core::types::ElicitAction::Cancel => Ok(Elicitation::Cancel),
+            ferromcp_core::types::ElicitAction::Decline => Ok(Elicitation::Decline),
+            ferromcp_core::types::ElicitAction::Cancel => Ok(Elicitation::Cancel),
         }
     }
 

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{EnvelopeError, Message, WireErrorResponse};
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{EnvelopeError, Message, WireErrorResponse};
 use tokio::task::JoinSet;
 
 use super::Engine;
@@ -49,7 +49,7 @@ impl Engine {
             match item {
                 Err(e) => {
                     let error = e.to_error_object();
-                    responses[i] = mcp_core::jsonrpc::to_string(&WireErrorResponse::new(
+                    responses[i] = ferromcp_core::jsonrpc::to_string(&WireErrorResponse::new(
                         e.id.as_ref(),
                         &error,
                     ))

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::ProtocolVersion;
-use mcp_core::types::{CacheHints, Implementation};
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::types::{CacheHints, Implementation};
 use serde_json::value::RawValue;
 
 use super::seal::Sealer;
@@ -63,7 +63,7 @@ impl Engine {
         tasks: Tasks,
     ) -> Engine {
         // An `Implementation` is strings and JSON values: it always serializes.
-        let server_info = mcp_core::jsonrpc::to_string(&config.info)
+        let server_info = ferromcp_core::jsonrpc::to_string(&config.info)
             .ok()
             .and_then(|json| RawValue::from_string(json).ok())
             .unwrap_or_else(|| RawValue::NULL.to_owned());

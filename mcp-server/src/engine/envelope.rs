@@ -6,11 +6,11 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 #[cfg(feature = "http")]
-use mcp_core::ProtocolVersion;
-use mcp_core::bytes;
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{Params, Request};
-use mcp_core::types::RequestMetaObject;
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::bytes;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{Params, Request};
+use ferromcp_core::types::RequestMetaObject;
 use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -327,7 +327,7 @@ impl Engine {
 fn may_have_meta(params: &str) -> bool {
     let raw = params.as_bytes();
     // Short params, as most are: found by their rare byte (`_`, the backslash), without
-    // memchr's CPU-feature detection (`mcp_core::bytes`).
+    // memchr's CPU-feature detection (`ferromcp_core::bytes`).
     if raw.len() < bytes::SHORT {
         return bytes::contains(raw, b"\"_meta\"", 1) || bytes::contains(raw, b"\\u", 0);
     }

@@ -11,10 +11,10 @@
 use std::borrow::Cow;
 
 use base64::Engine as _;
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::Request;
-use mcp_core::types::RequestMetaObject;
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::Request;
+use ferromcp_core::types::RequestMetaObject;
+use ferromcp_core::{Era, ProtocolVersion};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -217,7 +217,7 @@ fn validate(
 
 #[cfg(test)]
 mod tests {
-    use mcp_core::jsonrpc::Params;
+    use ferromcp_core::jsonrpc::Params;
 
     use crate::registry::mirrored_params;
 
@@ -265,7 +265,7 @@ mod tests {
         headers: &Sent,
         method: &str,
         params: &Params,
-        tool_schema: Option<&mcp_core::types::JSONObject>,
+        tool_schema: Option<&ferromcp_core::types::JSONObject>,
     ) -> Result<(), ErrorObject> {
         let probe = super::super::envelope::Probe::parse(params.get()).unwrap();
         let mirrored = tool_schema

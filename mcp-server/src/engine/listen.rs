@@ -7,9 +7,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{RequestId, WireNotification};
-use mcp_core::types::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{RequestId, WireNotification};
+use ferromcp_core::types::{
     META_SUBSCRIPTION_ID, SubscriptionFilter, TASK_IDS_FILTER, TASK_NOTIFICATION, TASKS_EXTENSION,
 };
 use serde_json::{Value, json};
@@ -171,7 +171,7 @@ impl Listen {
         if let Value::Object(map) = &mut params {
             map.insert("_meta".into(), self.tag());
         }
-        mcp_core::jsonrpc::to_string(&WireNotification::new(method, Some(&params))).ok()
+        ferromcp_core::jsonrpc::to_string(&WireNotification::new(method, Some(&params))).ok()
     }
 
     /// The acknowledgement, the stream's first message.
@@ -234,7 +234,7 @@ impl Listen {
                         "resultType": "complete",
                         "_meta": { META_SUBSCRIPTION_ID: self.id }
                     });
-                    return mcp_core::jsonrpc::to_string(&mcp_core::jsonrpc::WireResponse::new(&self.id, &result)).ok();
+                    return ferromcp_core::jsonrpc::to_string(&ferromcp_core::jsonrpc::WireResponse::new(&self.id, &result)).ok();
                 }
                 event = self.events.recv() => match event {
                     Ok(event) => {

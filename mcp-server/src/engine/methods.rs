@@ -4,10 +4,12 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use mcp_core::Era;
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::Request;
-use mcp_core::types::{CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference};
+use ferromcp_core::Era;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::Request;
+use ferromcp_core::types::{
+    CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -257,7 +259,7 @@ impl Engine {
             input_responses: p.input_responses.take(),
             request_state: p.request_state.take(),
         };
-        if p.uri.len() > mcp_core::uri_template::MAX_URI_LEN {
+        if p.uri.len() > ferromcp_core::uri_template::MAX_URI_LEN {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
         let Some(found) = self.registry().resource(&p.uri) else {
@@ -293,7 +295,10 @@ impl Engine {
         let driven = match driven {
             Driven::Done(Ok(mut r)) => {
                 if ctx.protocol_version().era() == Era::Modern {
-                    mcp_core::types::Cacheable::set_cache_hints(&mut r, self.config().read_cache);
+                    ferromcp_core::types::Cacheable::set_cache_hints(
+                        &mut r,
+                        self.config().read_cache,
+                    );
                 }
                 Driven::Done(Ok(r))
             }

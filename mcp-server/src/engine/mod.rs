@@ -25,14 +25,14 @@ pub(crate) mod tasks;
 use std::borrow::Borrow;
 use std::sync::Arc;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{Message, Params, Request, RequestId, WireNotification};
-use mcp_core::types::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{Message, Params, Request, RequestId, WireNotification};
+use ferromcp_core::types::{
     DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult, LoggingLevel,
     PromptsCapability, RequestMetaObject, ResourcesCapability, ServerCapabilities,
     SubscriptionsListenRequestParams, ToolsCapability,
 };
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -532,7 +532,7 @@ impl Engine {
                     instructions: self.config().instructions.clone(),
                     ..Default::default()
                 };
-                mcp_core::types::Cacheable::set_cache_hints(
+                ferromcp_core::types::Cacheable::set_cache_hints(
                     &mut result,
                     self.config().discover_cache,
                 );
@@ -592,5 +592,5 @@ pub(crate) fn legacy_notification(
         ),
         _ => return None,
     };
-    mcp_core::jsonrpc::to_string(&WireNotification::new(method, params.as_ref())).ok()
+    ferromcp_core::jsonrpc::to_string(&WireNotification::new(method, params.as_ref())).ok()
 }

@@ -1,10 +1,10 @@
 //! A request's `Context`, and the end of a handler's run: its outcome or override, and for the
 //! modern era the `input_required` round with its sealed `requestState`.
 
-use mcp_core::Era;
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::types::InputRequiredResult;
+use ferromcp_core::Era;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::RequestId;
+use ferromcp_core::types::InputRequiredResult;
 
 use super::seal::{Target, caller_binding};
 use super::*;

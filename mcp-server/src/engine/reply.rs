@@ -1,8 +1,8 @@
 //! What the engine hands back to a transport, and how results become JSON for an era.
 
-use mcp_core::error::{ErrorCode, ErrorObject};
-use mcp_core::jsonrpc::{RequestId, WireErrorResponse, WireResponse};
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::error::{ErrorCode, ErrorObject};
+use ferromcp_core::jsonrpc::{RequestId, WireErrorResponse, WireResponse};
+use ferromcp_core::{Era, ProtocolVersion};
 
 use super::*;
 use crate::meta::Modern;
@@ -65,7 +65,7 @@ impl Status {
 
 impl Response {
     pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Response {
-        let json = mcp_core::jsonrpc::to_string(&WireErrorResponse::new(id, error)).unwrap_or_else(|_| {
+        let json = ferromcp_core::jsonrpc::to_string(&WireErrorResponse::new(id, error)).unwrap_or_else(|_| {
             // An error object always serializes; this is the shape it would have had.
             format!(
                 r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{},"message":"internal error"}}}}"#,
@@ -119,7 +119,7 @@ impl Engine {
         id: &RequestId,
         result: &R,
     ) -> Response {
-        match mcp_core::jsonrpc::to_string(&WireResponse::new(id, result)) {
+        match ferromcp_core::jsonrpc::to_string(&WireResponse::new(id, result)) {
             Ok(json) if json.len() <= self.config().max_response_size => Response {
                 json,
                 status: Status::Ok,

@@ -9,7 +9,7 @@
 
 use std::ops::ControlFlow;
 
-use mcp_core::jsonrpc::Request;
+use ferromcp_core::jsonrpc::Request;
 use serde::Deserialize;
 use tracing::Span;
 use tracing::field::Empty;
@@ -122,7 +122,7 @@ pub(crate) fn member<'a>(params: &'a str, key: &str) -> Member<'a> {
 /// At DEBUG, as tower-http's request spans are: a subscriber at INFO (the examples' default)
 /// would otherwise make and format one for every request, 14k instructions a call in the
 /// quickstart, more than half again what the rest of the call costs, for a span it never
-/// shows unless an event inside it is logged. `RUST_LOG=info,mcp_server=debug` brings it
+/// shows unless an event inside it is logged. `RUST_LOG=info,ferromcp=debug` brings it
 /// back as the context of the handlers' log lines.
 pub(crate) fn request(req: &Request) -> Span {
     let span = tracing::debug_span!(
@@ -197,9 +197,9 @@ pub(crate) use observed::{finish, start};
 /// The OpenTelemetry span and duration sample of a request.
 #[cfg(feature = "otel")]
 mod observed {
-    use mcp_core::ProtocolVersion;
-    use mcp_core::jsonrpc::Request;
-    use mcp_core::types::RequestMetaObject;
+    use ferromcp_core::ProtocolVersion;
+    use ferromcp_core::jsonrpc::Request;
+    use ferromcp_core::types::RequestMetaObject;
     use serde::Deserialize;
     use serde_json::Value;
 

@@ -34,8 +34,8 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_server::otel::{Prometheus, Telemetry};
-//! use mcp_server::prelude::*;
+//! use ferromcp::otel::{Prometheus, Telemetry};
+//! use ferromcp::prelude::*;
 //! use opentelemetry_sdk::metrics::SdkMeterProvider;
 //! use opentelemetry_sdk::trace::SdkTracerProvider;
 //!
@@ -66,7 +66,7 @@ use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
-use mcp_core::ProtocolVersion;
+use ferromcp_core::ProtocolVersion;
 use opentelemetry::metrics::{BoundHistogram, Histogram, MeterProvider};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
@@ -92,7 +92,7 @@ const DURATION_BOUNDARIES: [f64; 14] = [
 /// # Examples
 ///
 /// ```
-/// use mcp_server::otel::Telemetry;
+/// use ferromcp::otel::Telemetry;
 /// use opentelemetry_sdk::metrics::SdkMeterProvider;
 /// use opentelemetry_sdk::trace::SdkTracerProvider;
 ///
@@ -167,7 +167,7 @@ impl std::fmt::Debug for Telemetry {
 }
 
 impl Telemetry {
-    /// Instruments from these providers, under the instrumentation scope `mcp-server` (with
+    /// Instruments from these providers, under the instrumentation scope `ferromcp` (with
     /// this crate's version).
     pub fn new(tracers: &SdkTracerProvider, meters: &impl MeterProvider) -> Telemetry {
         Telemetry::build(Some(tracers), meters)
@@ -182,7 +182,7 @@ impl Telemetry {
     /// # Examples
     ///
     /// ```
-    /// use mcp_server::otel::{Prometheus, Telemetry};
+    /// use ferromcp::otel::{Prometheus, Telemetry};
     /// use opentelemetry_sdk::metrics::SdkMeterProvider;
     ///
     /// let prometheus = Prometheus::new();
@@ -363,8 +363,8 @@ pub(crate) fn add_trace_context(params: &mut serde_json::Value, context: &Contex
 /// `_meta`: a 2026 input request, which the client answers in the call's next round, links
 /// to the server span that asked, as a 2025 server-to-client request does.
 pub(crate) fn input_request_with_trace_context(
-    request: mcp_core::types::InputRequest,
-) -> mcp_core::types::InputRequest {
+    request: ferromcp_core::types::InputRequest,
+) -> ferromcp_core::types::InputRequest {
     let Some(trace) = trace_context() else {
         return request;
     };
@@ -423,7 +423,7 @@ fn known_method(method: &str) -> Option<&'static str> {
 /// What the engine knows of a request when it arrives.
 pub(crate) struct RequestFacts<'a> {
     pub(crate) method: &'a str,
-    pub(crate) id: &'a mcp_core::jsonrpc::RequestId,
+    pub(crate) id: &'a ferromcp_core::jsonrpc::RequestId,
     /// The tool or prompt it names.
     pub(crate) target: Option<Target<'a>>,
     pub(crate) uri: Option<&'a str>,
@@ -492,8 +492,8 @@ fn start_span(
     };
     let mut attributes = shared_attributes(req.method, req.transport, req.target);
     let id = match req.id {
-        mcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
-        mcp_core::jsonrpc::RequestId::String(s) => s.clone(),
+        ferromcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
+        ferromcp_core::jsonrpc::RequestId::String(s) => s.clone(),
     };
     attributes.push(KeyValue::new("jsonrpc.request.id", id));
     if let Some(version) = req.version {
@@ -828,7 +828,7 @@ impl SessionTelemetry {
     pub(crate) fn outgoing(
         &self,
         method: &str,
-        id: &mcp_core::jsonrpc::RequestId,
+        id: &ferromcp_core::jsonrpc::RequestId,
         session_id: Option<&str>,
         version: Option<ProtocolVersion>,
     ) -> Option<OutgoingTelemetry> {
@@ -852,8 +852,10 @@ impl SessionTelemetry {
             });
         };
         let id = match id {
-            mcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
-            mcp_core::jsonrpc::RequestId::String(s) => s.clone(),
+            ferromcp_core::jsonrpc::RequestId::Number(n) => {
+                itoa::Buffer::new().format(*n).to_owned()
+            }
+            ferromcp_core::jsonrpc::RequestId::String(s) => s.clone(),
         };
         let mut attributes = Vec::with_capacity(5);
         attributes.push(KeyValue::new("mcp.method.name", name.clone()));
@@ -991,7 +993,7 @@ impl Drop for SessionTelemetry {
 
 #[cfg(test)]
 mod tests {
-    use mcp_core::jsonrpc::RequestId;
+    use ferromcp_core::jsonrpc::RequestId;
     use opentelemetry_sdk::metrics::SdkMeterProvider;
     use opentelemetry_sdk::trace::{InMemorySpanExporter, SpanData};
 

@@ -75,12 +75,12 @@ pub struct OtelError(pub(super) String);
 /// # Examples
 ///
 /// ```no_run
-/// use mcp_server::otel::Otel;
-/// use mcp_server::prelude::*;
+/// use ferromcp::otel::Otel;
+/// use ferromcp::prelude::*;
 ///
 /// struct Demo;
 ///
-/// #[mcp_server::server]
+/// #[ferromcp::server]
 /// impl Demo {
 ///     /// Adds two integers.
 ///     #[tool]
@@ -300,7 +300,7 @@ impl Otel {
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// use mcp_server::otel::Otel;
+    /// use ferromcp::otel::Otel;
     ///
     /// let otel = Otel::from_env_serving_metrics(Some("127.0.0.1:9464")).await?;
     /// assert!(otel.telemetry().is_some());
@@ -540,7 +540,7 @@ fn protocol_of(env: &Env<'_>, name: &str) -> Result<Option<Transport>, OtelError
         Some("grpc") => Ok(Some(Transport::Grpc)),
         #[cfg(not(feature = "otlp-grpc"))]
         Some("grpc") => Err(OtelError(format!(
-            "{name}: `grpc` needs mcp-server's `otlp-grpc` feature (`http/protobuf` needs none)"
+            "{name}: `grpc` needs ferromcp's `otlp-grpc` feature (`http/protobuf` needs none)"
         ))),
         Some(other) => Err(OtelError(format!(
             "{name}: `{other}` is not supported (give `http/protobuf` or `grpc`)"

@@ -20,7 +20,7 @@ use opentelemetry_sdk::metrics::{InstrumentKind, ManualReader, Pipeline, Tempora
 /// # Examples
 ///
 /// ```
-/// use mcp_server::otel::Prometheus;
+/// use ferromcp::otel::Prometheus;
 /// use opentelemetry::metrics::MeterProvider as _;
 /// use opentelemetry_sdk::metrics::SdkMeterProvider;
 ///
@@ -91,11 +91,11 @@ impl Prometheus {
     ///
     /// ```no_run
     /// # async fn run() -> std::io::Result<()> {
-    /// use mcp_server::otel::Prometheus;
+    /// use ferromcp::otel::Prometheus;
     ///
     /// let prometheus = Prometheus::new();
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:9464").await?;
-    /// mcp_server::http::axum::serve(listener, prometheus.router()).await
+    /// ferromcp::http::axum::serve(listener, prometheus.router()).await
     /// # }
     /// ```
     #[cfg(feature = "http")]

@@ -989,7 +989,7 @@ mod tests {
                 "https://opentelemetry.io/schemas/1.30.0",
             )
             .build();
-        let server = InstrumentationScope::builder("mcp-server")
+        let server = InstrumentationScope::builder("ferromcp")
             .with_version("0.1.0")
             .with_attributes([KeyValue::new("scope.a", 1i64)])
             .build();
@@ -1077,7 +1077,7 @@ mod tests {
     /// resource grew since the room was kept.
     #[test]
     fn the_head_in_its_room_or_before_a_copy() {
-        let scope = InstrumentationScope::builder("mcp-server")
+        let scope = InstrumentationScope::builder("ferromcp")
             .with_version("1")
             .build();
         let mut data = span(&scope, 2, Status::Unset, SpanKind::Server);
@@ -1115,7 +1115,7 @@ mod tests {
     #[test]
     fn a_span_as_the_server_makes_it() {
         let resource = Resource::builder().build();
-        let scope = InstrumentationScope::builder("mcp-server").build();
+        let scope = InstrumentationScope::builder("ferromcp").build();
         let mut data = span(&scope, 6, Status::Unset, SpanKind::Server);
         data.attributes = vec![
             KeyValue::new("mcp.method.name", "tools/call"),
@@ -1166,7 +1166,7 @@ mod tests {
                 })
                 .build();
             let meter = provider.meter_with_scope(
-                InstrumentationScope::builder("mcp-server")
+                InstrumentationScope::builder("ferromcp")
                     .with_version("0.1.0")
                     .with_schema_url("https://opentelemetry.io/schemas/1.30.0")
                     .build(),

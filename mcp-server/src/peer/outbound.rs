@@ -2,7 +2,7 @@
 //! fail. Its own type, so that the session does not depend on `Context`; `Context` turns it
 //! into a [`ContextError`](crate::ContextError).
 
-use mcp_core::error::ErrorObject;
+use ferromcp_core::error::ErrorObject;
 
 /// Why a server-to-client request got no usable answer.
 #[derive(Debug)]

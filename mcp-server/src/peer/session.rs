@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicI64, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_core::ProtocolVersion;
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{RequestId, WireRequest};
-use mcp_core::types::{ClientCapabilities, Implementation, LoggingLevel};
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{RequestId, WireRequest};
+use ferromcp_core::types::{ClientCapabilities, Implementation, LoggingLevel};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -227,7 +227,7 @@ impl LegacySession {
             return Err(OutboundError::Disconnected);
         }
         let id = RequestId::String(format!(
-            "mcp-server-{}",
+            "ferromcp-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed)
         ));
         // With spans, the request has a CLIENT span of its own, whose context its `_meta`
@@ -256,7 +256,7 @@ impl LegacySession {
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
         let text =
-            mcp_core::jsonrpc::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
+            ferromcp_core::jsonrpc::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
                 .map_err(|e| OutboundError::InvalidResponse(e.to_string()))?;
         sink.send(text).await;
         // If this future is dropped (the handler was cancelled) or gives up waiting, the
@@ -325,10 +325,12 @@ impl Drop for Abandon<'_> {
             return;
         }
         let params = serde_json::json!({"requestId": self.id, "reason": "the server no longer needs the answer"});
-        let Ok(text) = mcp_core::jsonrpc::to_string(&mcp_core::jsonrpc::WireNotification::new(
-            "notifications/cancelled",
-            Some(&params),
-        )) else {
+        let Ok(text) =
+            ferromcp_core::jsonrpc::to_string(&ferromcp_core::jsonrpc::WireNotification::new(
+                "notifications/cancelled",
+                Some(&params),
+            ))
+        else {
             return;
         };
         // Nothing is spawned from a destructor: if the destination is full, the client's

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::types::{Prompt, Resource, ResourceTemplate, Tool};
-use mcp_core::uri_template::UriTemplate;
+use ferromcp_core::types::{Prompt, Resource, ResourceTemplate, Tool};
+use ferromcp_core::uri_template::UriTemplate;
 
 use super::mirror::{MirroredParam, mirrored_params};
 use super::{PromptHandler, RegistryError, ResourceHandler, ToolHandler};

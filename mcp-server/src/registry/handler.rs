@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::types::{CallToolResult, GetPromptResult, ReadResourceResult};
-use mcp_core::uri_template::Match;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::{CallToolResult, GetPromptResult, ReadResourceResult};
+use ferromcp_core::uri_template::Match;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
@@ -120,7 +120,7 @@ fn key_at(text: &str, line: usize, column: usize) -> Option<String> {
 /// # Examples
 ///
 /// ```
-/// use mcp_server::registry::tool_fn;
+/// use ferromcp::registry::tool_fn;
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Args { text: String }

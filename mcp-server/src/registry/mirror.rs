@@ -6,7 +6,7 @@
 //! whose annotations break its rules, so a server that listed one would offer a tool that
 //! conforming clients never show. The registry refuses it instead, saying which rule.
 
-use mcp_core::types::JSONObject;
+use ferromcp_core::types::JSONObject;
 use serde_json::Value;
 
 /// A tool parameter mirrored into an `Mcp-Param-*` header.

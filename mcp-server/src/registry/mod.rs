@@ -21,11 +21,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use mcp_core::types::{
+use ferromcp_core::types::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
     Resource, ResourceTemplate, Tool,
 };
-use mcp_core::uri_template::{Match, UriTemplate};
+use ferromcp_core::uri_template::{Match, UriTemplate};
 use tokio::sync::broadcast;
 
 pub use entry::{CompletionTarget, is_valid_tool_name};
@@ -36,7 +36,7 @@ pub(crate) struct FoundResource {
     pub(crate) handler: Arc<dyn ResourceHandler>,
     pub(crate) vars: Match,
     /// The template variables' path check: the handler runs only when it passed.
-    pub(crate) checked: Result<(), mcp_core::error::ErrorObject>,
+    pub(crate) checked: Result<(), ferromcp_core::error::ErrorObject>,
 }
 pub use error::RegistryError;
 pub use handler::{
@@ -476,7 +476,7 @@ impl Registry {
                     .execution
                     .as_ref()
                     .and_then(|e| e.task_support)
-                    .is_some_and(|s| s != mcp_core::types::ToolTaskSupport::Forbidden)
+                    .is_some_and(|s| s != ferromcp_core::types::ToolTaskSupport::Forbidden)
             }),
         }
     }
@@ -512,8 +512,8 @@ pub(crate) struct Offers {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use mcp_core::ProtocolVersion;
-    use mcp_core::types::{CacheHints, CacheScope};
+    use ferromcp_core::ProtocolVersion;
+    use ferromcp_core::types::{CacheHints, CacheScope};
 
     use super::*;
 

@@ -2,9 +2,9 @@
 //! revision, served from the cache, with opaque cursors.
 
 use base64::Engine as _;
-use mcp_core::ProtocolVersion;
-use mcp_core::error::ErrorObject;
-use mcp_core::types::Cacheable;
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::Cacheable;
 use serde_json::value::RawValue;
 
 use super::*;
@@ -35,7 +35,7 @@ impl Registry {
         version: ProtocolVersion,
         cursor: Option<&str>,
         server_info: &RawValue,
-        cache: mcp_core::types::CacheHints,
+        cache: ferromcp_core::types::CacheHints,
         granted: Option<&[String]>,
     ) -> Result<Arc<RawValue>, ErrorObject> {
         let offset = match cursor {
@@ -142,9 +142,9 @@ fn finish<R: WithMeta + Cacheable>(
     mut result: R,
     version: ProtocolVersion,
     server_info: &RawValue,
-    cache: mcp_core::types::CacheHints,
+    cache: ferromcp_core::types::CacheHints,
 ) -> Result<Box<RawValue>, ErrorObject> {
-    let modern = version.era() == mcp_core::Era::Modern;
+    let modern = version.era() == ferromcp_core::Era::Modern;
     if modern {
         result.set_cache_hints(cache);
     }

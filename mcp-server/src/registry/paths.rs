@@ -10,8 +10,8 @@
 //! (`C:`, `C:\…`, `C:/…`). A variable that is not a path, or whose handler confines it
 //! itself, is exempted by name when the template is registered.
 
-use mcp_core::error::ErrorObject;
-use mcp_core::uri_template::{Match, Value};
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::uri_template::{Match, Value};
 
 /// Why `value` is refused as a path, if it is.
 pub(crate) fn refusal(value: &str) -> Option<&'static str> {
@@ -67,7 +67,7 @@ fn first_refusal(value: &Value) -> Option<&'static str> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-    use mcp_core::uri_template::UriTemplate;
+    use ferromcp_core::uri_template::UriTemplate;
 
     use super::*;
 

@@ -96,9 +96,9 @@ impl Registry {
     /// # Examples
     ///
     /// ```
-    /// use mcp_server::registry::ScopedItem;
+    /// use ferromcp::registry::ScopedItem;
     ///
-    /// let server = mcp_server::Server::builder("incidents", "1.0.0").build();
+    /// let server = ferromcp::Server::builder("incidents", "1.0.0").build();
     /// server.registry().require_scopes(ScopedItem::Tool("resolve"), ["incidents:write"]);
     /// ```
     pub fn require_scopes<S: Into<String>>(

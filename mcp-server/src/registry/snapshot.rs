@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::ProtocolVersion;
+use ferromcp_core::ProtocolVersion;
 use serde_json::value::RawValue;
 
 use super::scopes::Scopes;

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::types::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::{
     AudioContent, BlobResourceContents, CallToolResult, ContentBlock, EmbeddedResource,
     GetPromptResult, ImageContent, JSONObject, PromptMessage, ReadResourceResult, ResourceLink,
     TextContent, TextOrBlobResourceContents, TextResourceContents,
@@ -22,7 +22,7 @@ use crate::schema::{output_schema_for, result_schema_for};
 /// # Examples
 ///
 /// ```
-/// use mcp_server::{IntoToolResult, Json};
+/// use ferromcp::{IntoToolResult, Json};
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Sum { value: i64 }
@@ -41,7 +41,7 @@ pub struct Json<T>(pub T);
 /// # Examples
 ///
 /// ```
-/// use mcp_server::{IntoToolResult, ToolError};
+/// use ferromcp::{IntoToolResult, ToolError};
 ///
 /// let r: Result<String, ToolError> = Err(ToolError::new("date must be in the future"));
 /// let result = r.into_tool_result().unwrap();
@@ -276,6 +276,6 @@ mod tests {
         let HandlerError::Rpc(e) = r.into_prompt_result().unwrap_err() else {
             panic!()
         };
-        assert_eq!(e.code, mcp_core::error::ErrorCode::INVALID_PARAMS);
+        assert_eq!(e.code, ferromcp_core::error::ErrorCode::INVALID_PARAMS);
     }
 }

@@ -120,7 +120,7 @@ impl<T: Serialize> IntoReadResult for Json<T> {
         uri: &str,
         mime_type: Option<&str>,
     ) -> Result<ReadResourceResult, HandlerError> {
-        let text = mcp_core::jsonrpc::to_string(&self.0).map_err(|e| {
+        let text = ferromcp_core::jsonrpc::to_string(&self.0).map_err(|e| {
             HandlerError::Rpc(ErrorObject::internal_error(format!(
                 "resource value does not serialize: {e}"
             )))

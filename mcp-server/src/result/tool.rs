@@ -25,7 +25,7 @@ use super::*;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::IntoToolResult;
+/// use ferromcp::IntoToolResult;
 ///
 /// let result = 5_i64.into_tool_result().unwrap();
 /// assert_eq!(result.content[0].as_text(), Some("5"));

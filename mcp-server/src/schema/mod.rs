@@ -11,7 +11,7 @@ use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
-use mcp_core::types::JSONObject;
+use ferromcp_core::types::JSONObject;
 use portable::{Direction, make_portable};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

@@ -8,7 +8,7 @@
 //! plain, optional `T` (absent is `None`; the arguments deserializer never needs a `null`),
 //! while an output may really contain `null`, which is kept as an `anyOf` branch.
 
-use mcp_core::types::JSONObject;
+use ferromcp_core::types::JSONObject;
 use serde_json::{Value, json};
 
 /// Whether a schema describes what a client sends or what the server answers.

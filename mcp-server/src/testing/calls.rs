@@ -98,12 +98,12 @@ impl TestClient {
     /// # Examples
     ///
     /// ```
-    /// use mcp_server::prelude::*;
-    /// use mcp_server::testing::{ClientOptions, TestClient};
+    /// use ferromcp::prelude::*;
+    /// use ferromcp::testing::{ClientOptions, TestClient};
     ///
     /// struct Slow;
     ///
-    /// #[mcp_server::server]
+    /// #[ferromcp::server]
     /// impl Slow {
     ///     /// Works in two steps.
     ///     #[tool]

@@ -2,7 +2,7 @@
 //! sends, in every protocol revision it serves, validated against that revision's official
 //! schema, bundled with this crate.
 
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::{Era, ProtocolVersion};
 use serde_json::{Value, json};
 
 use super::{ClientOptions, TestClient};
@@ -155,8 +155,8 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let server = mcp_server::Server::builder("demo", "1.0.0").build();
-/// mcp_server::testing::assert_conformant(&server).await;
+/// let server = ferromcp::Server::builder("demo", "1.0.0").build();
+/// ferromcp::testing::assert_conformant(&server).await;
 /// # }
 /// ```
 #[allow(

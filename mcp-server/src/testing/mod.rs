@@ -9,10 +9,10 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_server::Server;
-//! use mcp_server::registry::tool_fn;
-//! use mcp_server::testing::{ClientOptions, TestClient};
-//! use mcp_server::types::Tool;
+//! use ferromcp::Server;
+//! use ferromcp::registry::tool_fn;
+//! use ferromcp::testing::{ClientOptions, TestClient};
+//! use ferromcp::types::Tool;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
@@ -32,18 +32,18 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{
     self, Incoming, Message, RequestId, WireErrorResponse, WireRequest, WireResponse,
 };
-use mcp_core::types::{
+use ferromcp_core::types::{
     CallToolResult, ClientCapabilities, CompleteResult, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, GetPromptResult, Implementation,
     InitializeResult, InputRequest, InputRequiredResult, ListRootsResult,
     ProgressNotificationParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Root,
     ServerNotification, Tool,
 };
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::{Era, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -70,7 +70,7 @@ pub struct ClientOptions {
     elicit: Option<Arc<ElicitFn>>,
     sample: Option<Arc<SampleFn>>,
     roots: Option<Vec<Root>>,
-    log_level: Option<mcp_core::types::LoggingLevel>,
+    log_level: Option<ferromcp_core::types::LoggingLevel>,
     extensions: Vec<String>,
     sampling_tools: bool,
     max_rounds: usize,
@@ -107,7 +107,7 @@ impl ClientOptions {
     pub fn version(version: ProtocolVersion) -> Self {
         ClientOptions {
             version,
-            info: Implementation::new("mcp-server-testing", env!("CARGO_PKG_VERSION")),
+            info: Implementation::new("ferromcp-testing", env!("CARGO_PKG_VERSION")),
             elicit: None,
             sample: None,
             roots: None,
@@ -151,7 +151,7 @@ impl ClientOptions {
 
     /// Modern era: asks for log messages at this level and above on every request. (Legacy
     /// era: use `logging/setLevel` through [`TestClient::request`].)
-    pub fn with_log_level(mut self, level: mcp_core::types::LoggingLevel) -> Self {
+    pub fn with_log_level(mut self, level: ferromcp_core::types::LoggingLevel) -> Self {
         self.log_level = Some(level);
         self
     }
@@ -369,13 +369,13 @@ impl TestClient {
     /// # Examples
     ///
     /// ```
-    /// use mcp_server::prelude::*;
-    /// use mcp_server::testing::{ClientOptions, TestClient};
-    /// use mcp_server::types::{LoggingLevel, ServerNotification};
+    /// use ferromcp::prelude::*;
+    /// use ferromcp::testing::{ClientOptions, TestClient};
+    /// use ferromcp::types::{LoggingLevel, ServerNotification};
     ///
     /// struct Chatty;
     ///
-    /// #[mcp_server::server]
+    /// #[ferromcp::server]
     /// impl Chatty {
     ///     /// Logs, then answers.
     ///     #[tool]

@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message, WireErrorResponse};
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message, WireErrorResponse};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
@@ -96,7 +96,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         if unsearched.is_empty() {
             return None;
         }
-        let Some(at) = mcp_core::bytes::find(b'\n', unsearched) else {
+        let Some(at) = ferromcp_core::bytes::find(b'\n', unsearched) else {
             self.searched = self.buf.len() - self.start;
             return None;
         };
@@ -170,13 +170,14 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     fn line_ready(&self) -> bool {
         let from = self.start + self.searched;
         let unsearched = self.buf.get(from..).unwrap_or_default();
-        !unsearched.is_empty() && mcp_core::bytes::find(b'\n', unsearched).is_some()
+        !unsearched.is_empty() && ferromcp_core::bytes::find(b'\n', unsearched).is_some()
     }
 }
 
 fn envelope_error(e: &EnvelopeError) -> String {
     let error = e.to_error_object();
-    mcp_core::jsonrpc::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).unwrap_or_default()
+    ferromcp_core::jsonrpc::to_string(&WireErrorResponse::new(e.id.as_ref(), &error))
+        .unwrap_or_default()
 }
 
 /// The output side, written by the serving loop itself: responses of requests answered on
@@ -331,7 +332,7 @@ where
                     engine.config().max_message_size
                 ));
                 out.write(
-                    &mcp_core::jsonrpc::to_string(&WireErrorResponse::new(None, &e))
+                    &ferromcp_core::jsonrpc::to_string(&WireErrorResponse::new(None, &e))
                         .unwrap_or_default(),
                 )
                 .await;
@@ -655,7 +656,7 @@ mod listen_tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use mcp_core::jsonrpc::{self, Incoming, Message};
+    use ferromcp_core::jsonrpc::{self, Incoming, Message};
     use tokio_util::sync::CancellationToken;
 
     use crate::engine::Reply;

@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::Server;
-use mcp_server::http::{HttpOptions, Principal, SharedSessionStore};
-use mcp_server::registry::tool_fn;
-use mcp_server::types::Tool;
+use ferromcp::Server;
+use ferromcp::http::{HttpOptions, Principal, SharedSessionStore};
+use ferromcp::registry::tool_fn;
+use ferromcp::types::Tool;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcp_server::Server;
+use ferromcp::Server;
 
 /// The `requestState` keys replicas share: `MCP_REQUEST_STATE_KEYS`, hex keys separated by
 /// commas, the first sealing and every one opening (rotation: put the new key first, drop
@@ -74,9 +74,9 @@ pub(crate) fn parse_args(args: &[String]) -> Option<(Option<HttpArgs>, Option<St
 /// With `--redis`, the store the replicas share their tasks in.
 pub(crate) async fn task_store(
     http: Option<&HttpArgs>,
-) -> Result<Option<mcp_server::http::RedisTaskStore>, String> {
+) -> Result<Option<ferromcp::http::RedisTaskStore>, String> {
     match http.and_then(|h| h.redis.as_deref()) {
-        Some(url) => mcp_server::http::RedisTaskStore::connect(url)
+        Some(url) => ferromcp::http::RedisTaskStore::connect(url)
             .await
             .map(Some)
             .map_err(|e| format!("--redis {url}: {e}")),
@@ -86,15 +86,15 @@ pub(crate) async fn task_store(
 
 /// Serves HTTP; with an issuer, behind an `AuthLayer` accepting any scope.
 pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Result<()> {
-    let mut options = mcp_server::http::HttpOptions::default();
+    let mut options = ferromcp::http::HttpOptions::default();
     if let Some(url) = &http.redis {
         // Several replicas behind a load balancer share legacy sessions and change
         // notifications through Redis.
         let unreachable = |e| std::io::Error::new(std::io::ErrorKind::ConnectionRefused, e);
-        let store = mcp_server::http::RedisSessionStore::connect(url)
+        let store = ferromcp::http::RedisSessionStore::connect(url)
             .await
             .map_err(unreachable)?;
-        let bus = mcp_server::http::RedisNotificationBus::connect(url)
+        let bus = ferromcp::http::RedisNotificationBus::connect(url)
             .await
             .map_err(unreachable)?;
         options = options
@@ -102,12 +102,12 @@ pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Resu
             .notification_bus(std::sync::Arc::new(bus));
     }
     if let Some(issuer) = &http.issuer {
-        use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
+        use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator};
         let audience = http
             .audience
             .clone()
             .unwrap_or_else(|| format!("http://{}/mcp", http.addr));
-        let invalid = |e: mcp_server::auth::AuthConfigError| {
+        let invalid = |e: ferromcp::auth::AuthConfigError| {
             std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
         };
         let config = AuthConfig::new(audience, issuer).map_err(invalid)?;
@@ -115,6 +115,6 @@ pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Resu
         options = options.auth(AuthLayer::new(config, validator));
     }
     server
-        .serve_http_with(http.addr, options, mcp_server::http::shutdown_signal())
+        .serve_http_with(http.addr, options, ferromcp::http::shutdown_signal())
         .await
 }

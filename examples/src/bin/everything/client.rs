@@ -1,8 +1,8 @@
 //! Asking the client: the requested schema of an elicitation, the one-field question the
 //! input-required tools ask, and the answers of sampling and elicitation as text.
 
-use mcp_server::prelude::{Context, ContextError};
-use mcp_server::types::{ElicitRequestFormParams, ElicitRequestedSchema};
+use ferromcp::prelude::{Context, ContextError};
+use ferromcp::types::{ElicitRequestFormParams, ElicitRequestedSchema};
 use serde_json::{Value, json};
 
 pub(super) fn schema(value: Value) -> ElicitRequestedSchema {
@@ -10,7 +10,7 @@ pub(super) fn schema(value: Value) -> ElicitRequestedSchema {
 }
 
 /// The `text` of the first text block of a sampling result.
-pub(super) fn sampled_text(result: &mcp_server::types::CreateMessageResult) -> String {
+pub(super) fn sampled_text(result: &ferromcp::types::CreateMessageResult) -> String {
     result
         .content
         .blocks()
@@ -25,7 +25,7 @@ pub(super) fn sampled_text(result: &mcp_server::types::CreateMessageResult) -> S
         .unwrap_or_default()
 }
 
-pub(super) fn elicited(result: &mcp_server::types::ElicitResult) -> String {
+pub(super) fn elicited(result: &ferromcp::types::ElicitResult) -> String {
     serde_json::to_string(result).unwrap_or_default()
 }
 

@@ -2,9 +2,9 @@
 //! start-up, and the toggles behind `test_trigger_tool_change` and
 //! `test_trigger_prompt_change`.
 
-use mcp_server::prelude::Server;
-use mcp_server::registry::{prompt_fn, resource_fn, tool_fn};
-use mcp_server::types::{Prompt, Resource, Tool};
+use ferromcp::prelude::Server;
+use ferromcp::registry::{prompt_fn, resource_fn, tool_fn};
+use ferromcp::types::{Prompt, Resource, Tool};
 use serde_json::{Value, json};
 
 pub(super) fn toggle_dynamic_tool(server: &Server) {

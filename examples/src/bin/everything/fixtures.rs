@@ -1,7 +1,7 @@
 //! What the fixture returns and publishes: a tiny image and audio clip, and the input
 //! schemas written out by hand.
 
-use mcp_server::prelude::ImageContent;
+use ferromcp::prelude::ImageContent;
 use serde_json::{Value, json};
 
 /// A 1×1 transparent PNG.

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 use super::postgres::Postgres;
 use super::sqlite::Sqlite;
@@ -247,7 +247,7 @@ pub(super) async fn serve_http(server: &Server, addr: &str, args: &Args) -> std:
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let url = format!("http://{local}/mcp");
-    let mut options = mcp_server::http::HttpOptions::default();
+    let mut options = ferromcp::http::HttpOptions::default();
     if let Some(issuer) = &args.auth_issuer {
         options = options.auth(auth_layer(
             issuer,
@@ -256,7 +256,7 @@ pub(super) async fn serve_http(server: &Server, addr: &str, args: &Args) -> std:
     }
     println!("{}", connect_help(&url, args));
     server
-        .serve_http_on(listener, options, mcp_server::http::shutdown_signal())
+        .serve_http_on(listener, options, ferromcp::http::shutdown_signal())
         .await
 }
 
@@ -266,9 +266,9 @@ pub(super) async fn serve_http(server: &Server, addr: &str, args: &Args) -> std:
 /// # Errors
 ///
 /// A URL is not https (or http on loopback).
-pub fn auth_layer(issuer: &str, audience: &str) -> std::io::Result<mcp_server::auth::AuthLayer> {
-    use mcp_server::auth::{AuthConfig, AuthLayer, JwtValidator};
-    let invalid = |e: mcp_server::auth::AuthConfigError| {
+pub fn auth_layer(issuer: &str, audience: &str) -> std::io::Result<ferromcp::auth::AuthLayer> {
+    use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator};
+    let invalid = |e: ferromcp::auth::AuthConfigError| {
         std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
     };
     let config = AuthConfig::new(audience, issuer)

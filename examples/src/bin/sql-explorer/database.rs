@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

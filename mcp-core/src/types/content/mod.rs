@@ -10,7 +10,7 @@
 //! `type` exactly once.
 //!
 //! ```
-//! use mcp_core::types::{ContentBlock, TextContent};
+//! use ferromcp_core::types::{ContentBlock, TextContent};
 //!
 //! let text: TextContent = serde_json::from_str(r#"{"type":"text","text":"hi"}"#).unwrap();
 //! assert_eq!(serde_json::to_string(&text).unwrap(), r#"{"type":"text","text":"hi"}"#);

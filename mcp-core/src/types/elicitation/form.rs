@@ -52,7 +52,7 @@ impl ElicitRequestFormParams {
 /// # Examples
 ///
 /// ```
-/// use mcp_core::types::{BooleanSchema, ElicitRequestedSchema, StringSchema};
+/// use ferromcp_core::types::{BooleanSchema, ElicitRequestedSchema, StringSchema};
 ///
 /// let schema = ElicitRequestedSchema::new()
 ///     .with_required_property("name", StringSchema::default())

@@ -10,7 +10,7 @@ use crate::types::JSONObject;
 /// # Examples
 ///
 /// ```
-/// use mcp_core::types::ClientCapabilities;
+/// use ferromcp_core::types::ClientCapabilities;
 ///
 /// let caps: ClientCapabilities = serde_json::from_str(r#"{"elicitation": {}, "roots": {}}"#).unwrap();
 /// assert!(caps.supports_elicitation_form());

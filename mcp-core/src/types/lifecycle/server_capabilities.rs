@@ -10,7 +10,7 @@ use crate::types::JSONObject;
 /// # Examples
 ///
 /// ```
-/// use mcp_core::types::{ServerCapabilities, ToolsCapability};
+/// use ferromcp_core::types::{ServerCapabilities, ToolsCapability};
 ///
 /// let caps = ServerCapabilities {
 ///     tools: Some(ToolsCapability { list_changed: Some(true), ..Default::default() }),

@@ -16,7 +16,7 @@
 //! # Examples
 //!
 //! ```
-//! use mcp_core::types::{ClientRequest, ServerResult};
+//! use ferromcp_core::types::{ClientRequest, ServerResult};
 //!
 //! let req: ClientRequest = serde_json::from_str(
 //!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#,

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
-use mcp_core::error::ErrorObject;
-use mcp_core::types::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::{
     CallToolResult, ClientCapabilities, CreateTaskExtensionResult, CreateTaskResult,
     TASKS_EXTENSION, TaskMetadata, TaskStatus, TaskStatusNotificationParams, ToolTaskSupport,
     WireResult,
 };
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::{Era, ProtocolVersion};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
@@ -112,7 +112,7 @@ impl Engine {
     pub(in crate::engine) async fn call_as_task(
         &self,
         scope: &Scope<'_>,
-        request_id: &mcp_core::jsonrpc::RequestId,
+        request_id: &ferromcp_core::jsonrpc::RequestId,
         sink: &Sink,
         cancel: &CancellationToken,
         tool: &ToolEntry,
@@ -224,7 +224,7 @@ impl Engine {
         }
     }
 
-    fn panicked(&self, id: &mcp_core::jsonrpc::RequestId) -> Reply {
+    fn panicked(&self, id: &ferromcp_core::jsonrpc::RequestId) -> Reply {
         Reply::Response(Response::error(
             Some(id),
             &ErrorObject::internal_error("the tool handler panicked"),
@@ -390,7 +390,7 @@ impl Engine {
                 meta: None,
                 task: legacy_task(&record, None),
             };
-            let note = mcp_core::jsonrpc::WireNotification::new(
+            let note = ferromcp_core::jsonrpc::WireNotification::new(
                 "notifications/tasks/status",
                 Some(&params),
             );

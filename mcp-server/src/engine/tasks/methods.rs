@@ -3,13 +3,13 @@
 
 use std::time::SystemTime;
 
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::Request;
-use mcp_core::types::{
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::Request;
+use ferromcp_core::types::{
     EmptyResult, GetTaskResult, ListTasksResult, PaginatedRequestParams, RELATED_TASK_META_KEY,
     TASKS_EXTENSION, TaskRequestParams, TaskStatus, UpdateTaskRequestParams,
 };
-use mcp_core::{Era, ProtocolVersion};
+use ferromcp_core::{Era, ProtocolVersion};
 use serde_json::Value;
 
 use super::super::{Engine, Reply, Response, Scope, parse_params};
@@ -165,7 +165,7 @@ impl Engine {
                         .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
                     found.push((record.id, task));
                 }
-                Err(e) if e.code == mcp_core::error::ErrorCode::INVALID_PARAMS => {}
+                Err(e) if e.code == ferromcp_core::error::ErrorCode::INVALID_PARAMS => {}
                 // One task the store failed to read is left out, not the whole request.
                 Err(e) => tracing::warn!(task = %id, error = %e.message, "cannot read a task"),
             }

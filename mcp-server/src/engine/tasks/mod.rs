@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_core::types::{DetailedTaskResult, Task, TaskState, TaskStatus};
+use ferromcp_core::types::{DetailedTaskResult, Task, TaskState, TaskStatus};
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -142,7 +142,8 @@ impl Tasks {
 
     /// Tells the listen streams that a 2026 task changed; costs nothing when none listens.
     fn announce(&self, record: &TaskRecord, running: Option<&Running>) {
-        if record.version.era() != mcp_core::Era::Modern || self.changes.receiver_count() == 0 {
+        if record.version.era() != ferromcp_core::Era::Modern || self.changes.receiver_count() == 0
+        {
             return;
         }
         let Ok(task) = serde_json::to_value(detailed(record, running)) else {
@@ -189,16 +190,16 @@ impl Tasks {
 /// What a server with task-capable tools declares: the 2025-11-25 `tasks` capability, or
 /// the 2026 extension.
 pub(crate) fn capability(
-    era: mcp_core::Era,
+    era: ferromcp_core::Era,
 ) -> (
-    Option<mcp_core::types::ServerTasksCapability>,
-    Option<mcp_core::types::CapabilityMap>,
+    Option<ferromcp_core::types::ServerTasksCapability>,
+    Option<ferromcp_core::types::CapabilityMap>,
 ) {
-    use mcp_core::types::{
+    use ferromcp_core::types::{
         ServerTaskRequestsCapability, ServerTasksCapability, TaskToolsCapability,
     };
     match era {
-        mcp_core::Era::Legacy => (
+        ferromcp_core::Era::Legacy => (
             Some(ServerTasksCapability {
                 list: Some(Default::default()),
                 cancel: Some(Default::default()),
@@ -213,11 +214,11 @@ pub(crate) fn capability(
             }),
             None,
         ),
-        mcp_core::Era::Modern => (
+        ferromcp_core::Era::Modern => (
             None,
             Some(
                 [(
-                    mcp_core::types::TASKS_EXTENSION.to_owned(),
+                    ferromcp_core::types::TASKS_EXTENSION.to_owned(),
                     Default::default(),
                 )]
                 .into_iter()
@@ -228,10 +229,12 @@ pub(crate) fn capability(
 }
 
 /// A new task id: 128 bits from the OS CSPRNG, in hex.
-fn new_id() -> Result<String, mcp_core::error::ErrorObject> {
+fn new_id() -> Result<String, ferromcp_core::error::ErrorObject> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| {
-        mcp_core::error::ErrorObject::internal_error(format!("no randomness for a task id: {e}"))
+        ferromcp_core::error::ErrorObject::internal_error(format!(
+            "no randomness for a task id: {e}"
+        ))
     })?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

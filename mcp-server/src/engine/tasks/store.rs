@@ -7,9 +7,9 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use mcp_core::ProtocolVersion;
-use mcp_core::error::ErrorObject;
-use mcp_core::types::TaskStatus;
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::TaskStatus;
 use serde_json::Value;
 
 use crate::sync::lock;
@@ -241,9 +241,9 @@ impl MemoryTaskStore {
     /// # Examples
     ///
     /// ```
-    /// use mcp_server::tasks::MemoryTaskStore;
+    /// use ferromcp::tasks::MemoryTaskStore;
     ///
-    /// let server = mcp_server::Server::builder("reports", "1.0.0")
+    /// let server = ferromcp::Server::builder("reports", "1.0.0")
     ///     .task_store(MemoryTaskStore::new(50_000))
     ///     .build();
     /// # let _ = server;

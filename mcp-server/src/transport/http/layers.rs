@@ -12,10 +12,10 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::response::Response;
+use ferromcp_core::error::ErrorObject;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::Limited;
-use mcp_core::error::ErrorObject;
 use tower::{Layer, Service};
 
 use super::origin::{Guard, HostPolicy, OriginPolicy};
@@ -84,7 +84,7 @@ where
 /// # Examples
 ///
 /// ```
-/// use mcp_server::http::{HostOriginLayer, HostPolicy, OriginPolicy};
+/// use ferromcp::http::{HostOriginLayer, HostPolicy, OriginPolicy};
 ///
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/health", axum::routing::get(|| async { "ok" }))
@@ -135,7 +135,7 @@ pub(crate) struct BodyLimit(pub(crate) usize);
 /// # Examples
 ///
 /// ```
-/// use mcp_server::http::BodyLimitLayer;
+/// use ferromcp::http::BodyLimitLayer;
 ///
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/upload", axum::routing::post(|body: String| async move { body.len().to_string() }))
@@ -192,7 +192,7 @@ pub(crate) struct JsonPost;
 /// # Examples
 ///
 /// ```
-/// use mcp_server::http::MediaTypeLayer;
+/// use ferromcp::http::MediaTypeLayer;
 ///
 /// let app: axum::Router = axum::Router::new()
 ///     .route("/rpc", axum::routing::post(|body: String| async move { body }))

@@ -17,7 +17,7 @@ use super::shared::SharedSessionStore;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::http::{HostPolicy, HttpOptions};
+/// use ferromcp::http::{HostPolicy, HttpOptions};
 ///
 /// let options = HttpOptions::default()
 ///     .allowed_hosts(HostPolicy::Allow(vec!["mcp.example.com".into()]))

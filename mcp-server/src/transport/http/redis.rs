@@ -84,12 +84,12 @@ impl Redis {
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use mcp_server::http::{HttpOptions, RedisSessionStore};
+/// use ferromcp::http::{HttpOptions, RedisSessionStore};
 ///
-/// # async fn run(server: mcp_server::Server) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn run(server: ferromcp::Server) -> Result<(), Box<dyn std::error::Error>> {
 /// let sessions = RedisSessionStore::connect("redis://10.0.0.5:6379").await?;
 /// let options = HttpOptions::default().shared_sessions(Arc::new(sessions));
-/// server.serve_http_with("0.0.0.0:8080", options, mcp_server::http::shutdown_signal()).await?;
+/// server.serve_http_with("0.0.0.0:8080", options, ferromcp::http::shutdown_signal()).await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -281,14 +281,14 @@ impl SharedSessionStore for RedisSessionStore {
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use mcp_server::http::{HttpOptions, RedisNotificationBus, RedisSessionStore};
+/// use ferromcp::http::{HttpOptions, RedisNotificationBus, RedisSessionStore};
 ///
-/// # async fn run(server: mcp_server::Server) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn run(server: ferromcp::Server) -> Result<(), Box<dyn std::error::Error>> {
 /// let url = "redis://10.0.0.5:6379";
 /// let options = HttpOptions::default()
 ///     .shared_sessions(Arc::new(RedisSessionStore::connect(url).await?))
 ///     .notification_bus(Arc::new(RedisNotificationBus::connect(url).await?));
-/// server.serve_http_with("0.0.0.0:8080", options, mcp_server::http::shutdown_signal()).await?;
+/// server.serve_http_with("0.0.0.0:8080", options, ferromcp::http::shutdown_signal()).await?;
 /// # Ok(())
 /// # }
 /// ```

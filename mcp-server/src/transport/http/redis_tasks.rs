@@ -3,9 +3,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_core::ProtocolVersion;
-use mcp_core::error::ErrorObject;
-use mcp_core::types::TaskStatus;
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::TaskStatus;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -103,11 +103,11 @@ const STOPPED: &str = "the server instance running this task stopped before it f
 /// # Examples
 ///
 /// ```no_run
-/// use mcp_server::http::RedisTaskStore;
+/// use ferromcp::http::RedisTaskStore;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let tasks = RedisTaskStore::connect("redis://10.0.0.5:6379").await?;
-/// let server = mcp_server::Server::builder("reports", "1.0.0").task_store(tasks).build();
+/// let server = ferromcp::Server::builder("reports", "1.0.0").task_store(tasks).build();
 /// # Ok(())
 /// # }
 /// ```

@@ -3,10 +3,10 @@
 
 use axum::body::Body;
 use axum::response::Response;
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{EnvelopeError, RequestId, WireErrorResponse};
 use http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderValue, StatusCode};
-use mcp_core::error::ErrorObject;
-use mcp_core::jsonrpc::{EnvelopeError, RequestId, WireErrorResponse};
 
 use super::sse::SseBody;
 use crate::engine::Status;
@@ -21,7 +21,8 @@ pub(crate) fn json(status: StatusCode, json: String) -> Response {
 }
 
 pub(crate) fn error(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> Response {
-    let body = mcp_core::jsonrpc::to_string(&WireErrorResponse::new(id, error)).unwrap_or_default();
+    let body =
+        ferromcp_core::jsonrpc::to_string(&WireErrorResponse::new(id, error)).unwrap_or_default();
     json(status, body)
 }
 

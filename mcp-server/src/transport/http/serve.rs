@@ -44,8 +44,8 @@ use crate::engine::Engine;
 /// # Examples
 ///
 /// ```no_run
-/// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
-/// use mcp_server::http::{HttpOptions, shutdown_signal};
+/// # async fn run(server: ferromcp::Server) -> std::io::Result<()> {
+/// use ferromcp::http::{HttpOptions, shutdown_signal};
 ///
 /// server.serve_http_with("127.0.0.1:8080", HttpOptions::default(), shutdown_signal()).await
 /// # }

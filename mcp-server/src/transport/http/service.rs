@@ -9,8 +9,8 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
 use axum::routing::post;
+use ferromcp_core::jsonrpc::RequestId;
 use http::{HeaderValue, Request, StatusCode};
-use mcp_core::jsonrpc::RequestId;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -29,7 +29,7 @@ use crate::engine::Engine;
 use crate::engine::headers::Headers;
 use crate::peer::session::ConnectionEra;
 use crate::peer::sink::Sink;
-use mcp_core::error::ErrorObject;
+use ferromcp_core::error::ErrorObject;
 
 /// The endpoint's shared state.
 pub(crate) struct Endpoint {
@@ -230,7 +230,7 @@ impl Endpoint {
             return reply::error(
                 StatusCode::NOT_ACCEPTABLE,
                 None,
-                &mcp_core::error::ErrorObject::invalid_request(
+                &ferromcp_core::error::ErrorObject::invalid_request(
                     "Not Acceptable: the GET stream is text/event-stream",
                 ),
             );

@@ -98,7 +98,7 @@ impl HttpSession {
         self.conn
             .session()
             .and_then(|s| s.negotiated())
-            .is_some_and(|n| n.version >= mcp_core::ProtocolVersion::V2025_11_25)
+            .is_some_and(|n| n.version >= ferromcp_core::ProtocolVersion::V2025_11_25)
     }
 
     pub(crate) fn touch(&self) {

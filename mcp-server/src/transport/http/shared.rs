@@ -17,9 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::response::Response;
-use mcp_core::ProtocolVersion;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::types::{ClientCapabilities, Implementation};
+use ferromcp_core::ProtocolVersion;
+use ferromcp_core::jsonrpc::RequestId;
+use ferromcp_core::types::{ClientCapabilities, Implementation};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 

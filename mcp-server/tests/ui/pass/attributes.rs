@@ -7,7 +7,7 @@ mod bare {
     // No import at all: `#[server]` treats the method attributes as its own.
     pub(crate) struct Bare;
 
-    #[mcp_server::server]
+    #[ferromcp::server]
     impl Bare {
         /// Adds.
         #[tool]
@@ -42,11 +42,11 @@ mod bare {
 
 mod explicit {
     // An explicit import stays used (no `unused_imports` under `deny(warnings)`).
-    use mcp_server::tool;
+    use ferromcp::tool;
 
     pub(crate) struct Explicit;
 
-    #[mcp_server::server]
+    #[ferromcp::server]
     impl Explicit {
         /// Echoes.
         #[tool]
@@ -59,7 +59,7 @@ mod explicit {
 mod conditional {
     pub(crate) struct Conditional;
 
-    #[mcp_server::server]
+    #[ferromcp::server]
     impl Conditional {
         /// On every platform.
         #[tool]
@@ -91,10 +91,10 @@ mod conditional {
 }
 
 fn main() {
-    let server = mcp_server::Server::new(bare::Bare).unwrap();
+    let server = ferromcp::Server::new(bare::Bare).unwrap();
     assert_eq!(server.registry().tool_names(), ["add"]);
-    let server = mcp_server::Server::new(explicit::Explicit).unwrap();
+    let server = ferromcp::Server::new(explicit::Explicit).unwrap();
     assert_eq!(server.registry().tool_names(), ["echo"]);
-    let server = mcp_server::Server::new(conditional::Conditional).unwrap();
+    let server = ferromcp::Server::new(conditional::Conditional).unwrap();
     assert_eq!(server.registry().tool_names(), ["always", "kept"]);
 }

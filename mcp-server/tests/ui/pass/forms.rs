@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use mcp_server::extract::{FromContext, State};
-use mcp_server::{Context, Json, Server, ToolError};
+use ferromcp::extract::{FromContext, State};
+use ferromcp::{Context, Json, Server, ToolError};
 
 struct Config {
     greeting: &'static str,
@@ -13,45 +13,45 @@ struct Config {
 struct Caller(String);
 
 impl FromContext for Caller {
-    fn from_context(ctx: &Context) -> Result<Self, mcp_server::error::ErrorObject> {
+    fn from_context(ctx: &Context) -> Result<Self, ferromcp::error::ErrorObject> {
         Ok(Caller(ctx.client_info().map_or_else(String::new, |i| i.name.clone())))
     }
 }
 
 struct Forms;
 
-// Paths instead of the prelude: `#[mcp_server::tool]` and friends are recognised too.
-#[mcp_server::server]
+// Paths instead of the prelude: `#[ferromcp::tool]` and friends are recognised too.
+#[ferromcp::server]
 impl Forms {
     /// Sync, `&self`, extractors first and last.
-    #[mcp_server::tool]
+    #[ferromcp::tool]
     fn greet(&self, config: State<Config>, name: String, #[extract] caller: Caller) -> String {
         format!("{} {name} ({})", config.greeting, caller.0)
     }
 
     /// Async with `Arc<Self>` and a structured result.
-    #[mcp_server::tool(title = "Size", read_only, destructive = false, idempotent, open_world = false)]
+    #[ferromcp::tool(title = "Size", read_only, destructive = false, idempotent, open_world = false)]
     async fn size(self: Arc<Self>, text: String) -> Result<Json<usize>, ToolError> {
         Ok(Json(text.len()))
     }
 
     /// Nothing to return.
-    #[mcp_server::tool(description = "Does nothing.")]
+    #[ferromcp::tool(description = "Does nothing.")]
     async fn noop(&self) {}
 
     /// A static resource.
-    #[mcp_server::resource(uri = "forms://about", mime_type = "text/plain")]
+    #[ferromcp::resource(uri = "forms://about", mime_type = "text/plain")]
     async fn about(&self, _ctx: Context) -> &'static str {
         "forms"
     }
 
     /// A prompt.
-    #[mcp_server::prompt]
+    #[ferromcp::prompt]
     async fn ask(&self, topic: String, times: Option<u8>) -> String {
         format!("{topic} x{}", times.unwrap_or(1))
     }
 
-    #[mcp_server::completion(prompt = "ask", argument = "topic")]
+    #[ferromcp::completion(prompt = "ask", argument = "topic")]
     async fn complete_topic(&self, value: String, _ctx: Context) -> Vec<&'static str> {
         if value.is_empty() { vec!["rust"] } else { vec![] }
     }

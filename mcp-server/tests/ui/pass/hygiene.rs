@@ -1,6 +1,6 @@
 //! A user crate with no serde / schemars dependency and its own modules named like the
 //! crates generated code could reach for: the expansion must only use absolute
-//! `::mcp_server::__private` paths.
+//! `::ferromcp::__private` paths.
 #![deny(warnings)]
 
 mod serde {}
@@ -8,12 +8,12 @@ mod schemars {}
 mod std {}
 mod core {}
 mod alloc {}
-mod mcp_core {}
+mod ferromcp_core {}
 
 use ::std::collections::HashMap;
 use ::std::sync::Arc;
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct Result;
 struct Option;
@@ -26,7 +26,7 @@ type Tags = ::std::vec::Vec<::std::string::String>;
 
 struct Hygienic;
 
-#[mcp_server::server(name = "hygienic", version = "0.0.1")]
+#[ferromcp::server(name = "hygienic", version = "0.0.1")]
 impl Hygienic {
     /// Echoes a string.
     #[tool]

@@ -22,14 +22,14 @@ mod mine {
     }
 }
 
-use mcp_server::extract::State;
+use ferromcp::extract::State;
 
-type Ctx = mcp_server::Context;
+type Ctx = ferromcp::Context;
 type Db = State<Vec<String>>;
 
 struct Params;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl Params {
     /// Extractors behind aliases, an argument named like one.
     #[tool]
@@ -66,7 +66,7 @@ impl Params {
 }
 
 fn main() {
-    let server = mcp_server::Server::with_handler(Params)
+    let server = ferromcp::Server::with_handler(Params)
         .state(vec!["a".to_owned()])
         .build()
         .unwrap();
@@ -75,8 +75,8 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let options = mcp_server::testing::ClientOptions::modern();
-        let client = mcp_server::testing::TestClient::connect(&server, options)
+        let options = ferromcp::testing::ClientOptions::modern();
+        let client = ferromcp::testing::TestClient::connect(&server, options)
             .await
             .unwrap();
         let tools = client.list_tools().await.unwrap();

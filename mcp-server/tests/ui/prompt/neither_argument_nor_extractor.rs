@@ -1,4 +1,4 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct Window {
     days: u32,
@@ -6,7 +6,7 @@ struct Window {
 
 struct S;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// A summary over a window.
     #[prompt]

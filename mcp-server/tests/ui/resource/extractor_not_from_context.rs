@@ -1,10 +1,10 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct Db;
 
 struct S;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// A note; `db` is named after no variable, so it is an extractor, and `Db` is none.
     #[resource(uri = "notes://{id}")]

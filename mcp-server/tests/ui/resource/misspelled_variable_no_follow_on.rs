@@ -1,10 +1,10 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
 // The misspelled parameter is reported (twice: the variable has no parameter, the parameter
 // is no variable); the completion of that template's `id` is not a third error.
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// A note.
     #[resource(uri = "notes://{id}")]

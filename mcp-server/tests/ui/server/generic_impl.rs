@@ -1,8 +1,8 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S<T>(T);
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl<T: Send + Sync + 'static> S<T> {
     /// Runs.
     #[tool]

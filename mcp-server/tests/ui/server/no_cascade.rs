@@ -1,8 +1,8 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Echoes.
     #[tool]
@@ -14,5 +14,5 @@ impl S {
 fn main() {
     // The impl block and the server trait still exist: only the mistake is reported.
     let _ = S.echo("x");
-    let _ = mcp_server::Server::new(S);
+    let _ = ferromcp::Server::new(S);
 }

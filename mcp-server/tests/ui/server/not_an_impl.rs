@@ -1,4 +1,4 @@
-#[mcp_server::server]
+#[ferromcp::server]
 struct S;
 
 fn main() {}

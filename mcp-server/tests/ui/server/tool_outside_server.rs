@@ -1,4 +1,4 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 

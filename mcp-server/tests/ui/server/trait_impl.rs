@@ -4,7 +4,7 @@ trait Runner {
     fn run(&self) -> String;
 }
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl Runner for S {
     fn run(&self) -> String {
         String::new()

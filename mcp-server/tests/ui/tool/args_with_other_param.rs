@@ -1,10 +1,10 @@
 use std::collections::HashMap;
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Searches.
     #[tool]

@@ -1,4 +1,4 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
@@ -6,7 +6,7 @@ struct Window {
     width: u32,
 }
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Resizes.
     #[tool]

@@ -1,7 +1,7 @@
 struct S;
 
 // Under the same `#[cfg]` the two methods are compiled together, so their names clash.
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// One.
     #[cfg(unix)]

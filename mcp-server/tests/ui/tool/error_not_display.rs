@@ -1,10 +1,10 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
 struct Oops;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Fails.
     #[tool]

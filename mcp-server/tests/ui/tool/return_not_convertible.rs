@@ -1,4 +1,4 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
@@ -6,7 +6,7 @@ struct Report {
     lines: usize,
 }
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Reports.
     #[tool]

@@ -1,10 +1,10 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
 const WRITE: &str = "incidents:write";
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Writes.
     #[tool(scopes = ["incidents:read", WRITE])]

@@ -1,8 +1,8 @@
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct S;
 
-#[mcp_server::server]
+#[ferromcp::server]
 impl S {
     /// Describes.
     #[tool]

@@ -26,11 +26,11 @@ struct Point {
     y: i32,
 }
 
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 struct Many;
 
-#[mcp_server::server(name = "many")]
+#[ferromcp::server(name = "many")]
 impl Many {
     /// Tool number 0.
     ///

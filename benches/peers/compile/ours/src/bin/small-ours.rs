@@ -1,13 +1,13 @@
 //! The start-up comparison's small server (benches/peers/startup.py): the peer run's two
 //! tools, `echo` and `add`, on our SDK with only what a stdio server needs (this crate's
-//! dependencies: mcp-server without features), no logging set up, as rmcp's counterpart in
+//! dependencies: ferromcp without features), no logging set up, as rmcp's counterpart in
 //! ../../../rmcp/src/bin/small-rmcp.rs. stdio on a current-thread runtime, as the quickstart
 //! and docs/stdio.md serve it; `--multi-thread` on tokio's default runtime instead.
-use mcp_server::prelude::*;
+use ferromcp::prelude::*;
 
 pub struct Small;
 
-#[mcp_server::server(name = "small-ours")]
+#[ferromcp::server(name = "small-ours")]
 impl Small {
     /// Returns the text unchanged.
     #[tool]

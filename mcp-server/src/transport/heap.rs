@@ -5,7 +5,7 @@
 //! kilobytes allocates buffers that size on every call (the line, the arguments, the
 //! response), frees them, and so has their pages unmapped and faulted in, zeroed, again on
 //! the next call: measured on a 100 KB echo, that doubled the server's CPU per call
-//! (docs/benchmarks.md, "Large messages and glibc's heap trimming").
+//! (docs/benchmarks.md, "Large messages").
 //!
 //! glibc's thresholds are dynamic, as mallopt(3) documents under `M_MMAP_THRESHOLD`: freeing
 //! a block it had mapped on its own raises the mapping threshold to that block's size, and

@@ -18,6 +18,21 @@ python3 scripts/check-layers.py mcp-server/src
 step "cargo clippy (all targets, all features, warnings are errors)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+# The licences, bans and sources checks work offline; the advisories check needs the RustSec
+# database, which is downloaded, so it is a release step (CONTRIBUTING.md). Duplicate
+# versions are warnings (deny.toml): one line each, without the inclusion graph.
+CARGO_DENY_VERSION=0.20.2
+step "cargo deny check licenses bans sources (installs the pinned cargo-deny $CARGO_DENY_VERSION into .tools/)"
+cargo_deny=.tools/cargo-deny/bin/cargo-deny
+if [[ "$("$cargo_deny" --version 2>/dev/null || true)" != "cargo-deny $CARGO_DENY_VERSION" ]]; then
+  if [[ "$(cargo-deny --version 2>/dev/null || true)" == "cargo-deny $CARGO_DENY_VERSION" ]]; then
+    cargo_deny=$(command -v cargo-deny)
+  else
+    cargo install --locked cargo-deny --version "$CARGO_DENY_VERSION" --root .tools/cargo-deny
+  fi
+fi
+"$cargo_deny" check --hide-inclusion-graph licenses bans sources
+
 # What the EXIT trap stops: each service started below adds its stop command.
 stops=()
 trap 'for s in "${stops[@]}"; do $s || true; done' EXIT

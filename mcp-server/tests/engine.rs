@@ -1620,3 +1620,58 @@ async fn a_tools_own_result_meta_is_kept_beside_the_server_info() {
         }
     }
 }
+
+struct Incidents;
+
+#[ferromcp::server]
+impl Incidents {
+    /// Lists open incidents.
+    #[tool]
+    fn list(&self) -> String {
+        "none open".into()
+    }
+
+    /// Resolves an incident, saying who did.
+    #[tool(scopes = ["incidents:write"])]
+    fn resolve(&self, id: u32, ctx: Context) -> String {
+        let who = ctx.principal().map_or("nobody", |p| p.subject());
+        format!("{who} resolved {id}")
+    }
+}
+
+/// A test client acting as a caller: its scopes decide what it sees and may call, and
+/// handlers see it, in both eras.
+#[tokio::test]
+async fn a_test_client_acts_as_the_principal_it_is_given() {
+    use ferromcp::Principal;
+    let server = Server::new(Incidents).unwrap();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let reader = Principal::new("ana").with_scopes(["incidents:read"]);
+        let client = TestClient::connect(&server, options.clone().with_principal(reader))
+            .await
+            .unwrap();
+        let names: Vec<String> = client
+            .list_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["list"]);
+        let refused = client
+            .call_tool("resolve", json!({"id": 7}))
+            .await
+            .unwrap_err();
+        let TestClientError::Rpc(e) = refused else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(e.data.unwrap()["missingScopes"], json!(["incidents:write"]));
+
+        let writer = Principal::new("bo").with_scopes(["incidents:write"]);
+        let client = TestClient::connect(&server, options.with_principal(writer))
+            .await
+            .unwrap();
+        let result = client.call_tool("resolve", json!({"id": 7})).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("bo resolved 7"));
+    }
+}

@@ -49,167 +49,18 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::principal::Principal;
 use crate::server::Server;
 use crate::sync::lock;
 
 mod calls;
 #[cfg(feature = "conformance")]
 mod conformance;
+mod options;
 #[cfg(feature = "conformance")]
 #[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
 pub use conformance::{SchemaValidator, assert_conformant, check_conformance, official_schema};
-
-type ElicitFn = dyn Fn(ElicitRequestParams) -> ElicitResult + Send + Sync;
-type SampleFn = dyn Fn(CreateMessageRequestParams) -> CreateMessageResult + Send + Sync;
-
-/// How a [`TestClient`] presents itself.
-#[derive(Clone)]
-pub struct ClientOptions {
-    version: ProtocolVersion,
-    info: Implementation,
-    elicit: Option<Arc<ElicitFn>>,
-    sample: Option<Arc<SampleFn>>,
-    roots: Option<Vec<Root>>,
-    log_level: Option<ferromcp_core::types::LoggingLevel>,
-    extensions: Vec<String>,
-    sampling_tools: bool,
-    max_rounds: usize,
-}
-
-impl std::fmt::Debug for ClientOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientOptions")
-            .field("version", &self.version)
-            .field("elicit", &self.elicit.is_some())
-            .field("sample", &self.sample.is_some())
-            .field("roots", &self.roots)
-            .finish()
-    }
-}
-
-impl ClientOptions {
-    /// A legacy-era client speaking 2025-11-25.
-    pub fn legacy() -> Self {
-        Self::version(ProtocolVersion::V2025_11_25)
-    }
-
-    /// A modern-era client speaking 2026-07-28.
-    pub fn modern() -> Self {
-        Self::version(ProtocolVersion::V2026_07_28)
-    }
-
-    /// The protocol revision this client speaks.
-    pub fn protocol_version(&self) -> ProtocolVersion {
-        self.version
-    }
-
-    /// A client speaking `version`.
-    pub fn version(version: ProtocolVersion) -> Self {
-        ClientOptions {
-            version,
-            info: Implementation::new("ferromcp-testing", env!("CARGO_PKG_VERSION")),
-            elicit: None,
-            sample: None,
-            roots: None,
-            log_level: None,
-            extensions: Vec::new(),
-            sampling_tools: false,
-            max_rounds: 8,
-        }
-    }
-
-    /// Declares elicitation and answers every elicitation with `f`.
-    pub fn with_elicitation(
-        mut self,
-        f: impl Fn(ElicitRequestParams) -> ElicitResult + Send + Sync + 'static,
-    ) -> Self {
-        self.elicit = Some(Arc::new(f));
-        self
-    }
-
-    /// Declares sampling and answers every sampling request with `f`.
-    pub fn with_sampling(
-        mut self,
-        f: impl Fn(CreateMessageRequestParams) -> CreateMessageResult + Send + Sync + 'static,
-    ) -> Self {
-        self.sample = Some(Arc::new(f));
-        self
-    }
-
-    /// Declares `sampling.tools` as well (2025-11-25 onwards): sampling requests may carry
-    /// tools. Answers them with the [`with_sampling`](Self::with_sampling) closure.
-    pub fn with_sampling_tools(mut self) -> Self {
-        self.sampling_tools = true;
-        self
-    }
-
-    /// Declares roots and answers `roots/list` with these.
-    pub fn with_roots(mut self, roots: Vec<Root>) -> Self {
-        self.roots = Some(roots);
-        self
-    }
-
-    /// Modern era: asks for log messages at this level and above on every request. (Legacy
-    /// era: use `logging/setLevel` through [`TestClient::request`].)
-    pub fn with_log_level(mut self, level: ferromcp_core::types::LoggingLevel) -> Self {
-        self.log_level = Some(level);
-        self
-    }
-
-    /// Declares a 2026 extension (`capabilities.extensions`), such as
-    /// `io.modelcontextprotocol/tasks`.
-    pub fn with_extension(mut self, id: &str) -> Self {
-        self.extensions.push(id.to_owned());
-        self
-    }
-
-    fn capabilities(&self) -> ClientCapabilities {
-        let mut caps = json!({});
-        for id in &self.extensions {
-            caps["extensions"][id] = json!({});
-        }
-        if self.elicit.is_some() {
-            caps["elicitation"] = json!({"form": {}, "url": {}});
-        }
-        if self.sample.is_some() {
-            caps["sampling"] = json!({});
-            if self.sampling_tools {
-                caps["sampling"]["tools"] = json!({});
-            }
-        }
-        if self.roots.is_some() {
-            caps["roots"] = json!({"listChanged": true});
-        }
-        serde_json::from_value(caps).unwrap_or_default()
-    }
-
-    fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
-        let no = |what: &str| {
-            ErrorObject::method_not_found(&format!("{what} (not configured on the test client)"))
-        };
-        match method {
-            "elicitation/create" => {
-                let f = self.elicit.as_ref().ok_or_else(|| no(method))?;
-                let p = serde_json::from_value(params)
-                    .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
-                serde_json::to_value(f(p)).map_err(|e| ErrorObject::internal_error(e.to_string()))
-            }
-            "sampling/createMessage" => {
-                let f = self.sample.as_ref().ok_or_else(|| no(method))?;
-                let p = serde_json::from_value(params)
-                    .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
-                serde_json::to_value(f(p)).map_err(|e| ErrorObject::internal_error(e.to_string()))
-            }
-            "roots/list" => {
-                let roots = self.roots.clone().ok_or_else(|| no(method))?;
-                serde_json::to_value(ListRootsResult::new(roots))
-                    .map_err(|e| ErrorObject::internal_error(e.to_string()))
-            }
-            "ping" => Ok(json!({})),
-            other => Err(no(other)),
-        }
-    }
-}
+pub use options::ClientOptions;
 
 /// A failed client call.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -231,11 +82,19 @@ type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorO
 /// A client connected to a [`Server`] in memory. See the [module docs](self).
 pub struct TestClient {
     options: ClientOptions,
-    out: mpsc::Sender<String>,
-    pending: Pending,
+    link: Link,
     notifications: Arc<Mutex<Vec<Value>>>,
     next_id: AtomicI64,
     initialize: Option<InitializeResult>,
+}
+
+/// How requests reach the server.
+enum Link {
+    /// The stdio transport over an in-memory pipe: lines out, answers matched by id.
+    Pipe {
+        out: mpsc::Sender<String>,
+        pending: Pending,
+    },
 }
 
 impl std::fmt::Debug for TestClient {
@@ -258,8 +117,12 @@ impl TestClient {
     ) -> Result<TestClient, TestClientError> {
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_io);
-        let served = server.clone();
-        tokio::spawn(async move { served.serve_io(server_read, server_write).await });
+        let engine = server.engine().clone();
+        let principal = options.principal.clone().map(Arc::new);
+        tokio::spawn(async move {
+            crate::transport::stdio::serve_io_as(&engine, server_read, server_write, principal)
+                .await
+        });
 
         let (client_read, mut client_write) = tokio::io::split(client_io);
         let (out, mut out_rx) = mpsc::channel::<String>(1024);
@@ -329,20 +192,24 @@ impl TestClient {
             });
         }
 
+        TestClient::start(options, Link::Pipe { out, pending }, notifications).await
+    }
+
+    /// A client on `link`, initialized in the legacy era.
+    async fn start(
+        options: ClientOptions,
+        link: Link,
+        notifications: Arc<Mutex<Vec<Value>>>,
+    ) -> Result<TestClient, TestClientError> {
         let mut client = TestClient {
             options,
-            out,
-            pending,
+            link,
             notifications,
             next_id: AtomicI64::new(1),
             initialize: None,
         };
         if client.options.version.era() == Era::Legacy {
-            let params = json!({
-                "protocolVersion": client.options.version.as_str(),
-                "capabilities": client.options.capabilities(),
-                "clientInfo": client.options.info,
-            });
+            let params = client.options.initialize_params();
             let result: InitializeResult = client.typed("initialize", Some(params)).await?;
             client.notify("notifications/initialized", None).await;
             client.initialize = Some(result);
@@ -403,33 +270,15 @@ impl TestClient {
             .collect()
     }
 
-    fn envelope(&self, params: Option<Value>) -> Option<Value> {
-        if self.options.version.era() == Era::Legacy {
-            return params;
-        }
-        let mut params = params.unwrap_or_else(|| json!({}));
-        let mut meta = json!({
-            "io.modelcontextprotocol/protocolVersion": self.options.version.as_str(),
-            "io.modelcontextprotocol/clientCapabilities": self.options.capabilities(),
-            "io.modelcontextprotocol/clientInfo": self.options.info,
-        });
-        if let Some(level) = self.options.log_level {
-            meta["io.modelcontextprotocol/logLevel"] = json!(level);
-        }
-        if let Some(Value::Object(extra)) = params.get("_meta") {
-            for (k, v) in extra {
-                meta[k] = v.clone();
-            }
-        }
-        params["_meta"] = meta;
-        Some(params)
-    }
-
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Option<Value>) {
         let msg = jsonrpc::WireNotification::new(method, params.as_ref());
-        if let Ok(text) = serde_json::to_string(&msg) {
-            let _ = self.out.send(text).await;
+        match &self.link {
+            Link::Pipe { out, .. } => {
+                if let Ok(text) = serde_json::to_string(&msg) {
+                    let _ = out.send(text).await;
+                }
+            }
         }
     }
 
@@ -459,15 +308,15 @@ impl TestClient {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, TestClientError> {
-        let params = self.envelope(params);
+        let params = self.options.envelope(params);
+        let (out, pending) = match &self.link {
+            Link::Pipe { out, pending } => (out, pending),
+        };
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), tx);
+        lock(pending).insert(id.clone(), tx);
         let text = serde_json::to_string(&WireRequest::new(id, method, params.as_ref()))
             .map_err(|e| TestClientError::Unexpected(e.to_string()))?;
-        self.out
-            .send(text)
-            .await
-            .map_err(|_| TestClientError::Closed)?;
+        out.send(text).await.map_err(|_| TestClientError::Closed)?;
         match rx.await {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(TestClientError::Rpc(e)),

@@ -24,6 +24,7 @@ use crate::engine::Engine;
 use crate::engine::{self, Reply, Response};
 use crate::peer::session::{Connection, ConnectionEra, Transport};
 use crate::peer::sink::Sink;
+use crate::principal::Principal;
 
 /// Messages waiting for the writer; beyond this, senders wait.
 const OUTBOUND_CAPACITY: usize = 1024;
@@ -274,14 +275,34 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_io_as(engine, input, output, None).await
+}
+
+/// [`serve_io`] with every request made by `principal`, as if an authentication layer had
+/// vouched for it (the test client's `with_principal`).
+pub(crate) async fn serve_io_as<R, W>(
+    engine: &Engine,
+    input: R,
+    output: W,
+    principal: Option<Arc<Principal>>,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     // The process's one session: every request span is its child.
     let span = tracing::info_span!("mcp.session", network.transport = "pipe");
-    serve_in_session(engine, input, output)
+    serve_in_session(engine, input, output, principal)
         .instrument(span)
         .await
 }
 
-async fn serve_in_session<R, W>(engine: &Engine, input: R, output: W) -> std::io::Result<()>
+async fn serve_in_session<R, W>(
+    engine: &Engine,
+    input: R,
+    output: W,
+    principal: Option<Arc<Principal>>,
+) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -369,7 +390,13 @@ where
                 let mut fut = Box::into_pin(Box::write(
                     Box::new_uninit(),
                     Engine::handle_registered(
-                        engine, task_conn, req, None, task_sink, cancel, None,
+                        engine,
+                        task_conn,
+                        req,
+                        None,
+                        task_sink,
+                        cancel,
+                        principal.clone(),
                     ),
                 ));
                 let polled =
@@ -420,8 +447,12 @@ where
                     break Ok(());
                 };
                 let (engine, conn, sink) = (engine.clone(), conn.clone(), sink.clone());
+                let principal = principal.clone();
                 tasks.spawn(async move {
-                    match engine.handle_batch(&conn, items, sink.clone(), None).await {
+                    match engine
+                        .handle_batch(&conn, items, sink.clone(), principal)
+                        .await
+                    {
                         Ok(responses) if responses.is_empty() => {}
                         Ok(responses) => sink.send(format!("[{}]", responses.join(","))).await,
                         Err(e) => sink.send(Response::error(None, &e).json).await,
@@ -665,7 +696,7 @@ mod listen_tests {
 
     #[tokio::test]
     async fn a_cancellation_read_right_after_a_listen_request_ends_its_stream() {
-        let server = crate::Server::builder("listen", "1.0.0").build();
+        let server = crate::ServerBuilder::new("listen", "1.0.0").build();
         let engine = server.engine();
         let conn = Arc::new(Connection::new(
             Sink::Discard,

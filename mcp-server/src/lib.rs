@@ -156,6 +156,8 @@ mod guide {
     mod context {}
     #[doc = include_str!("../../docs/tasks.md")]
     mod tasks {}
+    // Its HTTP example puts an `AuthLayer` in front of the router.
+    #[cfg(feature = "auth")]
     #[doc = include_str!("../../docs/testing.md")]
     mod testing {}
     #[doc = include_str!("../../docs/stdio.md")]

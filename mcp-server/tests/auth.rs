@@ -21,6 +21,7 @@ use ferromcp::extract::FromContext;
 use ferromcp::http::HttpOptions;
 use ferromcp::prelude::tool;
 use ferromcp::registry::tool_fn;
+use ferromcp::testing::{ClientOptions, HttpTestClient, TestClientError};
 use ferromcp::types::{CreateMessageRequestParams, SamplingMessage, Tool};
 use ferromcp::{Context, Principal, Server};
 use http::{HeaderMap, Request, StatusCode};
@@ -28,11 +29,9 @@ use http_body_util::BodyExt;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tower::ServiceExt;
 
 const RESOURCE: &str = "http://localhost/mcp";
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
 
 fn server() -> Server {
     let server = Server::builder("auth-test", "1.0.0").build();
@@ -74,47 +73,26 @@ fn server() -> Server {
 }
 
 fn app(config: AuthConfig, validator: impl TokenValidator) -> axum::Router {
-    server()
-        .http_router(HttpOptions::default(), CancellationToken::new())
+    axum::Router::new()
+        .nest_service(
+            "/mcp",
+            server().http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        )
         .layer(AuthLayer::new(config, validator))
 }
 
-fn post(uri: &str, token: Option<&str>, session: Option<&str>, body: &str) -> Request<Body> {
-    let mut r = Request::post(uri)
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    if let Some(t) = token {
-        r = r.header("authorization", format!("Bearer {t}"));
-    }
-    if let Some(s) = session {
-        r = r
-            .header("mcp-session-id", s)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    r.body(Body::from(body.to_owned())).unwrap()
+/// A legacy client of `app`, in process, without a token.
+fn client(app: &axum::Router) -> HttpTestClient {
+    HttpTestClient::new(app.clone(), ClientOptions::legacy())
 }
 
-async fn send(app: &axum::Router, req: Request<Body>) -> (StatusCode, HeaderMap, String) {
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, headers, String::from_utf8(bytes.to_vec()).unwrap())
-}
-
-fn challenge(headers: &HeaderMap) -> String {
-    headers
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default()
-}
-
-/// A legacy session opened with `token`: its id.
-async fn open_session(app: &axum::Router, token: &str) -> String {
-    let (status, headers, body) = send(app, post("/mcp", Some(token), None, INIT)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    headers["mcp-session-id"].to_str().unwrap().to_owned()
+/// A legacy session opened with `token`: the client on it.
+async fn open_session(app: &axum::Router, token: &str) -> HttpTestClient {
+    let client = client(app).with_bearer(token);
+    let answer = client.send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::OK, "{}", answer.text());
+    assert!(client.session_id().is_some());
+    client
 }
 
 // --- the real authorization server ----------------------------------------------------------
@@ -182,14 +160,10 @@ async fn the_metadata_names_the_authorization_server() {
         "/.well-known/oauth-protected-resource/mcp",
         "/.well-known/oauth-protected-resource",
     ] {
-        let req = Request::get(path)
-            .header("host", "localhost")
-            .body(Body::empty())
-            .unwrap();
-        let (status, headers, body) = send(&app, req).await;
-        assert_eq!(status, StatusCode::OK, "{path}");
-        assert_eq!(headers["content-type"], "application/json");
-        let doc: Value = serde_json::from_str(&body).unwrap();
+        let answer = client(&app).get(path).await;
+        assert_eq!(answer.status(), StatusCode::OK, "{path}");
+        assert_eq!(answer.header("content-type"), Some("application/json"));
+        let doc: Value = serde_json::from_slice(answer.body()).unwrap();
         assert_eq!(
             doc,
             json!({
@@ -209,58 +183,65 @@ async fn requests_without_a_usable_token_are_challenged() {
     let metadata =
         "resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\"";
 
-    let (status, headers, _) = send(&app, post("/mcp", None, None, INIT)).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let anonymous = client(&app);
+    let answer = anonymous.send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(
-        challenge(&headers),
+        answer.challenge(),
         format!("Bearer {metadata}, scope=\"mcp\"")
     );
 
-    let basic = Request::post("/mcp")
-        .header("host", "localhost")
+    let basic = anonymous
+        .post_builder()
         .header("authorization", "Basic dXNlcjpwYXNz")
         .body(Body::from(INIT))
         .unwrap();
-    let (status, headers, _) = send(&app, basic).await;
+    let answer = anonymous.send(basic).await;
     assert_eq!(
-        status,
+        answer.status(),
         StatusCode::UNAUTHORIZED,
         "another scheme is no credentials"
     );
-    assert!(!challenge(&headers).contains("error="));
+    assert!(!answer.challenge().contains("error="));
 
     for malformed in ["Bearer", "Bearer a b", "Bearer a\"b"] {
-        let req = Request::post("/mcp")
-            .header("host", "localhost")
+        let req = anonymous
+            .post_builder()
             .header("authorization", malformed)
             .body(Body::from(INIT))
             .unwrap();
-        let (status, headers, _) = send(&app, req).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{malformed}");
-        assert!(challenge(&headers).starts_with("Bearer error=\"invalid_request\""));
-        assert!(challenge(&headers).contains(metadata));
+        let answer = anonymous.send(req).await;
+        assert_eq!(answer.status(), StatusCode::BAD_REQUEST, "{malformed}");
+        assert!(
+            answer
+                .challenge()
+                .starts_with("Bearer error=\"invalid_request\"")
+        );
+        assert!(answer.challenge().contains(metadata));
     }
 
     // A good token is still refused when a copy rides in the query string.
     let good = token(&issuer, FULL, "mcp", RESOURCE).await;
-    let (status, headers, _) = send(
-        &app,
-        post(
-            &format!("/mcp?access_token={good}"),
-            Some(&good),
-            None,
-            INIT,
-        ),
-    )
-    .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(challenge(&headers).contains("query string"));
+    let answer = client(&app)
+        .with_path(&format!("/mcp?access_token={good}"))
+        .with_bearer(&good)
+        .send_initialize()
+        .await;
+    assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
+    assert!(answer.challenge().contains("query string"));
 
-    let (status, headers, _) = send(&app, post("/mcp", Some("not-a-jwt"), None, INIT)).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(challenge(&headers).starts_with("Bearer error=\"invalid_token\""));
+    let answer = client(&app)
+        .with_bearer("not-a-jwt")
+        .send_initialize()
+        .await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
     assert!(
-        !challenge(&headers).contains("not-a-jwt"),
+        answer
+            .challenge()
+            .starts_with("Bearer error=\"invalid_token\"")
+    );
+    assert!(
+        !answer.challenge().contains("not-a-jwt"),
         "the token is never echoed"
     );
 }
@@ -270,10 +251,10 @@ async fn a_token_issued_for_this_server_opens_a_session() {
     let Some(issuer) = issuer() else { return };
     let app = jwt_app(&issuer, &["mcp"]);
     let good = token(&issuer, FULL, "mcp", RESOURCE).await;
-    let id = open_session(&app, &good).await;
-    let (status, _, body) = send(&app, post("/mcp", Some(&good), Some(&id), LIST)).await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(body.contains("whoami"), "{body}");
+    let session = open_session(&app, &good).await;
+    let answer = session.send_request("tools/list", None).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert!(answer.text().contains("whoami"), "{}", answer.text());
 }
 
 #[tokio::test]
@@ -281,20 +262,20 @@ async fn a_token_for_another_resource_is_refused() {
     let Some(issuer) = issuer() else { return };
     let app = jwt_app(&issuer, &["mcp"]);
     let elsewhere = token(&issuer, FULL, "mcp", "http://localhost/other").await;
-    let (status, headers, _) = send(&app, post("/mcp", Some(&elsewhere), None, INIT)).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let answer = client(&app).with_bearer(&elsewhere).send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
     assert!(
-        challenge(&headers).contains("not issued for this resource"),
+        answer.challenge().contains("not issued for this resource"),
         "{}",
-        challenge(&headers)
+        answer.challenge()
     );
 
     // The same server under another canonical URI refuses this server's tokens too.
     let ours = token(&issuer, FULL, "mcp", RESOURCE).await;
     let config = AuthConfig::new("http://localhost/elsewhere", &issuer).unwrap();
     let other = self::app(config, JwtValidator::new(&issuer).unwrap());
-    let (status, _, _) = send(&other, post("/mcp", Some(&ours), None, INIT)).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let answer = client(&other).with_bearer(&ours).send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
@@ -302,10 +283,10 @@ async fn a_token_without_the_required_scope_gets_the_step_up_challenge() {
     let Some(issuer) = issuer() else { return };
     let app = jwt_app(&issuer, &["mcp", "sql:query"]);
     let basic = token(&issuer, BASIC, "mcp", RESOURCE).await;
-    let (status, headers, _) = send(&app, post("/mcp", Some(&basic), None, INIT)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    let answer = client(&app).with_bearer(&basic).send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
     assert_eq!(
-        challenge(&headers),
+        answer.challenge(),
         "Bearer error=\"insufficient_scope\", scope=\"mcp sql:query\", resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
     );
     let full = token(&issuer, FULL, "mcp sql:query", RESOURCE).await;
@@ -318,14 +299,20 @@ async fn a_session_id_replayed_with_another_users_token_is_unknown() {
     let app = jwt_app(&issuer, &["mcp"]);
     let alice = token(&issuer, FULL, "mcp", RESOURCE).await;
     let bob = token(&issuer, BASIC, "mcp", RESOURCE).await;
-    let id = open_session(&app, &alice).await;
-    let (status, _, _) = send(&app, post("/mcp", Some(&bob), Some(&id), LIST)).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    let session = open_session(&app, &alice).await;
+    let answer = session
+        .with_bearer(&bob)
+        .send_request("tools/list", None)
+        .await;
+    assert_eq!(answer.status(), StatusCode::NOT_FOUND);
     // A second token of the same client is the same principal.
     let alice_again = token(&issuer, FULL, "mcp sql:query", RESOURCE).await;
     assert_ne!(alice, alice_again);
-    let (status, _, _) = send(&app, post("/mcp", Some(&alice_again), Some(&id), LIST)).await;
-    assert_eq!(status, StatusCode::OK);
+    let answer = session
+        .with_bearer(&alice_again)
+        .send_request("tools/list", None)
+        .await;
+    assert_eq!(answer.status(), StatusCode::OK);
 }
 
 #[tokio::test]
@@ -339,8 +326,8 @@ async fn a_revoked_opaque_token_is_refused() {
     let app = app(config, validator);
     let opaque = token(&issuer, FULL, "mcp", resource).await;
     assert_eq!(opaque.matches('.').count(), 0, "an opaque token: {opaque}");
-    let (status, _, body) = send(&app, post("/mcp", Some(&opaque), None, INIT)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer = client(&app).with_bearer(&opaque).send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::OK, "{}", answer.text());
 
     let revoked = reqwest::Client::new()
         .post(format!("{issuer}/token/revocation"))
@@ -350,9 +337,9 @@ async fn a_revoked_opaque_token_is_refused() {
         .await
         .unwrap();
     assert!(revoked.status().is_success());
-    let (status, headers, _) = send(&app, post("/mcp", Some(&opaque), None, INIT)).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(challenge(&headers).contains("not active"));
+    let answer = client(&app).with_bearer(&opaque).send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
+    assert!(answer.challenge().contains("not active"));
 }
 
 // --- forged tokens, against keys this test publishes -----------------------------------------
@@ -465,8 +452,8 @@ fn b64(v: &Value) -> String {
 }
 
 async fn status_of(app: &axum::Router, token: &str) -> (StatusCode, String) {
-    let (status, headers, _) = send(app, post("/mcp", Some(token), None, INIT)).await;
-    (status, challenge(&headers))
+    let answer = client(app).with_bearer(token).send_initialize().await;
+    (answer.status(), answer.challenge().to_owned())
 }
 
 #[tokio::test]
@@ -661,105 +648,83 @@ async fn handlers_see_the_caller() {
         JwtValidator::new(&ks.issuer).unwrap(),
     );
     let token = sign(&keys, &claims(&ks.issuer));
-    let id = open_session(&app, &token).await;
-    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#;
-    let (status, _, body) = send(&app, post("/mcp", Some(&token), Some(&id), call)).await;
-    assert_eq!(status, StatusCode::OK);
+    let session = open_session(&app, &token).await;
+    let call = json!({"name": "whoami", "arguments": {}});
+    let answer = session.send_request("tools/call", Some(call.clone())).await;
+    assert_eq!(answer.status(), StatusCode::OK);
     let text = format!("mallory via {} with mcp", ks.issuer);
-    assert!(body.contains(&text), "{body}");
+    assert!(answer.text().contains(&text), "{}", answer.text());
+    // The typed calls see the same.
+    let typed = session.connect().await.unwrap();
+    let result = typed.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some(text.as_str()));
 
     // Without an authentication layer there is no caller, and the extractor says so.
-    let plain = server().http_router(HttpOptions::default(), CancellationToken::new());
-    let (_, headers, _) = send(&plain, post("/mcp", None, None, INIT)).await;
-    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
-    let (_, _, body) = send(&plain, post("/mcp", None, Some(&id), call)).await;
-    assert!(body.contains("no authenticated caller"), "{body}");
+    let plain = axum::Router::new().nest_service(
+        "/mcp",
+        server().http_endpoint(HttpOptions::default(), CancellationToken::new()),
+    );
+    let plain = client(&plain);
+    plain.send_initialize().await;
+    let answer = plain.send_request("tools/call", Some(call)).await;
+    assert!(
+        answer.text().contains("no authenticated caller"),
+        "{}",
+        answer.text()
+    );
 }
 
-/// A modern `tools/call` from `who` (put on the request as an authentication layer would),
-/// with `requestState` when continuing.
-fn modern_call(who: &str, state: Option<&str>) -> Request<Body> {
-    let mut params = json!({
-        "name": "needs_sampling",
-        "arguments": {},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
-        }
-    });
+/// A modern client of `app` that takes sampling, acting as `who` (put on each request as an
+/// authentication layer would).
+fn modern_caller(app: &axum::Router, who: &str) -> HttpTestClient {
+    let options = ClientOptions::modern()
+        .with_sampling(|_| unreachable!("answers are sent by hand"))
+        .with_principal(Principal::new(who).with_issuer("https://as.example.com"));
+    HttpTestClient::new(app.clone(), options)
+}
+
+/// A `tools/call needs_sampling`, with `requestState` when continuing: the JSON-RPC answer.
+async fn needs_sampling(caller: &HttpTestClient, state: Option<&str>) -> Value {
+    let mut params = json!({"name": "needs_sampling", "arguments": {}});
     if let Some(state) = state {
         params["requestState"] = json!(state);
     }
-    let body =
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
-    let mut req = Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "needs_sampling")
-        .body(Body::from(body))
-        .unwrap();
-    req.extensions_mut()
-        .insert(Principal::new(who).with_issuer("https://as.example.com"));
-    req
+    let answer = caller.send_request("tools/call", Some(params)).await;
+    assert_eq!(answer.status(), StatusCode::OK, "{}", answer.text());
+    answer.message()
 }
 
 #[tokio::test]
 async fn request_state_is_bound_to_the_caller() {
-    let plain = server().http_router(HttpOptions::default(), CancellationToken::new());
-    let (status, _, body) = send(&plain, modern_call("alice", None)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let first: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(first["result"]["resultType"], "input_required", "{body}");
+    let plain = axum::Router::new().nest_service(
+        "/mcp",
+        server().http_endpoint(HttpOptions::default(), CancellationToken::new()),
+    );
+    let (alice, bob) = (modern_caller(&plain, "alice"), modern_caller(&plain, "bob"));
+    let first = needs_sampling(&alice, None).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let state = first["result"]["requestState"].as_str().unwrap();
 
     // Alice continues (and is asked again, having sent no answer).
-    let (_, _, body) = send(&plain, modern_call("alice", Some(state))).await;
-    let again: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(again["result"]["resultType"], "input_required", "{body}");
+    let again = needs_sampling(&alice, Some(state)).await;
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
 
     // Bob, holding Alice's state, gets what a forged state gets.
-    let (_, _, body) = send(&plain, modern_call("bob", Some(state))).await;
-    let refused: Value = serde_json::from_str(&body).unwrap();
+    let refused = needs_sampling(&bob, Some(state)).await;
     assert_eq!(
         refused["error"]["message"], "Invalid or expired requestState",
-        "{body}"
+        "{refused}"
     );
 }
 
-/// A modern request from `who` (`None`: unauthenticated), put on the request as an
-/// authentication layer would, from a client that takes tasks.
-fn modern_task_request(who: Option<&str>, method: &str, params: Value) -> Request<Body> {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        }
-    });
-    // `Mcp-Name` carries the tool's name, or the task's id for `tasks/*`.
-    let name = params["name"]
-        .as_str()
-        .or(params["taskId"].as_str())
-        .map(str::to_owned);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    let mut req = Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        req = req.header("mcp-name", name);
-    }
-    let mut req = req.body(Body::from(body)).unwrap();
+/// A modern client of `app` that takes tasks, acting as `who` (`None`: unauthenticated),
+/// put on each request as an authentication layer would.
+fn task_client(app: &axum::Router, who: Option<&str>) -> HttpTestClient {
+    let mut options = ClientOptions::modern().with_extension("io.modelcontextprotocol/tasks");
     if let Some(who) = who {
-        req.extensions_mut()
-            .insert(Principal::new(who).with_issuer("https://as.example.com"));
+        options = options.with_principal(Principal::new(who).with_issuer("https://as.example.com"));
     }
-    req
+    HttpTestClient::new(app.clone(), options)
 }
 
 #[tokio::test]
@@ -785,25 +750,27 @@ async fn tasks_of_2026_belong_to_the_caller_who_started_them() {
             None,
         )
         .unwrap();
-    let app = server.http_router(HttpOptions::default(), CancellationToken::new());
+    let app = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+    );
     let call = json!({"name": "slow", "arguments": {}});
-    let (status, _, body) =
-        send(&app, modern_task_request(Some("alice"), "tools/call", call)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let created: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(created["result"]["resultType"], "task", "{body}");
+    let answer = task_client(&app, Some("alice"))
+        .send_request("tools/call", Some(call))
+        .await;
+    assert_eq!(answer.status(), StatusCode::OK, "{}", answer.text());
+    let created = answer.message();
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
 
     let get = |who: Option<&'static str>, method: &'static str| {
         let app = app.clone();
         let id = id.clone();
         async move {
-            let (_, _, body) = send(
-                &app,
-                modern_task_request(who, method, json!({"taskId": id})),
-            )
-            .await;
-            serde_json::from_str::<Value>(&body).unwrap()
+            task_client(&app, who)
+                .send_request(method, Some(json!({"taskId": id})))
+                .await
+                .message()
         }
     };
     // Bob and an unauthenticated client holding Alice's task id learn nothing and can
@@ -846,8 +813,11 @@ impl Incidents {
 
 fn incidents_app(issuer: &str) -> axum::Router {
     let server = Server::new(Incidents).unwrap();
-    server
-        .http_router(HttpOptions::default(), CancellationToken::new())
+    axum::Router::new()
+        .nest_service(
+            "/mcp",
+            server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        )
         .layer(AuthLayer::new(
             AuthConfig::new(RESOURCE, issuer).unwrap(),
             JwtValidator::new(issuer).unwrap(),
@@ -860,11 +830,12 @@ fn with_scope(issuer: &str, scope: &str) -> Value {
     c
 }
 
-fn listed(body: &str) -> Vec<String> {
-    let v: Value = serde_json::from_str(body).unwrap();
+/// The tools `client` is shown.
+async fn listed(client: &HttpTestClient) -> Vec<String> {
+    let v = client.send_request("tools/list", None).await.message();
     v["result"]["tools"]
         .as_array()
-        .unwrap_or_else(|| panic!("{body}"))
+        .unwrap_or_else(|| panic!("{v}"))
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_owned())
         .collect()
@@ -877,72 +848,73 @@ async fn scoped_tools_are_hidden_and_refused_with_a_step_up_challenge() {
     let app = incidents_app(&ks.issuer);
     let reader = sign(&keys, &with_scope(&ks.issuer, "mcp"));
     let writer = sign(&keys, &with_scope(&ks.issuer, "mcp incidents:write"));
-    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"resolve","arguments":{"id":7}}}"#;
+    let call = json!({"name": "resolve", "arguments": {"id": 7}});
 
-    let id = open_session(&app, &reader).await;
-    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), LIST)).await;
-    assert_eq!(listed(&body), ["list"], "the reader does not see `resolve`");
-    let (status, headers, body) = send(&app, post("/mcp", Some(&reader), Some(&id), call)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let as_reader = open_session(&app, &reader).await;
+    let as_writer = as_reader.with_bearer(&writer);
     assert_eq!(
-        challenge(&headers),
+        listed(&as_reader).await,
+        ["list"],
+        "the reader does not see `resolve`"
+    );
+    let answer = as_reader
+        .send_request("tools/call", Some(call.clone()))
+        .await;
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN, "{}", answer.text());
+    assert_eq!(
+        answer.challenge(),
         "Bearer error=\"insufficient_scope\", scope=\"incidents:write\", resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\""
     );
-    let error: Value = serde_json::from_str(&body).unwrap();
+    let error = answer.message();
     assert!(
         error["error"]["message"]
             .as_str()
             .unwrap()
             .contains("incidents:write"),
-        "{body}"
+        "{error}"
     );
     assert_eq!(
         error["error"]["data"]["missingScopes"],
         json!(["incidents:write"])
     );
+    // The typed call reads the same refusal.
+    let typed = as_reader.connect().await.unwrap();
+    let refused = typed.call_tool("resolve", json!({"id": 7})).await;
+    let Err(TestClientError::Rpc(e)) = refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(e.data.unwrap()["missingScopes"], json!(["incidents:write"]));
 
     // Step-up: a token with the scope, same caller, same session.
-    let (_, _, body) = send(&app, post("/mcp", Some(&writer), Some(&id), LIST)).await;
     assert_eq!(
-        listed(&body),
+        listed(&as_writer).await,
         ["list", "resolve"],
         "the page cache is per scope set"
     );
-    let (status, _, body) = send(&app, post("/mcp", Some(&writer), Some(&id), call)).await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(body.contains("resolved 7"), "{body}");
-    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), LIST)).await;
-    assert_eq!(listed(&body), ["list"]);
+    let answer = as_writer
+        .send_request("tools/call", Some(call.clone()))
+        .await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert!(answer.text().contains("resolved 7"), "{}", answer.text());
+    assert_eq!(listed(&as_reader).await, ["list"]);
 
     // The modern era gets the same challenge.
-    let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "resolve", "arguments": {"id": 7},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {}}}})
-    .to_string();
-    let req = Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("authorization", format!("Bearer {reader}"))
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "resolve")
-        .body(Body::from(modern))
-        .unwrap();
-    let (status, headers, _) = send(&app, req).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(challenge(&headers).contains("scope=\"incidents:write\""));
+    let modern = HttpTestClient::new(app.clone(), ClientOptions::modern()).with_bearer(&reader);
+    let answer = modern.send_request("tools/call", Some(call)).await;
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    assert!(answer.challenge().contains("scope=\"incidents:write\""));
 }
 
 #[tokio::test]
 async fn without_authentication_scopes_bind_nothing() {
     let server = Server::new(Incidents).unwrap();
-    let app = server.http_router(HttpOptions::default(), CancellationToken::new());
-    let (_, headers, _) = send(&app, post("/mcp", None, None, INIT)).await;
-    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
-    let (_, _, body) = send(&app, post("/mcp", None, Some(&id), LIST)).await;
-    assert_eq!(listed(&body), ["list", "resolve"]);
+    let app = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+    );
+    let anonymous = client(&app);
+    anonymous.send_initialize().await;
+    assert_eq!(listed(&anonymous).await, ["list", "resolve"]);
 }
 
 #[tokio::test]
@@ -965,42 +937,49 @@ async fn resources_and_prompts_take_scopes_from_the_registry() {
     .unwrap();
     r.require_scopes(ScopedItem::Resource("memo://secret"), ["secret:read"]);
     r.set_default_scopes(["mcp"]);
-    let app = server
-        .http_router(HttpOptions::default(), CancellationToken::new())
+    let app = axum::Router::new()
+        .nest_service(
+            "/mcp",
+            server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        )
         .layer(AuthLayer::new(
             AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
             JwtValidator::new(&ks.issuer).unwrap(),
         ));
     let nobody = sign(&keys, &with_scope(&ks.issuer, "incidents:write"));
     let reader = sign(&keys, &with_scope(&ks.issuer, "mcp"));
-    let id = open_session(&app, &nobody).await;
-    let (_, _, body) = send(&app, post("/mcp", Some(&nobody), Some(&id), LIST)).await;
+    let as_nobody = open_session(&app, &nobody).await;
+    let (as_reader, as_both) = (
+        as_nobody.with_bearer(&reader),
+        as_nobody.with_bearer(&sign(&keys, &with_scope(&ks.issuer, "mcp secret:read"))),
+    );
     assert_eq!(
-        listed(&body),
+        listed(&as_nobody).await,
         ["resolve"],
         "the default needs `mcp`; `resolve` has its own"
     );
-    let get = r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"triage"}}"#;
-    let (status, headers, _) = send(&app, post("/mcp", Some(&nobody), Some(&id), get)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(challenge(&headers).contains("scope=\"mcp\""));
-    let (status, _, _) = send(&app, post("/mcp", Some(&reader), Some(&id), get)).await;
-    assert_eq!(status, StatusCode::OK);
+    let get = || Some(json!({"name": "triage"}));
+    let answer = as_nobody.send_request("prompts/get", get()).await;
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    assert!(answer.challenge().contains("scope=\"mcp\""));
+    let answer = as_reader.send_request("prompts/get", get()).await;
+    assert_eq!(answer.status(), StatusCode::OK);
 
-    let read =
-        r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"memo://secret"}}"#;
-    let (status, headers, _) = send(&app, post("/mcp", Some(&reader), Some(&id), read)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(challenge(&headers).contains("scope=\"secret:read\""));
-    let list = r#"{"jsonrpc":"2.0","id":6,"method":"resources/list"}"#;
-    let (_, _, body) = send(&app, post("/mcp", Some(&reader), Some(&id), list)).await;
-    assert!(!body.contains("memo://secret"), "{body}");
-    let both = sign(&keys, &with_scope(&ks.issuer, "mcp secret:read"));
-    let (_, _, body) = send(&app, post("/mcp", Some(&both), Some(&id), list)).await;
-    assert!(body.contains("memo://secret"), "{body}");
-    let (status, _, body) = send(&app, post("/mcp", Some(&both), Some(&id), read)).await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(body.contains("s3cret"), "{body}");
+    let read = || Some(json!({"uri": "memo://secret"}));
+    let answer = as_reader.send_request("resources/read", read()).await;
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    assert!(answer.challenge().contains("scope=\"secret:read\""));
+    let answer = as_reader.send_request("resources/list", None).await;
+    assert!(
+        !answer.text().contains("memo://secret"),
+        "{}",
+        answer.text()
+    );
+    let answer = as_both.send_request("resources/list", None).await;
+    assert!(answer.text().contains("memo://secret"), "{}", answer.text());
+    let answer = as_both.send_request("resources/read", read()).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert!(answer.text().contains("s3cret"), "{}", answer.text());
 }
 
 struct Vault;
@@ -1036,9 +1015,13 @@ impl Vault {
 async fn the_macros_put_scopes_on_resources_templates_prompts_and_the_server() {
     let keys = new_keys("k1");
     let ks = key_server(&[&keys]).await;
-    let app = Server::new(Vault)
-        .unwrap()
-        .http_router(HttpOptions::default(), CancellationToken::new())
+    let app = axum::Router::new()
+        .nest_service(
+            "/mcp",
+            Server::new(Vault)
+                .unwrap()
+                .http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        )
         .layer(AuthLayer::new(
             AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
             JwtValidator::new(&ks.issuer).unwrap(),
@@ -1049,22 +1032,27 @@ async fn the_macros_put_scopes_on_resources_templates_prompts_and_the_server() {
         &keys,
         &with_scope(&ks.issuer, "vault vault:admin vault:secrets"),
     );
-    let id = open_session(&app, &member).await;
-    let rpc = |method: &str, params: Value| {
-        json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}).to_string()
-    };
-    let forbidden = async |token: &str, body: &str, scope: &str| {
-        let (status, headers, body) = send(&app, post("/mcp", Some(token), Some(&id), body)).await;
-        assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let session = open_session(&app, &member).await;
+    let rpc = |method: &'static str, params: Value| (method, params);
+    let forbidden = async |token: &str, (method, params): &(&str, Value), scope: &str| {
+        let answer = session
+            .with_bearer(token)
+            .send_request(method, Some(params.clone()))
+            .await;
+        assert_eq!(answer.status(), StatusCode::FORBIDDEN, "{}", answer.text());
         assert!(
-            challenge(&headers).contains(&format!("scope=\"{scope}\"")),
-            "{headers:?}"
+            answer.challenge().contains(&format!("scope=\"{scope}\"")),
+            "{:?}",
+            answer.headers()
         );
     };
-    let allowed = async |token: &str, body: &str| {
-        let (status, _, body) = send(&app, post("/mcp", Some(token), Some(&id), body)).await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-        body
+    let allowed = async |token: &str, (method, params): &(&str, Value)| {
+        let answer = session
+            .with_bearer(token)
+            .send_request(method, Some(params.clone()))
+            .await;
+        assert_eq!(answer.status(), StatusCode::OK, "{}", answer.text());
+        answer.text()
     };
 
     // The server-wide default covers the items without scopes of their own.

@@ -1259,3 +1259,36 @@ async fn a_legacy_task_asks_for_input_on_the_tasks_result_stream() {
         id.as_str()
     );
 }
+
+/// The test client's typed calls over the router, in process: a legacy call during which the
+/// server asks for sampling on the response stream (answered with a POST on the session), a
+/// modern one answered through `input_required`, and progress, in both eras.
+#[tokio::test]
+async fn the_test_client_drives_the_router_in_either_era() {
+    use ferromcp::testing::{ClientOptions, HttpTestClient};
+    use ferromcp::types::CreateMessageResult;
+    let router = router(&server(), HttpOptions::default());
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let options = options.with_sampling(|_| {
+            serde_json::from_value::<CreateMessageResult>(json!({
+                "role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"
+            }))
+            .unwrap()
+        });
+        let http = HttpTestClient::new(router.clone(), options).with_host("127.0.0.1:3000");
+        let client = http.connect().await.unwrap();
+        let legacy = client.initialize_result().is_some();
+        assert_eq!(legacy, http.session_id().is_some());
+        let result = client.call_tool("needs_sampling", json!({})).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("sampled"));
+        let (result, progress) = client
+            .call_tool_with_progress("progress", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(result.content[0].as_text(), Some("done"));
+        let steps: Vec<f64> = progress.iter().map(|p| p.progress).collect();
+        assert_eq!(steps, [1.0, 2.0], "legacy: {legacy}");
+        let tools = client.list_tools().await.unwrap();
+        assert!(tools.iter().any(|t| t.name == "query"));
+    }
+}

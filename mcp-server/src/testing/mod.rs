@@ -56,10 +56,15 @@ use crate::sync::lock;
 mod calls;
 #[cfg(feature = "conformance")]
 mod conformance;
+#[cfg(feature = "http")]
+mod http;
 mod options;
 #[cfg(feature = "conformance")]
 #[cfg_attr(docsrs, doc(cfg(feature = "conformance")))]
 pub use conformance::{SchemaValidator, assert_conformant, check_conformance, official_schema};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use http::{HttpResponse, HttpTestClient};
 pub use options::ClientOptions;
 
 /// A failed client call.
@@ -75,6 +80,14 @@ pub enum TestClientError {
     /// The server went away.
     #[error("the server closed the connection")]
     Closed,
+    /// Over HTTP: the server answered with this status and no JSON-RPC message (a `401`
+    /// from an authentication layer, say); the raw answer is
+    /// [`HttpTestClient::send_request`]'s.
+    #[error("http status {status}")]
+    Http {
+        /// The status code.
+        status: u16,
+    },
 }
 
 type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
@@ -95,12 +108,16 @@ enum Link {
         out: mpsc::Sender<String>,
         pending: Pending,
     },
+    /// The HTTP router, called in process.
+    #[cfg(feature = "http")]
+    Http(Box<HttpTestClient>),
 }
 
 impl std::fmt::Debug for TestClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TestClient")
             .field("options", &self.options)
+            .field("over_http", &!matches!(self.link, Link::Pipe { .. }))
             .finish_non_exhaustive()
     }
 }
@@ -279,6 +296,12 @@ impl TestClient {
                     let _ = out.send(text).await;
                 }
             }
+            #[cfg(feature = "http")]
+            Link::Http(http) => {
+                if let Ok(message) = serde_json::to_value(&msg) {
+                    http.post(&message).await;
+                }
+            }
         }
     }
 
@@ -311,6 +334,10 @@ impl TestClient {
         let params = self.options.envelope(params);
         let (out, pending) = match &self.link {
             Link::Pipe { out, pending } => (out, pending),
+            #[cfg(feature = "http")]
+            Link::Http(http) => {
+                return http.exchange(id, method, params, &self.notifications).await;
+            }
         };
         let (tx, rx) = oneshot::channel();
         lock(pending).insert(id.clone(), tx);

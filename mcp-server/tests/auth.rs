@@ -1237,3 +1237,140 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
     drop(conn);
     served.await.unwrap().unwrap();
 }
+
+// --- the scopes the metadata and the 401 challenge offer ------------------------------------
+
+/// `Vault` behind an authentication layer configured by `config`; `for_server` hands the
+/// layer the server whose declared scopes it offers.
+fn vault_app(config: AuthConfig, for_server: bool) -> (Server, HttpTestClient) {
+    let server = Server::new(Vault).unwrap();
+    let mut layer = AuthLayer::new(config, JwtValidator::new("https://as.example.com").unwrap());
+    if for_server {
+        layer = layer.for_server(&server);
+    }
+    let app = axum::Router::new()
+        .nest_service(
+            "/mcp",
+            server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        )
+        .layer(layer);
+    (server, client(&app))
+}
+
+fn vault_config() -> AuthConfig {
+    AuthConfig::new(RESOURCE, "https://as.example.com").unwrap()
+}
+
+/// The metadata's `scopes_supported` and the 401 challenge's `scope`, if any.
+async fn offered(client: &HttpTestClient) -> (Value, Option<String>) {
+    let metadata = client
+        .get("/.well-known/oauth-protected-resource/mcp")
+        .await;
+    assert_eq!(metadata.status(), StatusCode::OK);
+    let doc: Value = serde_json::from_slice(metadata.body()).unwrap();
+    let answer = client.send_initialize().await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
+    let challenge = answer.challenge();
+    let scope = challenge
+        .split_once("scope=\"")
+        .map(|(_, rest)| rest.split('"').next().unwrap().to_owned());
+    (doc["scopes_supported"].clone(), scope)
+}
+
+#[tokio::test]
+async fn the_metadata_offers_the_scopes_the_server_declares() {
+    // Nothing configured: the declared scopes (the server's default and each item's),
+    // sorted, in the metadata and in the challenge, which says where the metadata is too.
+    let (server, vault) = vault_app(vault_config(), true);
+    let (supported, scope) = offered(&vault).await;
+    assert_eq!(supported, json!(["vault", "vault:admin", "vault:secrets"]));
+    assert_eq!(scope.as_deref(), Some("vault vault:admin vault:secrets"));
+    assert_eq!(
+        vault.send_initialize().await.challenge(),
+        "Bearer resource_metadata=\"http://localhost/.well-known/oauth-protected-resource/mcp\", scope=\"vault vault:admin vault:secrets\""
+    );
+    // Items added at run time count, and so does the root well-known path.
+    server.registry().require_scopes(
+        ferromcp::registry::ScopedItem::Tool("audit"),
+        ["audit", "vault"],
+    );
+    let root = vault.get("/.well-known/oauth-protected-resource").await;
+    let doc: Value = serde_json::from_slice(root.body()).unwrap();
+    assert_eq!(
+        doc["scopes_supported"],
+        json!(["audit", "vault", "vault:admin", "vault:secrets"])
+    );
+
+    // Required scopes are offered too; the challenge names only them.
+    let config = vault_config().required_scopes(["mcp", "offline_access"]);
+    let (supported, scope) = offered(&vault_app(config, true).1).await;
+    assert_eq!(
+        supported,
+        json!(["mcp", "vault", "vault:admin", "vault:secrets"])
+    );
+    assert_eq!(scope.as_deref(), Some("mcp"));
+
+    // A configured list overrides the declared scopes, in the metadata and the challenge.
+    let config = vault_config().scopes_supported(["vault", "offline_access"]);
+    let (supported, scope) = offered(&vault_app(config, true).1).await;
+    assert_eq!(supported, json!(["vault", "offline_access"]));
+    assert_eq!(scope.as_deref(), Some("vault"));
+
+    // A layer that was not handed the server knows no declared scopes.
+    let (supported, scope) = offered(&vault_app(vault_config(), false).1).await;
+    assert_eq!(supported, json!([]));
+    assert_eq!(scope, None);
+}
+
+/// `serve_http*` hands the layer the server it serves: its declared scopes are offered
+/// without `for_server`.
+#[tokio::test]
+async fn serve_http_offers_the_served_servers_scopes() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let layer = AuthLayer::new(
+        AuthConfig::new("http://127.0.0.1/mcp", "https://as.example.com").unwrap(),
+        JwtValidator::new("https://as.example.com").unwrap(),
+    );
+    let stop = CancellationToken::new();
+    let stopped = stop.clone();
+    let served = tokio::spawn(async move {
+        Server::new(Vault)
+            .unwrap()
+            .serve_http_on(
+                listener,
+                HttpOptions::default().auth(layer),
+                stopped.cancelled_owned(),
+            )
+            .await
+    });
+    let http = reqwest::Client::new();
+    let doc: Value = http
+        .get(format!(
+            "http://{addr}/.well-known/oauth-protected-resource/mcp"
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        doc["scopes_supported"],
+        json!(["vault", "vault:admin", "vault:secrets"])
+    );
+    let refused = http
+        .post(format!("http://{addr}/mcp"))
+        .body(INIT)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.ends_with(", scope=\"vault vault:admin vault:secrets\""),
+        "{challenge}"
+    );
+    stop.cancel();
+    served.await.unwrap().unwrap();
+}

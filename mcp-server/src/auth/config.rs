@@ -147,7 +147,9 @@ impl AuthConfig {
     }
 
     /// The scopes listed in the metadata's `scopes_supported` (the required ones are always
-    /// listed).
+    /// listed). When not set, the metadata lists the required scopes and every scope the
+    /// server's tools, resources and prompts declare (`#[tool(scopes = [...])]`,
+    /// [`Registry::require_scopes`](crate::registry::Registry::require_scopes)), sorted.
     #[must_use]
     pub fn scopes_supported<S: Into<String>>(
         mut self,
@@ -181,14 +183,29 @@ impl AuthConfig {
         &self.issuers
     }
 
-    /// The protected-resource metadata document (RFC 9728).
-    pub(crate) fn metadata(&self) -> serde_json::Value {
+    /// The metadata's `scopes_supported`: the required scopes, then the configured ones;
+    /// when none are configured, the required and the `declared` ones, sorted, each once.
+    pub(crate) fn supported_scopes(&self, declared: Option<Vec<String>>) -> Vec<String> {
         let mut scopes = self.required_scopes.clone();
-        for s in &self.scopes_supported {
-            if !scopes.contains(s) {
-                scopes.push(s.clone());
+        match declared {
+            Some(declared) if self.scopes_supported.is_empty() => {
+                scopes.extend(declared);
+                scopes.sort_unstable();
+                scopes.dedup();
+            }
+            _ => {
+                for s in &self.scopes_supported {
+                    if !scopes.contains(s) {
+                        scopes.push(s.clone());
+                    }
+                }
             }
         }
+        scopes
+    }
+
+    /// The protected-resource metadata document (RFC 9728), offering `scopes`.
+    pub(crate) fn metadata(&self, scopes: &[String]) -> serde_json::Value {
         let mut doc = serde_json::json!({
             "resource": self.resource,
             "authorization_servers": self.issuers,

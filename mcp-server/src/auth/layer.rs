@@ -13,10 +13,13 @@ use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE}
 use http::{HeaderValue, Method, Request, StatusCode};
 use tower::{Layer, Service};
 
+use super::bearer::{Bearer, bearer_token, has_query_token};
 use super::cache::{self, TokenCache};
 use super::config::{AuthConfig, ROOT_METADATA_PATH};
 use super::validator::{TokenError, TokenValidator};
+use crate::engine::Engine;
 use crate::principal::{InsufficientScope, Principal};
+use crate::server::Server;
 
 /// Validated tokens kept at most (each entry is a principal and its claims).
 const CACHE_CAPACITY: usize = 10_000;
@@ -30,7 +33,7 @@ const CACHE_CAPACITY: usize = 10_000;
 ///
 /// | request | status | `WWW-Authenticate` |
 /// |---|---|---|
-/// | no `Authorization` header, or another scheme | 401 | `Bearer resource_metadata="…", scope="…"` |
+/// | no `Authorization` header, or another scheme | 401 | `Bearer resource_metadata="…", scope="…"` (the [required scopes](AuthConfig::required_scopes), else the metadata's `scopes_supported`; no `scope` when that is empty) |
 /// | `access_token` in the query string, several `Authorization` headers, a malformed bearer token | 400 | `Bearer error="invalid_request", …` |
 /// | a token the validator refuses, expired, from another issuer, for another audience | 401 | `Bearer error="invalid_token", …` |
 /// | a valid token without the [required scopes](AuthConfig::required_scopes), or without the scopes of the tool, resource or prompt called ([`Registry::require_scopes`](crate::registry::Registry::require_scopes)) | 403 | `Bearer error="insufficient_scope", scope="…", …` |
@@ -43,6 +46,11 @@ const CACHE_CAPACITY: usize = 10_000;
 ///
 /// Wrap the router that serves both the MCP path and the root, so the metadata's well-known
 /// URIs reach the layer; with `serve_http*`, use [`HttpOptions::auth`](crate::http::HttpOptions::auth).
+///
+/// The metadata's `scopes_supported` (unless [configured](AuthConfig::scopes_supported)) and
+/// the `401` challenge's `scope` name the scopes the server's tools, resources and prompts
+/// declare: `serve_http*` hands the layer its server; on a router of your own, hand it
+/// with [`for_server`](Self::for_server).
 ///
 /// # Examples
 ///
@@ -73,17 +81,16 @@ const CACHE_CAPACITY: usize = 10_000;
 #[derive(Clone)]
 pub struct AuthLayer {
     shared: Arc<Shared>,
+    /// The server whose declared scopes are offered, when known.
+    declared: Option<Engine>,
 }
 
 struct Shared {
     config: AuthConfig,
     validator: Box<dyn TokenValidator>,
     cache: TokenCache,
-    metadata: bytes::Bytes,
     metadata_path: String,
     metadata_url: String,
-    /// `scope="…"` for challenges, or empty.
-    scope_param: String,
 }
 
 impl std::fmt::Debug for AuthLayer {
@@ -97,23 +104,58 @@ impl std::fmt::Debug for AuthLayer {
 impl AuthLayer {
     /// A layer checking tokens with `validator` against `config`.
     pub fn new(config: AuthConfig, validator: impl TokenValidator) -> AuthLayer {
-        let metadata = bytes::Bytes::from(config.metadata().to_string());
-        let scope_param = if config.required_scopes.is_empty() {
-            String::new()
-        } else {
-            format!(", scope=\"{}\"", quoted(&config.required_scopes.join(" ")))
-        };
         AuthLayer {
             shared: Arc::new(Shared {
                 metadata_path: config.metadata_path(),
                 metadata_url: config.metadata_url(),
-                scope_param,
-                metadata,
                 cache: TokenCache::new(CACHE_CAPACITY),
                 validator: Box::new(validator),
                 config,
             }),
+            declared: None,
         }
+    }
+
+    /// Offers the scopes `server`'s tools, resources and prompts declare: the metadata's
+    /// `scopes_supported` lists them (unless [configured](AuthConfig::scopes_supported)),
+    /// and so does the `401` challenge's `scope` (unless there are
+    /// [required scopes](AuthConfig::required_scopes)). Read at each request, so items
+    /// added at run time count. `serve_http*` does this for the server it serves.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator};
+    /// use ferromcp::http::HttpOptions;
+    /// use ferromcp::prelude::*;
+    ///
+    /// struct Incidents;
+    ///
+    /// #[ferromcp::server]
+    /// impl Incidents {
+    ///     /// Resolves an incident.
+    ///     #[tool(scopes = ["incidents:write"])]
+    ///     fn resolve(&self, id: u32) -> String {
+    ///         format!("resolved {id}")
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::new(Incidents)?;
+    /// let config = AuthConfig::new("https://mcp.example.com/mcp", "https://auth.example.com")?;
+    /// let auth = AuthLayer::new(config, JwtValidator::new("https://auth.example.com")?)
+    ///     .for_server(&server);
+    /// let app = server
+    ///     .http_router(HttpOptions::default(), ferromcp::CancellationToken::new())
+    ///     .layer(auth);
+    /// # let _ = app;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn for_server(mut self, server: &Server) -> AuthLayer {
+        self.declared = Some(server.engine().clone());
+        self
     }
 
     /// The configuration.
@@ -129,6 +171,7 @@ impl<S> Layer<S> for AuthLayer {
         AuthService {
             inner,
             shared: self.shared.clone(),
+            declared: self.declared.clone(),
             memo: None,
         }
     }
@@ -138,11 +181,12 @@ impl AuthLayer {
     /// The service for the requests of one HTTP connection (`serve_http*`): it remembers
     /// the connection's last accepted `Authorization` header, so a keep-alive client that
     /// sends the same token again costs a comparison of the header instead of its parsing,
-    /// hashing and a cache lookup.
-    pub(crate) fn for_connection<S>(&self, inner: S) -> AuthService<S> {
+    /// hashing and a cache lookup. It offers the scopes `engine`'s items declare.
+    pub(crate) fn for_connection<S>(&self, inner: S, engine: &Engine) -> AuthService<S> {
         AuthService {
             inner,
             shared: self.shared.clone(),
+            declared: Some(engine.clone()),
             memo: Some(Arc::default()),
         }
     }
@@ -184,6 +228,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 pub struct AuthService<S> {
     inner: S,
     shared: Arc<Shared>,
+    declared: Option<Engine>,
     /// Per connection, when the SDK's own server made it.
     memo: Option<Arc<ConnectionMemo>>,
 }
@@ -213,17 +258,19 @@ where
     fn call(&mut self, request: Request<Body>) -> AuthFuture {
         let shared = self.shared.clone();
         let memo = self.memo.clone();
+        let declared = self.declared.clone();
         // The clone is the one polled ready; keep it for this call (tower's usual dance).
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
             let path = request.uri().path();
+            let declared = declared.as_ref();
             if path == shared.metadata_path || path == ROOT_METADATA_PATH {
-                return Ok(shared.serve_metadata(request.method()));
+                return Ok(shared.serve_metadata(request.method(), declared));
             }
             // The body is not `Sync`: validation borrows the head only.
             let (mut parts, body) = request.into_parts();
-            match shared.authenticate(&parts, memo.as_deref()).await {
+            match shared.authenticate(&parts, memo.as_deref(), declared).await {
                 Ok(principal) => {
                     parts.headers.remove(AUTHORIZATION);
                     parts.extensions.insert((*principal).clone());
@@ -248,14 +295,41 @@ where
 }
 
 impl Shared {
-    fn serve_metadata(&self, method: &Method) -> Response {
+    /// The metadata's `scopes_supported`.
+    fn supported_scopes(&self, declared: Option<&Engine>) -> Vec<String> {
+        let declared = declared.map(|engine| engine.registry().declared_scopes());
+        self.config.supported_scopes(declared)
+    }
+
+    /// The `401` challenge's `, scope="…"`, or nothing: the required scopes, else what the
+    /// metadata offers (what a client would ask for from it anyway), never
+    /// `offline_access`.
+    fn scope_param(&self, declared: Option<&Engine>) -> String {
+        let scopes = if self.config.required_scopes.is_empty() {
+            self.supported_scopes(declared)
+        } else {
+            self.config.required_scopes.clone()
+        };
+        let scopes: Vec<&str> = scopes
+            .iter()
+            .map(String::as_str)
+            .filter(|s| *s != "offline_access")
+            .collect();
+        if scopes.is_empty() {
+            return String::new();
+        }
+        format!(", scope=\"{}\"", quoted(&scopes.join(" ")))
+    }
+
+    fn serve_metadata(&self, method: &Method, declared: Option<&Engine>) -> Response {
         if method != Method::GET && method != Method::HEAD {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
             r.headers_mut()
                 .insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
             return r;
         }
-        let mut r = Response::new(Body::from(self.metadata.clone()));
+        let scopes = self.supported_scopes(declared);
+        let mut r = Response::new(Body::from(self.config.metadata(&scopes).to_string()));
         let h = r.headers_mut();
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h.insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
@@ -267,24 +341,29 @@ impl Shared {
         &self,
         request: &http::request::Parts,
         memo: Option<&ConnectionMemo>,
+        declared: Option<&Engine>,
     ) -> Result<Arc<Principal>, Response> {
+        let refuse = |status, code, why: &str| self.error_challenge(status, code, why, declared);
+        let invalid_request = |why| refuse(StatusCode::BAD_REQUEST, "invalid_request", why);
         if has_query_token(request.uri.query()) {
-            return Err(self.invalid_request("access tokens are not accepted in the query string"));
+            return Err(invalid_request(
+                "access tokens are not accepted in the query string",
+            ));
         }
         let mut values = request.headers.get_all(AUTHORIZATION).iter();
         let Some(value) = values.next() else {
-            return Err(self.challenge());
+            return Err(self.challenge(declared));
         };
         if values.next().is_some() {
-            return Err(self.invalid_request("more than one Authorization header"));
+            return Err(invalid_request("more than one Authorization header"));
         }
         if let Some(principal) = memo.and_then(|m| m.recall(value)) {
             return Ok(principal);
         }
         let token = match bearer_token(value) {
             Bearer::Token(t) => t,
-            Bearer::OtherScheme => return Err(self.challenge()),
-            Bearer::Malformed => return Err(self.invalid_request("malformed bearer token")),
+            Bearer::OtherScheme => return Err(self.challenge(declared)),
+            Bearer::Malformed => return Err(invalid_request("malformed bearer token")),
         };
         let key = self.cache.key(token);
         let (principal, until) = match self.cache.get(&key) {
@@ -301,7 +380,8 @@ impl Shared {
                     }
                     Err(e) => {
                         tracing::debug!(reason = %e, "bearer token refused");
-                        return Err(self.invalid_token(&e.to_string()));
+                        let why = e.to_string();
+                        return Err(refuse(StatusCode::UNAUTHORIZED, "invalid_token", &why));
                     }
                 };
                 let until = cache::valid_until(&principal, self.validator.cache_ttl());
@@ -357,29 +437,27 @@ impl Shared {
     }
 
     /// 401 without an error code: the client sent no credentials (RFC 6750 §3.1).
-    fn challenge(&self) -> Response {
+    fn challenge(&self, declared: Option<&Engine>) -> Response {
         let value = format!(
             "Bearer resource_metadata=\"{}\"{}",
             quoted(&self.metadata_url),
-            self.scope_param
+            self.scope_param(declared)
         );
         with_challenge(StatusCode::UNAUTHORIZED, value)
     }
 
-    fn invalid_request(&self, why: &str) -> Response {
-        self.error_challenge(StatusCode::BAD_REQUEST, "invalid_request", why)
-    }
-
-    fn invalid_token(&self, why: &str) -> Response {
-        self.error_challenge(StatusCode::UNAUTHORIZED, "invalid_token", why)
-    }
-
-    fn error_challenge(&self, status: StatusCode, code: &str, why: &str) -> Response {
+    fn error_challenge(
+        &self,
+        status: StatusCode,
+        code: &str,
+        why: &str,
+        declared: Option<&Engine>,
+    ) -> Response {
         let value = format!(
             "Bearer error=\"{code}\", error_description=\"{}\", resource_metadata=\"{}\"{}",
             quoted(why),
             quoted(&self.metadata_url),
-            self.scope_param
+            self.scope_param(declared)
         );
         with_challenge(status, value)
     }
@@ -426,121 +504,9 @@ fn quoted(s: &str) -> String {
     out
 }
 
-fn has_query_token(query: Option<&str>) -> bool {
-    query.is_some_and(|q| {
-        q.split('&')
-            .any(|pair| pair.split('=').next() == Some("access_token"))
-    })
-}
-
-enum Bearer<'a> {
-    Token(&'a str),
-    OtherScheme,
-    Malformed,
-}
-
-/// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1: the scheme is
-/// case-insensitive, the token a `b64token`).
-fn bearer_token(value: &HeaderValue) -> Bearer<'_> {
-    // Bytes, not `to_str`: every byte is checked against the b64token alphabet below anyway,
-    // which is visible ASCII only, so the whole value is read once.
-    let bytes = value.as_bytes();
-    let (scheme, rest) = match bytes.iter().position(|&b| b == b' ') {
-        Some(space) => (&bytes[..space], &bytes[space + 1..]),
-        None => (bytes, &[][..]),
-    };
-    if !scheme.eq_ignore_ascii_case(b"bearer") {
-        return if scheme.is_empty() || !all_b64token(scheme) {
-            Bearer::Malformed
-        } else {
-            Bearer::OtherScheme
-        };
-    }
-    let start = rest.iter().position(|&b| b != b' ').unwrap_or(rest.len());
-    let token = &rest[start..];
-    let end = token
-        .iter()
-        .rposition(|&b| b != b'=')
-        .map_or(0, |last| last + 1);
-    let body = &token[..end];
-    if body.is_empty() || !all_b64token(body) {
-        return Bearer::Malformed;
-    }
-    // ASCII by now: the body by the alphabet, the rest is `=`.
-    match std::str::from_utf8(token) {
-        Ok(token) => Bearer::Token(token),
-        Err(_) => Bearer::Malformed,
-    }
-}
-
-/// Whether every byte may appear in RFC 6750's `b64token` (before its trailing `=`). Every
-/// byte of every token goes through it: range checks with no branch and no early exit
-/// inside a chunk, which the compiler turns into vector instructions (a table lookup per
-/// byte cannot be).
-fn all_b64token(bytes: &[u8]) -> bool {
-    bytes
-        .chunks(64)
-        .all(|chunk| chunk.iter().fold(true, |ok, &b| ok & is_b64token(b)))
-}
-
-#[inline(always)]
-fn is_b64token(b: u8) -> bool {
-    let letter = (b | 0x20).wrapping_sub(b'a') < 26;
-    let digit = b.wrapping_sub(b'0') < 10;
-    // `-`, `.` and `/` are 0x2d to 0x2f; `+`, `_`, `~` stand alone.
-    let punct = b.wrapping_sub(b'-') < 3;
-    letter | digit | punct | (b == b'+') | (b == b'_') | (b == b'~')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(v: &str) -> &'static str {
-        match bearer_token(&HeaderValue::from_str(v).unwrap()) {
-            Bearer::Token(_) => "token",
-            Bearer::OtherScheme => "other",
-            Bearer::Malformed => "malformed",
-        }
-    }
-
-    #[test]
-    fn bearer_headers_are_parsed_strictly() {
-        assert_eq!(parse("Bearer abc.def-ghi_jkl~+/=="), "token");
-        assert_eq!(parse("bearer abc"), "token");
-        assert_eq!(parse("Basic dXNlcjpwYXNz"), "other");
-        assert_eq!(parse("Bearer"), "malformed");
-        assert_eq!(parse("Bearer "), "malformed");
-        assert_eq!(parse("Bearer a b"), "malformed");
-        assert_eq!(parse("Bearer a\"b"), "malformed");
-        assert_eq!(parse("Bearer ==="), "malformed");
-        assert_eq!(parse(""), "malformed");
-        assert_eq!(parse("Bearer   abc=="), "token");
-        assert_eq!(parse("Bearer abc= "), "malformed");
-        assert_eq!(parse("Bearer ab=c"), "malformed");
-        assert_eq!(parse("Bearer\tabc"), "malformed");
-        assert_eq!(parse("Bas\tic x"), "malformed");
-        assert!(matches!(
-            bearer_token(&HeaderValue::from_bytes(b"Bearer abc\x80").unwrap()),
-            Bearer::Malformed
-        ));
-        assert!(matches!(
-            bearer_token(&HeaderValue::from_static("Bearer  a.b-c_d~e+f/g==")),
-            Bearer::Token("a.b-c_d~e+f/g==")
-        ));
-    }
-
-    #[test]
-    fn the_b64token_table_is_rfc_6750s_alphabet() {
-        for b in 0..=255u8 {
-            let want = b.is_ascii_alphanumeric() || b"-._~+/".contains(&b);
-            assert_eq!(all_b64token(&[b]), want, "byte {b}");
-            // Anywhere in a long value.
-            let mut long = vec![b'a'; 70];
-            long[b as usize % 70] = b;
-            assert_eq!(all_b64token(&long), want, "byte {b} in a long value");
-        }
-    }
 
     #[test]
     fn headers_compare_whole() {
@@ -548,14 +514,6 @@ mod tests {
         assert!(!same_bytes(b"Bearer abc", b"Bearer abd"));
         assert!(!same_bytes(b"Bearer abc", b"Bearer ab"));
         assert!(same_bytes(b"", b""));
-    }
-
-    #[test]
-    fn query_tokens_are_spotted() {
-        assert!(has_query_token(Some("access_token=x")));
-        assert!(has_query_token(Some("a=1&access_token")));
-        assert!(!has_query_token(Some("not_access_token=x")));
-        assert!(!has_query_token(None));
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //! # }
 //! ```
 
+mod bearer;
 mod cache;
 mod config;
 mod fetch;

@@ -130,6 +130,14 @@ impl Registry {
         let _ = self.events.send(RegistryEvent::PromptsChanged);
     }
 
+    /// Every scope some item (or the default) needs, sorted, each once: what the
+    /// protected-resource metadata offers when `AuthConfig::scopes_supported` is not set.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let s = self.current();
+        s.scopes.universe().into_iter().map(str::to_owned).collect()
+    }
+
     /// The scopes a caller lacks to use `kind`'s item `key`, with everything it needs:
     /// `None` when it may.
     pub(crate) fn missing_scopes(

@@ -131,7 +131,7 @@ pub(crate) async fn serve(
         // token).
         #[cfg(feature = "auth")]
         if let Some(auth) = &options.auth {
-            let app = guard.layer(auth.for_connection(router.clone()));
+            let app = guard.layer(auth.for_connection(router.clone(), engine));
             connections.spawn(connection(stream, app, limits, closing.clone(), slot));
             continue;
         }

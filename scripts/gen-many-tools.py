@@ -39,7 +39,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ferromcp::prelude::*;
-use ferromcp::ServerBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -92,9 +91,9 @@ out.append('''}
 
 #[tokio::test]
 async fn fifty_tools_are_listed_and_callable() {
-    let server = ServerBuilder::from_handler::<Many>()
+    let server = Server::builder(Many)
         .state(Cfg { scale: 2 })
-        .handler(Many)
+        .build()
         .unwrap();
     let names = server.registry().tool_names();
     assert_eq!(names.len(), 50);

@@ -71,7 +71,7 @@ pub async fn serve_soak(
     addr: Option<String>,
     tick: std::time::Duration,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::with_handler(Soak).build()?;
+    let server = Server::builder(Soak).build()?;
     let registry = server.clone();
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(tick);
@@ -98,15 +98,7 @@ pub async fn serve_soak(
     });
     let served = match addr {
         None => server.serve_stdio().await,
-        Some(addr) => {
-            server
-                .serve_http_with(
-                    addr.as_str(),
-                    HttpOptions::default(),
-                    ferromcp::http::shutdown_signal(),
-                )
-                .await
-        }
+        Some(addr) => server.serve_http(addr.as_str()).await,
     };
     ticker.abort();
     Ok(served?)
@@ -138,7 +130,7 @@ pub async fn serve(
     observe: Observe,
 ) -> Result<(), Box<dyn std::error::Error>> {
     use ferromcp::otel::{Otel, Prometheus, Telemetry};
-    let mut builder = Server::with_handler(Bench);
+    let mut builder = Server::builder(Bench);
     // Kept until the server ends: dropping it exports what is still buffered.
     let mut exporters = None;
     match observe {
@@ -182,11 +174,9 @@ pub async fn serve(
             }
             if let Some(url) = redis {
                 let store = ferromcp::http::RedisSessionStore::connect(&url).await?;
-                options = options.shared_sessions(std::sync::Arc::new(store));
+                options = options.session_store(std::sync::Arc::new(store));
             }
-            server
-                .serve_http_with(addr.as_str(), options, ferromcp::http::shutdown_signal())
-                .await?;
+            server.serve_http(addr.as_str()).options(options).await?;
         }
     }
     if let Some(exporters) = exporters {

@@ -5,8 +5,7 @@
 /// stderr (path and body size), so that a benchmark of `serve --otlp` sends to a live
 /// collector without measuring one.
 pub async fn otlp_sink(port: u16) -> Result<(), Box<dyn std::error::Error>> {
-    use ferromcp::http::axum;
-    use ferromcp::http::axum::response::IntoResponse as _;
+    use axum::response::IntoResponse as _;
     let app = axum::Router::new().fallback(
         |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: axum::body::Bytes| async move {
             eprintln!("otlp-sink: {} {} bytes", uri.path(), body.len());

@@ -450,7 +450,7 @@ fn tools_call(c: &mut Criterion) {
 }
 
 fn tools_list(c: &mut Criterion) {
-    let server = Server::with_handler(Fifty)
+    let server = Server::builder(Fifty)
         .page_size(100)
         .build()
         .expect("the fifty-tool server builds");

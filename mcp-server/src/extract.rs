@@ -37,7 +37,7 @@
 //!     }
 //! }
 //!
-//! let server = Server::with_handler(Greeter)
+//! let server = Server::builder(Greeter)
 //!     .state(Db { prefix: "Hello, ".into() })
 //!     .build()
 //!     .unwrap();

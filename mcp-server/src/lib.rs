@@ -48,7 +48,8 @@
 //!
 //! | feature | adds |
 //! |---|---|
-//! | `http` | `Server::serve_http` and its variants, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
+//! | `run` (default) | `ferromcp::run` and the `run` module: `fn main() { ferromcp::run(MyServer) }` serves stdio or, with `--http`, Streamable HTTP, per the command line (clap) and the environment, logging to stderr (implies `http`) |
+//! | `http` | `Server::serve_http`, `Server::serve_http_on`, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
 //! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`, `http::RedisTaskStore`: legacy sessions, change notifications and tasks shared by several instances behind a load balancer (implies `http`) |
 //! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
@@ -80,10 +81,14 @@ mod peer;
 mod principal;
 pub mod registry;
 mod result;
+#[cfg(feature = "run")]
+#[cfg_attr(docsrs, doc(cfg(feature = "run")))]
+pub mod run;
 mod scan;
 pub mod schema;
 mod serve;
 mod server;
+pub mod store;
 mod sync;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -100,17 +105,16 @@ pub mod __private;
 #[doc(hidden)]
 pub mod __fuzz;
 
-/// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`] and
-/// [`Server::http_router`].
+/// Streamable HTTP for both protocol eras (feature `http`); see [`Server::serve_http`],
+/// [`Server::serve_http_on`] and [`Server::http_router`].
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
         BodyLimitLayer, Checked, CheckedFuture, ENDED_STREAM_KEPT, HostOriginLayer, HostPolicy,
-        HttpOptions, HttpSession, InMemorySessionStore, InMemorySharedSessionStore,
-        MAX_STORED_EVENTS, MediaTypeLayer, NotificationBus, OriginPolicy, Principal,
-        SESSION_HEADER, SessionStore, SharedSessionStore, SharedStoreError, StoreFuture,
-        StoredStream, StreamKind, StreamWrite, shutdown_signal,
+        HttpOptions, HttpSession, LiveSessionStore, MAX_STORED_EVENTS, MediaTypeLayer,
+        MemoryLiveSessionStore, MemorySessionStore, NotificationBus, OriginPolicy, SESSION_HEADER,
+        ServeHttp, SessionStore, StoredStream, StreamKind, StreamWrite, shutdown_signal,
     };
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
@@ -180,6 +184,9 @@ pub use result::{
     HandlerError, IntoCompletion, IntoPromptResult, IntoReadResult, IntoToolResult, Json,
     PromptError, ResourceError, ToolError,
 };
+#[cfg(feature = "run")]
+#[cfg_attr(docsrs, doc(cfg(feature = "run")))]
+pub use run::run;
 pub use server::{KeyError, McpServer, Server, ServerBuilder};
 
 /// Tasks: where a server keeps tool calls that outlive their request (see docs/tasks.md).
@@ -189,18 +196,11 @@ pub use server::{KeyError, McpServer, Server, ServerBuilder};
 /// [`ServerBuilder::task_store`].
 pub mod tasks {
     pub use crate::engine::tasks::{
-        MemoryTaskStore, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+        MemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
     };
 }
-// Crates whose types and traits appear in this crate's public signatures (`JsonSchema` and
-// `Serialize` bounds, `serde_json::Value`, tokio's listeners and I/O traits), re-exported so
-// that code using them can match this crate's versions exactly.
-pub use ::schemars;
-pub use ::serde;
-pub use ::serde_json;
-pub use ::tokio;
 /// The cancellation token of a request ([`Context::cancellation_token`]) and of an HTTP
-/// endpoint's streams ([`Server::http_endpoint`]), re-exported from `tokio-util`.
+/// endpoint's streams ([`Server::http_router`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 
 /// The items most servers use.

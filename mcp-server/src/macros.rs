@@ -8,7 +8,7 @@
 /// and `CARGO_PKG_VERSION`; `scopes` are the OAuth scopes an authenticated caller needs for
 /// every item without scopes of its own
 /// ([`Registry::set_default_scopes`](crate::registry::Registry::set_default_scopes)). The macro implements [`McpServer`](crate::McpServer), so
-/// [`Server::new`](crate::Server::new) or [`Server::with_handler`](crate::Server::with_handler)
+/// [`Server::new`](crate::Server::new) or [`Server::builder`](crate::Server::builder)
 /// serve the type. Server capabilities follow from what is registered.
 ///
 /// Inside the block, `#[tool]`, `#[resource]`, `#[prompt]` and `#[completion]` work with or

@@ -13,9 +13,6 @@ use ferromcp_core::types::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use ::schemars;
-pub use ::serde;
-pub use ::serde_json;
 pub use ferromcp_core::types::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource,
     ResourceTemplate, Tool,

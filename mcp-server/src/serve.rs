@@ -101,9 +101,12 @@ impl<T> Drop for AbortOnDrop<T> {
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 impl Server {
-    /// Serves `http://ADDR/mcp` with default [`HttpOptions`](crate::http::HttpOptions) until
-    /// SIGINT (Ctrl-C) or SIGTERM, then shuts down gracefully: stops accepting, ends
-    /// long-lived streams, lets requests in flight finish (up to 20 s).
+    /// Serves `http://ADDR/mcp` until SIGINT (Ctrl-C) or SIGTERM, then shuts down
+    /// gracefully: stops accepting, ends long-lived streams, lets requests in flight finish
+    /// (up to [`HttpOptions::shutdown_timeout`](crate::http::HttpOptions::shutdown_timeout)).
+    /// Set [`options`](crate::http::ServeHttp::options) and another
+    /// [shutdown signal](crate::http::ServeHttp::with_graceful_shutdown) on what it returns
+    /// before awaiting it.
     ///
     /// Once listening, it writes one line to stderr, whatever the logging setup, so that
     /// whoever started the server sees where it is:
@@ -112,101 +115,79 @@ impl Server {
     /// # Errors
     ///
     /// Binding the address failed.
-    pub async fn serve_http(&self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        self.serve_http_with(
-            addr,
-            crate::http::HttpOptions::default(),
-            crate::http::shutdown_signal(),
-        )
-        .await
-    }
-
-    /// Serves `http://ADDR/mcp` with `options` until `shutdown` completes, then shuts down
-    /// gracefully as [`serve_http`](Self::serve_http) does, and announces its URL on stderr
-    /// as it does.
     ///
-    /// # Errors
+    /// # Examples
     ///
-    /// Binding the address failed.
-    pub async fn serve_http_with(
-        &self,
-        addr: impl tokio::net::ToSocketAddrs,
-        options: crate::http::HttpOptions,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> std::io::Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        announce(&listener)?;
-        self.serve_http_on(listener, options, shutdown).await
+    /// ```no_run
+    /// # async fn run(server: ferromcp::Server) -> std::io::Result<()> {
+    /// use ferromcp::http::HttpOptions;
+    ///
+    /// server
+    ///     .serve_http("127.0.0.1:8080")
+    ///     .options(HttpOptions::default().max_sessions(100))
+    ///     .await
+    /// # }
+    /// ```
+    pub fn serve_http<'a, A>(&'a self, addr: A) -> crate::http::ServeHttp<'a>
+    where
+        A: tokio::net::ToSocketAddrs + Send + 'a,
+    {
+        crate::http::ServeHttp::bind(self, Box::pin(tokio::net::TcpListener::bind(addr)))
     }
 
     /// Serves `/mcp` on a listener you bound (to learn its port first, or to pass one from a
-    /// socket-activation manager), as [`serve_http_with`](Self::serve_http_with) does, except
-    /// that nothing is written to stderr: you know the address, and say it your way.
+    /// socket-activation manager), as [`serve_http`](Self::serve_http) does, except that
+    /// nothing is written to stderr: you know the address, and say it your way.
     ///
     /// # Errors
     ///
     /// The listener has no local address.
-    pub fn serve_http_on<'a>(
-        &'a self,
-        listener: tokio::net::TcpListener,
-        options: crate::http::HttpOptions,
-        shutdown: impl Future<Output = ()> + Send + 'a,
-    ) -> impl Future<Output = std::io::Result<()>> + Send + 'a {
-        self.serve_http_boxed(listener, options, Box::pin(shutdown))
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # async fn run(server: ferromcp::Server) -> std::io::Result<()> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let port = listener.local_addr()?.port();
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// # drop((stop, port));
+    /// server
+    ///     .serve_http_on(listener)
+    ///     .with_graceful_shutdown(async {
+    ///         let _ = stopped.await;
+    ///     })
+    ///     .await
+    /// # }
+    /// ```
+    pub fn serve_http_on(&self, listener: tokio::net::TcpListener) -> crate::http::ServeHttp<'_> {
+        crate::http::ServeHttp::on(self, listener)
     }
 
-    /// The transport's future, made and boxed in this crate (see `serve_stdio`).
-    #[inline(never)]
-    fn serve_http_boxed<'a>(
-        &'a self,
-        listener: tokio::net::TcpListener,
-        options: crate::http::HttpOptions,
-        shutdown: Pin<Box<dyn Future<Output = ()> + Send + 'a>>,
-    ) -> Pin<Box<dyn Future<Output = std::io::Result<()>> + Send + 'a>> {
-        Box::pin(crate::transport::http::serve(
-            self.engine(),
-            listener,
-            options,
-            shutdown,
-        ))
-    }
-
-    /// The MCP endpoint as an axum [`Router`](axum::Router) serving `/`, to mount with
-    /// `Router::nest_service` at a path of your choice, behind the same checks as
+    /// The MCP endpoint as an axum [`Router`](axum::Router) serving `/`, to nest at a path
+    /// of your choice with `Router::nest_service`, behind the same checks as
     /// [`serve_http`](Self::serve_http) ([`HostOriginLayer`](crate::http::HostOriginLayer),
     /// [`BodyLimitLayer`](crate::http::BodyLimitLayer),
     /// [`MediaTypeLayer`](crate::http::MediaTypeLayer)). Cancelling `shutdown` ends its
     /// long-lived streams. Connection limits and timeouts are then your server's to set.
-    pub fn http_endpoint(
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # fn app(server: ferromcp::Server) -> axum::Router {
+    /// use ferromcp::CancellationToken;
+    /// use ferromcp::http::HttpOptions;
+    ///
+    /// let shutdown = CancellationToken::new();
+    /// axum::Router::new().nest_service("/mcp", server.http_router(HttpOptions::default(), shutdown))
+    /// # }
+    /// ```
+    pub fn http_router(
         &self,
         options: crate::http::HttpOptions,
         shutdown: crate::CancellationToken,
     ) -> axum::Router {
         crate::transport::http::Endpoint::new(self.engine(), options, shutdown).router()
     }
-
-    /// [`http_endpoint`](Self::http_endpoint) mounted at `/mcp`.
-    pub fn http_router(
-        &self,
-        options: crate::http::HttpOptions,
-        shutdown: crate::CancellationToken,
-    ) -> axum::Router {
-        axum::Router::new().nest_service("/mcp", self.http_endpoint(options, shutdown))
-    }
-}
-
-/// The one plain line `serve_http` writes, for a newcomer who installed no `tracing`
-/// subscriber (the `info` event that says the same is there for those who did).
-#[cfg(feature = "http")]
-fn announce(listener: &tokio::net::TcpListener) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let local = listener.local_addr()?;
-    // A closed stderr is no reason not to serve.
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "MCP server listening on http://{local}/mcp"
-    );
-    Ok(())
 }
 
 /// `serve_stdio` in a child process (this test binary run again, stdin and stdout piped), on
@@ -218,9 +199,9 @@ mod tests {
     use std::process::{Child, Command, Stdio};
     use std::time::{Duration, Instant};
 
-    use crate::Server;
     use crate::registry::tool_fn;
     use crate::types::Tool;
+    use crate::{Server, ServerBuilder};
 
     const CHILD: &str = "MCP_SERVE_STDIO_CHILD";
     /// The name of a multi-thread runtime's workers here.
@@ -228,7 +209,7 @@ mod tests {
 
     /// A server whose tool `thread` answers with the name of the thread that ran it.
     fn server() -> Server {
-        let server = Server::builder("threads", "1.0.0").build();
+        let server = ServerBuilder::new("threads", "1.0.0").build();
         let schema = serde_json::json!({"type": "object"});
         server
             .registry()

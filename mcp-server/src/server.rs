@@ -39,10 +39,10 @@ pub trait McpServer: Send + Sync + Sized + 'static {
 /// # Examples
 ///
 /// ```
-/// use ferromcp::{Server, registry::tool_fn};
+/// use ferromcp::{ServerBuilder, registry::tool_fn};
 /// use ferromcp::types::Tool;
 ///
-/// let server = Server::builder("demo", "1.0.0").build();
+/// let server = ServerBuilder::new("demo", "1.0.0").build();
 /// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
 /// server
 ///     .registry()
@@ -71,12 +71,15 @@ impl Server {
     /// The type's primitives collide (the macros rule this out at compile time for one
     /// `impl` block).
     pub fn new<S: McpServer>(handler: S) -> Result<Server, RegistryError> {
-        Server::with_handler(handler).build()
+        Server::builder(handler).build()
     }
 
     /// A builder for a server of a `#[server]` type: its name, version and instructions come
     /// from the type, its primitives are registered by [`build`](ServerBuilder::build), and
-    /// everything else can be set before.
+    /// everything else can be set before. (A server assembled by hand, with no such type,
+    /// starts from [`ServerBuilder::new`].)
+    ///
+    /// # Examples
     ///
     /// ```
     /// # use ferromcp::prelude::*;
@@ -87,22 +90,16 @@ impl Server {
     /// #     #[tool]
     /// #     fn count(&self) -> String { "0".into() }
     /// # }
-    /// let server = Server::with_handler(Notes)
+    /// let server = Server::builder(Notes)
     ///     .tool_timeout(std::time::Duration::from_secs(30))
     ///     .build()?;
     /// assert_eq!(server.registry().tool_names(), ["count"]);
     /// # Ok::<(), ferromcp::registry::RegistryError>(())
     /// ```
-    pub fn with_handler<S: McpServer>(handler: S) -> ServerBuilder<S> {
-        let mut builder = ServerBuilder::new(S::server_info(), handler);
+    pub fn builder<S: McpServer>(handler: S) -> ServerBuilder<S> {
+        let mut builder = ServerBuilder::with_info(S::server_info(), handler);
         builder.config.instructions = S::instructions().map(str::to_owned);
         builder
-    }
-
-    /// A builder for a server with this name and version and no primitives yet (add them
-    /// through [`registry`](Server::registry)).
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder::new(Implementation::new(name, version), ())
     }
 
     /// The tools, resources, prompts and completions; change them at run time and clients
@@ -137,16 +134,16 @@ impl Context {
     }
 }
 
-/// Configures a [`Server`]: made by [`Server::builder`] for a server assembled by hand, or by
-/// [`Server::with_handler`] for a `#[server]` type (`H`).
+/// Configures a [`Server`]: made by [`Server::builder`] for a `#[server]` type (`H`), or by
+/// [`ServerBuilder::new`] for a server assembled by hand.
 ///
 /// # Examples
 ///
 /// ```
 /// use std::time::Duration;
-/// use ferromcp::Server;
+/// use ferromcp::ServerBuilder;
 ///
-/// let server = Server::builder("notes", "1.0.0")
+/// let server = ServerBuilder::new("notes", "1.0.0")
 ///     .instructions("Use `search` before `read`.")
 ///     .tool_timeout(Duration::from_secs(30))
 ///     .page_size(50)
@@ -183,7 +180,7 @@ fn newest_first(versions: &[ProtocolVersion]) -> Vec<ProtocolVersion> {
 }
 
 impl<H> ServerBuilder<H> {
-    fn new(info: Implementation, handler: H) -> ServerBuilder<H> {
+    fn with_info(info: Implementation, handler: H) -> ServerBuilder<H> {
         ServerBuilder {
             config: Config {
                 info,
@@ -393,6 +390,23 @@ impl<H> ServerBuilder<H> {
 }
 
 impl ServerBuilder {
+    /// A builder for a server with this name and version and no primitives yet: a server
+    /// assembled by hand, whose tools, resources and prompts are added through
+    /// [`Server::registry`] once built. A `#[server]` type starts from [`Server::builder`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::ServerBuilder;
+    ///
+    /// let server = ServerBuilder::new("plugins", "1.0.0").build();
+    /// assert_eq!(server.info().name, "plugins");
+    /// assert!(server.registry().tool_names().is_empty());
+    /// ```
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::with_info(Implementation::new(name, version), ())
+    }
+
     /// The server, with no primitives yet.
     pub fn build(self) -> Server {
         Server {

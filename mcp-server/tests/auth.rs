@@ -23,9 +23,8 @@ use ferromcp::prelude::tool;
 use ferromcp::registry::tool_fn;
 use ferromcp::testing::{ClientOptions, HttpTestClient, TestClientError};
 use ferromcp::types::{CreateMessageRequestParams, SamplingMessage, Tool};
-use ferromcp::{Context, Principal, Server};
-use http::{HeaderMap, Request, StatusCode};
-use http_body_util::BodyExt;
+use ferromcp::{Context, Principal, Server, ServerBuilder};
+use http::StatusCode;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -34,7 +33,7 @@ const RESOURCE: &str = "http://localhost/mcp";
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
 fn server() -> Server {
-    let server = Server::builder("auth-test", "1.0.0").build();
+    let server = ServerBuilder::new("auth-test", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     server
         .registry()
@@ -76,7 +75,7 @@ fn app(config: AuthConfig, validator: impl TokenValidator) -> axum::Router {
     axum::Router::new()
         .nest_service(
             "/mcp",
-            server().http_endpoint(HttpOptions::default(), CancellationToken::new()),
+            server().http_router(HttpOptions::default(), CancellationToken::new()),
         )
         .layer(AuthLayer::new(config, validator))
 }
@@ -662,7 +661,7 @@ async fn handlers_see_the_caller() {
     // Without an authentication layer there is no caller, and the extractor says so.
     let plain = axum::Router::new().nest_service(
         "/mcp",
-        server().http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        server().http_router(HttpOptions::default(), CancellationToken::new()),
     );
     let plain = client(&plain);
     plain.send_initialize().await;
@@ -698,7 +697,7 @@ async fn needs_sampling(caller: &HttpTestClient, state: Option<&str>) -> Value {
 async fn request_state_is_bound_to_the_caller() {
     let plain = axum::Router::new().nest_service(
         "/mcp",
-        server().http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        server().http_router(HttpOptions::default(), CancellationToken::new()),
     );
     let (alice, bob) = (modern_caller(&plain, "alice"), modern_caller(&plain, "bob"));
     let first = needs_sampling(&alice, None).await;
@@ -729,7 +728,7 @@ fn task_client(app: &axum::Router, who: Option<&str>) -> HttpTestClient {
 
 #[tokio::test]
 async fn tasks_of_2026_belong_to_the_caller_who_started_them() {
-    let server = Server::builder("auth-tasks", "1.0.0").build();
+    let server = ServerBuilder::new("auth-tasks", "1.0.0").build();
     let mut slow = Tool::new(
         "slow",
         json!({"type": "object"}).as_object().cloned().unwrap(),
@@ -752,7 +751,7 @@ async fn tasks_of_2026_belong_to_the_caller_who_started_them() {
         .unwrap();
     let app = axum::Router::new().nest_service(
         "/mcp",
-        server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
     );
     let call = json!({"name": "slow", "arguments": {}});
     let answer = task_client(&app, Some("alice"))
@@ -816,7 +815,7 @@ fn incidents_app(issuer: &str) -> axum::Router {
     axum::Router::new()
         .nest_service(
             "/mcp",
-            server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+            server.http_router(HttpOptions::default(), CancellationToken::new()),
         )
         .layer(AuthLayer::new(
             AuthConfig::new(RESOURCE, issuer).unwrap(),
@@ -910,7 +909,7 @@ async fn without_authentication_scopes_bind_nothing() {
     let server = Server::new(Incidents).unwrap();
     let app = axum::Router::new().nest_service(
         "/mcp",
-        server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
     );
     let anonymous = client(&app);
     anonymous.send_initialize().await;
@@ -940,7 +939,7 @@ async fn resources_and_prompts_take_scopes_from_the_registry() {
     let app = axum::Router::new()
         .nest_service(
             "/mcp",
-            server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+            server.http_router(HttpOptions::default(), CancellationToken::new()),
         )
         .layer(AuthLayer::new(
             AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
@@ -1020,7 +1019,7 @@ async fn the_macros_put_scopes_on_resources_templates_prompts_and_the_server() {
             "/mcp",
             Server::new(Vault)
                 .unwrap()
-                .http_endpoint(HttpOptions::default(), CancellationToken::new()),
+                .http_router(HttpOptions::default(), CancellationToken::new()),
         )
         .layer(AuthLayer::new(
             AuthConfig::new(RESOURCE, &ks.issuer).unwrap(),
@@ -1188,11 +1187,9 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
     let stopped = stop.clone();
     let served = tokio::spawn(async move {
         server()
-            .serve_http_on(
-                listener,
-                HttpOptions::default().auth(layer),
-                stopped.cancelled_owned(),
-            )
+            .serve_http_on(listener)
+            .options(HttpOptions::default().auth(layer))
+            .with_graceful_shutdown(stopped.cancelled_owned())
             .await
     });
     let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -1251,7 +1248,7 @@ fn vault_app(config: AuthConfig, for_server: bool) -> (Server, HttpTestClient) {
     let app = axum::Router::new()
         .nest_service(
             "/mcp",
-            server.http_endpoint(HttpOptions::default(), CancellationToken::new()),
+            server.http_router(HttpOptions::default(), CancellationToken::new()),
         )
         .layer(layer);
     (server, client(&app))
@@ -1337,11 +1334,9 @@ async fn serve_http_offers_the_served_servers_scopes() {
     let served = tokio::spawn(async move {
         Server::new(Vault)
             .unwrap()
-            .serve_http_on(
-                listener,
-                HttpOptions::default().auth(layer),
-                stopped.cancelled_owned(),
-            )
+            .serve_http_on(listener)
+            .options(HttpOptions::default().auth(layer))
+            .with_graceful_shutdown(stopped.cancelled_owned())
             .await
     });
     let http = reqwest::Client::new();

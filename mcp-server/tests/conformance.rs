@@ -7,7 +7,7 @@
 use ferromcp::registry::{prompt_fn, resource_fn, tool_fn};
 use ferromcp::testing::{assert_conformant, check_conformance, official_schema};
 use ferromcp::types::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
-use ferromcp::{ProtocolVersion, Server};
+use ferromcp::{ProtocolVersion, ServerBuilder};
 use serde_json::{Value, json};
 
 fn object(v: Value) -> serde_json::Map<String, Value> {
@@ -16,7 +16,9 @@ fn object(v: Value) -> serde_json::Map<String, Value> {
 
 #[tokio::test]
 async fn a_correct_server_conforms_in_every_revision() {
-    let server = Server::builder("conformant", "1.0.0").page_size(1).build();
+    let server = ServerBuilder::new("conformant", "1.0.0")
+        .page_size(1)
+        .build();
     let r = server.registry();
     let mut t = Tool::new(
         "add",
@@ -52,7 +54,7 @@ async fn a_correct_server_conforms_in_every_revision() {
 
 #[tokio::test]
 async fn a_broken_tool_is_reported() {
-    let server = Server::builder("broken", "1.0.0").build();
+    let server = ServerBuilder::new("broken", "1.0.0").build();
     // `inputSchema` must be an object schema: a hand-written descriptor got it wrong.
     let mut t = Tool::new("bad", object(json!({"type": "object"})));
     t.input_schema.insert("type".into(), json!(7));

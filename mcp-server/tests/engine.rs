@@ -16,7 +16,7 @@ use ferromcp::types::{
     LoggingLevel, Prompt, PromptArgument, PromptMessage, Resource, ResourceTemplate,
     ResultMetaObject, Root, SamplingMessage, TextContent, Tool,
 };
-use ferromcp::{Context, Elicitation, ResourceError, Server};
+use ferromcp::{Context, Elicitation, ResourceError, Server, ServerBuilder};
 use serde_json::{Value, json};
 
 fn object(v: Value) -> serde_json::Map<String, Value> {
@@ -51,7 +51,7 @@ fn name_schema() -> ElicitRequestedSchema {
 
 /// A server exercising every feature; the same handlers serve both eras.
 fn server() -> Server {
-    let server = Server::builder("engine-test", "1.0.0")
+    let server = ServerBuilder::new("engine-test", "1.0.0")
         .instructions("Test server.")
         .tool_timeout(Duration::from_secs(5))
         .page_size(2)
@@ -319,7 +319,7 @@ async fn each_era_says_what_it_speaks_and_a_refused_2026_request_decides_nothing
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}}}});
 
-    let legacy_only = Server::builder("legacy", "1.0.0")
+    let legacy_only = ServerBuilder::new("legacy", "1.0.0")
         .protocol_versions(&[V::V2025_06_18, V::V2025_11_25])
         .build();
     let replies = one_by_one(
@@ -338,7 +338,7 @@ async fn each_era_says_what_it_speaks_and_a_refused_2026_request_decides_nothing
         replies[1]
     );
 
-    let modern_only = Server::builder("modern", "1.0.0")
+    let modern_only = ServerBuilder::new("modern", "1.0.0")
         .protocol_versions(&[V::V2026_07_28])
         .build();
     let replies = one_by_one(&modern_only, &[initialize_line("2025-11-25"), discover]).await;
@@ -664,7 +664,7 @@ async fn modern_discover_and_envelope_errors() {
 /// capability the request needs (`-32021`, `data.requiredCapabilities`).
 #[tokio::test]
 async fn each_input_request_names_the_capability_it_needs() {
-    let server = Server::builder("needs", "1.0.0").build();
+    let server = ServerBuilder::new("needs", "1.0.0").build();
     let r = server.registry();
     r.add_tool(
         tool("ask"),
@@ -906,7 +906,7 @@ async fn elicitation_sampling_and_roots_with_one_tool_body_in_both_eras() {
 /// A sampling request with tools goes only to a client that declared `sampling.tools`.
 #[tokio::test]
 async fn sampling_with_tools_needs_the_clients_sampling_tools() {
-    let server = Server::builder("sampler", "1.0.0").build();
+    let server = ServerBuilder::new("sampler", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     server
         .registry()
@@ -1045,7 +1045,7 @@ async fn cancellation_drops_the_handler_and_sends_nothing() {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
-    let server = Server::builder("cancel", "1").build();
+    let server = ServerBuilder::new("cancel", "1").build();
     let dropped = Arc::new(AtomicUsize::new(0));
     let finished = Arc::new(AtomicUsize::new(0));
     let (d, f) = (dropped.clone(), finished.clone());
@@ -1155,7 +1155,7 @@ async fn dynamic_registry_changes_notify_legacy_sessions_and_modern_listeners() 
 
 #[tokio::test]
 async fn stdio_answers_garbage_and_oversized_lines_and_goes_on() {
-    let server = Server::builder("limits", "1")
+    let server = ServerBuilder::new("limits", "1")
         .max_message_size(1024)
         .build();
     let big = format!(
@@ -1363,7 +1363,9 @@ async fn batches_over_a_hundred_messages_are_refused_whole() {
 
 #[tokio::test]
 async fn a_response_over_the_limit_becomes_an_internal_error() {
-    let server = Server::builder("big", "1").max_response_size(1024).build();
+    let server = ServerBuilder::new("big", "1")
+        .max_response_size(1024)
+        .build();
     server
         .registry()
         .add_tool(
@@ -1526,7 +1528,9 @@ async fn stdio_streams_more_notifications_than_the_queue_holds() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     const CALLS: u64 = 6;
     const NOTES: u64 = 1500;
-    let server = Server::builder("chatty", "1.0.0").max_in_flight(2).build();
+    let server = ServerBuilder::new("chatty", "1.0.0")
+        .max_in_flight(2)
+        .build();
     server
         .registry()
         .add_tool(
@@ -1580,7 +1584,7 @@ async fn stdio_streams_more_notifications_than_the_queue_holds() {
 
 #[tokio::test]
 async fn a_tools_own_result_meta_is_kept_beside_the_server_info() {
-    let server = Server::builder("meta-test", "2.0.0").build();
+    let server = ServerBuilder::new("meta-test", "2.0.0").build();
     server
         .registry()
         .add_tool(

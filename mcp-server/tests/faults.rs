@@ -98,7 +98,7 @@ impl Faulty {
 }
 
 fn server() -> Server {
-    Server::with_handler(Faulty)
+    Server::builder(Faulty)
         .tool_timeout(Duration::from_secs(5))
         .client_request_timeout(Duration::from_secs(2))
         .build()

@@ -50,7 +50,7 @@ async fn an_integer_mirrored_into_a_header_matches_its_body_value() {
     use tower::ServiceExt;
 
     const V: &str = "2026-07-28";
-    let server = Server::builder("headers", "1.0.0").build();
+    let server = ServerBuilder::new("headers", "1.0.0").build();
     let schema = |kind: &str| {
         json!({"type": "object", "properties": {"x": {"type": kind, "x-mcp-header": "X"}}})
             .as_object()
@@ -76,7 +76,10 @@ async fn an_integer_mirrored_into_a_header_matches_its_body_value() {
             None,
         )
         .unwrap();
-    let router = server.http_router(HttpOptions::default(), CancellationToken::new());
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
+    );
     for x in ["9007199254740991", "-9007199254740991", "0", "42"] {
         let body = json!({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",

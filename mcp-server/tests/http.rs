@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use axum::body::Body;
-use ferromcp::http::{HttpOptions, Principal};
+use ferromcp::Principal;
+use ferromcp::http::HttpOptions;
 use ferromcp::registry::tool_fn;
 use ferromcp::types::{CreateMessageRequestParams, SamplingMessage, Tool};
-use ferromcp::{Context, Server};
+use ferromcp::{Context, Server, ServerBuilder};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
@@ -20,7 +21,7 @@ use tower::ServiceExt;
 const V: &str = "2026-07-28";
 
 fn server() -> Server {
-    let server = Server::builder("http-test", "1.0.0").build();
+    let server = ServerBuilder::new("http-test", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     let r = server.registry();
     r.add_tool(
@@ -80,7 +81,10 @@ fn server() -> Server {
 }
 
 fn router(server: &Server, options: HttpOptions) -> axum::Router {
-    server.http_router(options, CancellationToken::new())
+    axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(options, CancellationToken::new()),
+    )
 }
 
 fn post(body: &str) -> http::request::Builder {
@@ -818,7 +822,7 @@ async fn before_2025_11_25_a_response_stream_stays_open_until_its_answer() {
 
 #[tokio::test]
 async fn a_cancelled_request_is_answered_with_a_stream_that_ends_empty() {
-    let server = Server::builder("cancel-test", "1.0.0").build();
+    let server = ServerBuilder::new("cancel-test", "1.0.0").build();
     let started = std::sync::Arc::new(tokio::sync::Notify::new());
     let signal = started.clone();
     server
@@ -868,7 +872,7 @@ async fn send_owned(
 /// the session's and the endpoint's, as it would sent alone.
 #[tokio::test]
 async fn a_batchs_requests_count_against_the_in_flight_limits() {
-    let server = Server::builder("batch-test", "1.0.0")
+    let server = ServerBuilder::new("batch-test", "1.0.0")
         .max_in_flight(4)
         .build();
     server
@@ -1050,7 +1054,7 @@ async fn a_get_stream_ends_when_its_session_expires() {
 
 /// A server whose one tool runs as a task and finishes after its request was answered.
 fn task_router() -> axum::Router {
-    let server = Server::builder("http-tasks", "1.0.0").build();
+    let server = ServerBuilder::new("http-tasks", "1.0.0").build();
     let mut tool = Tool::new(
         "late",
         json!({"type": "object"}).as_object().cloned().unwrap(),
@@ -1146,7 +1150,7 @@ async fn a_legacy_task_asks_for_input_on_the_tasks_result_stream() {
     // 2025-11-25, no GET stream: the task's elicitation waits until the client calls
     // `tasks/result`, arrives on that stream tied to the task, and the answer posted to the
     // session lets the task finish on the same stream.
-    let server = Server::builder("http-task-input", "1.0.0").build();
+    let server = ServerBuilder::new("http-task-input", "1.0.0").build();
     let mut tool = Tool::new(
         "confirm",
         json!({"type": "object"}).as_object().cloned().unwrap(),

@@ -16,7 +16,7 @@ use axum::body::Body;
 use ferromcp::http::HttpOptions;
 use ferromcp::registry::tool_fn;
 use ferromcp::types::Tool;
-use ferromcp::{CancellationToken, Context, Server};
+use ferromcp::{CancellationToken, Context, Server, ServerBuilder};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
@@ -60,7 +60,7 @@ impl Drop for Live {
 /// the tool list) and `huge` (a 100 MB text result, after a progress notification when the
 /// client asked for progress).
 fn server(counters: Arc<Counters>, gates: Arc<[Semaphore; 2]>) -> Server {
-    let server = Server::builder("http-faults", "1.0.0").build();
+    let server = ServerBuilder::new("http-faults", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     let r = server.registry();
     r.add_tool(
@@ -141,7 +141,8 @@ async fn start(server: Server) -> Running {
     let (stop, stopped) = oneshot::channel::<()>();
     let served = tokio::spawn(async move {
         server
-            .serve_http_on(listener, HttpOptions::default(), async {
+            .serve_http_on(listener)
+            .with_graceful_shutdown(async {
                 let _ = stopped.await;
             })
             .await
@@ -465,9 +466,12 @@ async fn a_legacy_client_gone_mid_stream_can_resume_or_cancel_and_others_go_on()
 // ---- Through the router ----
 
 fn router_for(server: &Server) -> axum::Router {
-    server.http_router(
-        HttpOptions::default().keep_alive(Duration::from_secs(3600)),
-        CancellationToken::new(),
+    axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(
+            HttpOptions::default().keep_alive(Duration::from_secs(3600)),
+            CancellationToken::new(),
+        ),
     )
 }
 

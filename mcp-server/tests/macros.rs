@@ -303,7 +303,7 @@ impl Notes {
 }
 
 fn server() -> Server {
-    Server::with_handler(Notes {
+    Server::builder(Notes {
         calls: AtomicUsize::new(0),
     })
     .state(Db {

@@ -546,7 +546,7 @@ impl Many {
 
 #[tokio::test]
 async fn fifty_tools_are_listed_and_callable() {
-    let server = Server::with_handler(Many)
+    let server = Server::builder(Many)
         .state(Cfg { scale: 2 })
         .build()
         .unwrap();

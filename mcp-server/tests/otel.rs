@@ -91,7 +91,7 @@ fn observed() -> Observed {
         .with_reader(PeriodicReader::builder(metrics.clone()).build())
         .with_reader(prometheus.reader())
         .build();
-    let server = Server::with_handler(Calc)
+    let server = Server::builder(Calc)
         .telemetry(Telemetry::new(&tracers, &meters))
         .build()
         .unwrap();
@@ -284,9 +284,12 @@ async fn tool_errors_and_protocol_errors_mark_the_span_as_failed() {
 #[tokio::test(flavor = "current_thread")]
 async fn http_legacy_spans_carry_the_session_id_and_tcp() {
     let o = observed();
-    let router = o.server.http_router(
-        ferromcp::http::HttpOptions::default(),
-        ferromcp::CancellationToken::new(),
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        o.server.http_router(
+            ferromcp::http::HttpOptions::default(),
+            ferromcp::CancellationToken::new(),
+        ),
     );
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let (headers, _) = post(&router, &[], init).await;
@@ -325,9 +328,12 @@ async fn http_legacy_spans_carry_the_session_id_and_tcp() {
 #[tokio::test(flavor = "current_thread")]
 async fn http_modern_spans_are_stateless_tcp_and_take_their_parent_from_meta() {
     let o = observed();
-    let router = o.server.http_router(
-        ferromcp::http::HttpOptions::default(),
-        ferromcp::CancellationToken::new(),
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        o.server.http_router(
+            ferromcp::http::HttpOptions::default(),
+            ferromcp::CancellationToken::new(),
+        ),
     );
     let call = json!({
         "jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -650,11 +656,14 @@ async fn running_tasks_and_listen_streams_are_counted() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
     let o = observed();
-    let shared = std::sync::Arc::new(ferromcp::http::InMemorySharedSessionStore::default());
+    let shared = std::sync::Arc::new(ferromcp::http::MemorySessionStore::default());
     let endpoint = || {
-        o.server.http_router(
-            ferromcp::http::HttpOptions::default().shared_sessions(shared.clone()),
-            ferromcp::CancellationToken::new(),
+        axum::Router::new().nest_service(
+            "/mcp",
+            o.server.http_router(
+                ferromcp::http::HttpOptions::default().session_store(shared.clone()),
+                ferromcp::CancellationToken::new(),
+            ),
         )
     };
     let (a, b) = (endpoint(), endpoint());
@@ -682,7 +691,7 @@ async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
 
 /// A server with metrics-only telemetry, read by an in-memory exporter of `temporality`.
 fn metrics_only(temporality: Temporality) -> (Server, InMemoryMetricExporter, SdkMeterProvider) {
-    let (builder, metrics, meters) = metrics_only_builder(Server::with_handler(Calc), temporality);
+    let (builder, metrics, meters) = metrics_only_builder(Server::builder(Calc), temporality);
     (builder.build().unwrap(), metrics, meters)
 }
 
@@ -821,7 +830,7 @@ async fn every_sample_counts_however_many_attribute_sets_there_are() {
     // More tools than the histogram binds (the rest are recorded unbound), and unknown ones
     // (protocol errors, never bound): none is lost.
     let (builder, metrics, meters) =
-        metrics_only_builder(Server::builder("many", "1.0.0"), Temporality::Cumulative);
+        metrics_only_builder(ServerBuilder::new("many", "1.0.0"), Temporality::Cumulative);
     let server = builder.build();
     let tools = 1_100;
     for n in 0..tools {
@@ -947,7 +956,7 @@ async fn messages_to_the_client_carry_the_server_spans_trace_context() {
     assert_eq!(logged[0]["params"]["data"], "asking");
 
     // Outside a trace (no telemetry), nothing is added.
-    let plain = Server::with_handler(Calc).build().unwrap();
+    let plain = Server::builder(Calc).build().unwrap();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let asked = seen.clone();
     let client = TestClient::connect(
@@ -1007,7 +1016,7 @@ async fn modern_input_requests_carry_the_server_spans_trace_context() {
     }
 
     // Outside a trace (no telemetry), nothing is added.
-    let plain = Server::with_handler(Calc).build().unwrap();
+    let plain = Server::builder(Calc).build().unwrap();
     let client = TestClient::connect(&plain, asks()).await.unwrap();
     let result = client
         .request(

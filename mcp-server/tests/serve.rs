@@ -8,10 +8,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ferromcp::Server;
 use ferromcp::http::HttpOptions;
 use ferromcp::registry::tool_fn;
 use ferromcp::types::Tool;
+use ferromcp::{Server, ServerBuilder};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -24,7 +24,7 @@ const SOON: Duration = Duration::from_secs(30);
 /// A server with `hi` (answers at once) and `wait` (answers once `gate` is notified,
 /// after telling `started`).
 fn server(started: Arc<Notify>, gate: Arc<Notify>) -> Server {
-    let server = Server::builder("serve-test", "1.0.0").build();
+    let server = ServerBuilder::new("serve-test", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     let r = server.registry();
     r.add_tool(
@@ -65,7 +65,9 @@ async fn start(options: HttpOptions) -> Running {
     let (stop, stopped) = oneshot::channel::<()>();
     let served = tokio::spawn(async move {
         server
-            .serve_http_on(listener, options, async {
+            .serve_http_on(listener)
+            .options(options)
+            .with_graceful_shutdown(async {
                 let _ = stopped.await;
             })
             .await

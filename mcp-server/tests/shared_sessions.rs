@@ -1,5 +1,5 @@
 //! Legacy sessions shared by two endpoints (two instances behind a load balancer) through a
-//! `SharedSessionStore`: here the in-memory one, so the logic is tested on every run;
+//! `SessionStore`: here the in-memory one, so the logic is tested on every run;
 //! tests/redis.rs runs the same flows against a real Redis.
 
 #![cfg(feature = "http")]
@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
-use ferromcp::http::{InMemorySharedSessionStore, SharedSessionStore, StoreFuture};
+use ferromcp::http::{MemorySessionStore, SessionStore};
+use ferromcp::store::StoreFuture;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -30,11 +31,11 @@ const SUBSCRIBE: &str =
 /// Counts the loads a store serves: the hot path must not need any.
 #[derive(Clone, Default)]
 struct Counting {
-    inner: InMemorySharedSessionStore,
+    inner: MemorySessionStore,
     loads: Arc<AtomicUsize>,
 }
 
-impl SharedSessionStore for Counting {
+impl SessionStore for Counting {
     fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
         self.loads.fetch_add(1, Ordering::SeqCst);
         self.inner.load(id, ttl)
@@ -83,7 +84,7 @@ fn result(body: &str) -> Value {
 
 #[tokio::test]
 async fn a_session_minted_on_one_instance_continues_on_another() {
-    let store = Arc::new(InMemorySharedSessionStore::new());
+    let store = Arc::new(MemorySessionStore::new());
     let (_, a) = instance(store.clone(), Duration::ZERO);
     let (_, b) = instance(store.clone(), Duration::ZERO);
     let id = initialize(&a, None).await;
@@ -153,7 +154,7 @@ async fn a_session_minted_on_one_instance_continues_on_another() {
 
 #[tokio::test]
 async fn another_principal_cannot_restore_a_session() {
-    let store = Arc::new(InMemorySharedSessionStore::new());
+    let store = Arc::new(MemorySessionStore::new());
     let (_, a) = instance(store.clone(), Duration::ZERO);
     let (_, b) = instance(store.clone(), Duration::ZERO);
     let id = initialize(&a, Some("alice")).await;
@@ -204,7 +205,7 @@ async fn the_instance_holding_a_session_does_not_read_the_store_per_request() {
 
 #[tokio::test]
 async fn an_unreachable_store_gives_503_with_retry_after_then_recovers() {
-    let store = InMemorySharedSessionStore::new();
+    let store = MemorySessionStore::new();
     let (_, a) = instance(Arc::new(store.clone()), Duration::ZERO);
     let (_, b) = instance(Arc::new(store.clone()), Duration::ZERO);
     let id = initialize(&a, None).await;
@@ -226,7 +227,7 @@ async fn an_unreachable_store_gives_503_with_retry_after_then_recovers() {
 
 #[tokio::test]
 async fn a_change_the_store_refused_is_reread_not_trusted() {
-    let store = InMemorySharedSessionStore::new();
+    let store = MemorySessionStore::new();
     let (_, a) = instance(Arc::new(store.clone()), Duration::from_secs(3600));
     let (_, b) = instance(Arc::new(store.clone()), Duration::ZERO);
     let id = initialize(&a, None).await;

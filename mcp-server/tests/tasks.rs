@@ -13,7 +13,7 @@ use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use ferromcp::types::{
     ElicitRequestFormParams, ElicitResult, TASKS_EXTENSION, Tool, ToolExecution, ToolTaskSupport,
 };
-use ferromcp::{Context, Server, ToolError};
+use ferromcp::{Context, Server, ServerBuilder, ToolError};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
@@ -133,7 +133,7 @@ fn serve(builder: ferromcp::ServerBuilder) -> (Server, Probe) {
 }
 
 fn builder() -> ferromcp::ServerBuilder {
-    Server::builder("tasks-test", "1.0.0")
+    ServerBuilder::new("tasks-test", "1.0.0")
 }
 
 fn rpc_code(e: TestClientError) -> i64 {

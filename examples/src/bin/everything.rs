@@ -649,7 +649,7 @@ fn build(
     telemetry: Option<ferromcp::otel::Telemetry>,
     tasks: Option<ferromcp::http::RedisTaskStore>,
 ) -> Result<Server, String> {
-    let mut builder = Server::with_handler(Everything).telemetry(telemetry);
+    let mut builder = Server::builder(Everything).telemetry(telemetry);
     if let Some(tasks) = tasks {
         builder = builder.task_store(tasks);
     }

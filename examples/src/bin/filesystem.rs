@@ -76,7 +76,7 @@ pub fn server_with_telemetry(
     allow_write: bool,
     telemetry: Option<ferromcp::otel::Telemetry>,
 ) -> Result<Server, ferromcp::registry::RegistryError> {
-    let server = Server::with_handler(Filesystem { roots })
+    let server = Server::builder(Filesystem { roots })
         .telemetry(telemetry)
         .build()?;
     if !allow_write {

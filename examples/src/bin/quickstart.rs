@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // OTLP export of spans and metrics when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing.
     let otel = ferromcp::otel::Otel::from_env()?;
-    let server = Server::with_handler(Quickstart)
+    let server = Server::builder(Quickstart)
         .telemetry(otel.telemetry())
         .build()?;
     match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {

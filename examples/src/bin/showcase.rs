@@ -115,7 +115,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
     let otel = ferromcp::otel::Otel::from_env_serving_metrics(metrics).await?;
-    let server = Server::with_handler(Showcase)
+    let server = Server::builder(Showcase)
         .telemetry(otel.telemetry())
         .build()?;
     match http {

@@ -108,7 +108,7 @@ pub async fn server_with_telemetry(
     telemetry: Option<ferromcp::otel::Telemetry>,
 ) -> Result<Server, String> {
     let policy = db.policy().await.map_err(|e| e.0)?;
-    Server::with_handler(SqlExplorer {
+    Server::builder(SqlExplorer {
         db,
         policy,
         max_rows,

@@ -26,7 +26,7 @@
 //!     .required_scopes(["mcp"]);
 //! let validator = JwtValidator::new("https://auth.example.com")?;
 //! let options = HttpOptions::default().auth(AuthLayer::new(config, validator));
-//! server.serve_http_with("0.0.0.0:8080", options, ferromcp::http::shutdown_signal()).await?;
+//! server.serve_http("0.0.0.0:8080").options(options).await?;
 //! # Ok(())
 //! # }
 //! ```

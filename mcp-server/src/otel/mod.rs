@@ -45,7 +45,7 @@
 //!     .build();
 //! // An exporter goes on the tracer provider (`with_batch_exporter`); none here.
 //! let tracers = SdkTracerProvider::builder().build();
-//! let server = Server::builder("demo", "1.0.0")
+//! let server = ServerBuilder::new("demo", "1.0.0")
 //!     .telemetry(Telemetry::new(&tracers, &meters))
 //!     .build();
 //! # let _ = server;

@@ -95,7 +95,7 @@ impl Prometheus {
     ///
     /// let prometheus = Prometheus::new();
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:9464").await?;
-    /// ferromcp::http::axum::serve(listener, prometheus.router()).await
+    /// axum::serve(listener, prometheus.router()).await
     /// # }
     /// ```
     #[cfg(feature = "http")]

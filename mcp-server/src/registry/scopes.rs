@@ -98,7 +98,7 @@ impl Registry {
     /// ```
     /// use ferromcp::registry::ScopedItem;
     ///
-    /// let server = ferromcp::Server::builder("incidents", "1.0.0").build();
+    /// let server = ferromcp::ServerBuilder::new("incidents", "1.0.0").build();
     /// server.registry().require_scopes(ScopedItem::Tool("resolve"), ["incidents:write"]);
     /// ```
     pub fn require_scopes<S: Into<String>>(

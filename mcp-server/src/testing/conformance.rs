@@ -155,7 +155,7 @@ pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let server = ferromcp::Server::builder("demo", "1.0.0").build();
+/// let server = ferromcp::ServerBuilder::new("demo", "1.0.0").build();
 /// ferromcp::testing::assert_conformant(&server).await;
 /// # }
 /// ```

@@ -9,14 +9,14 @@
 //! # Examples
 //!
 //! ```
-//! use ferromcp::Server;
+//! use ferromcp::ServerBuilder;
 //! use ferromcp::registry::tool_fn;
 //! use ferromcp::testing::{ClientOptions, TestClient};
 //! use ferromcp::types::Tool;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let server = Server::builder("demo", "1.0.0").build();
+//! let server = ServerBuilder::new("demo", "1.0.0").build();
 //! let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
 //! server.registry().add_tool(Tool::new("hi", schema), tool_fn(|_: serde_json::Value, _| async { "hello" }), None).unwrap();
 //!

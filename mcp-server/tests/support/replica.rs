@@ -1,5 +1,5 @@
 //! One instance of a server for the shared-session tests: a `hi` tool, and an endpoint
-//! that shares legacy sessions through a `SharedSessionStore`.
+//! that shares legacy sessions through a `SessionStore`.
 
 // Each test target uses the part it needs.
 #![allow(dead_code)]
@@ -7,27 +7,28 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ferromcp::Server;
-use ferromcp::http::{HttpOptions, Principal, SharedSessionStore};
+use ferromcp::Principal;
+use ferromcp::http::{HttpOptions, SessionStore};
 use ferromcp::registry::tool_fn;
 use ferromcp::types::Tool;
+use ferromcp::{Server, ServerBuilder};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// The server (its own registry, as each replica has) and its router at `/mcp`, sharing
 /// `store`, re-reading a held session once its last contact is `recheck` old. A request's
 /// `x-user` header becomes its principal, as an authentication layer would.
-pub fn instance(store: Arc<dyn SharedSessionStore>, recheck: Duration) -> (Server, axum::Router) {
+pub fn instance(store: Arc<dyn SessionStore>, recheck: Duration) -> (Server, axum::Router) {
     instance_with(store, recheck, HttpOptions::default())
 }
 
 /// [`instance`] with `options` for the rest.
 pub fn instance_with(
-    store: Arc<dyn SharedSessionStore>,
+    store: Arc<dyn SessionStore>,
     recheck: Duration,
     options: HttpOptions,
 ) -> (Server, axum::Router) {
-    let server = Server::builder("shared-test", "1.0.0").build();
+    let server = ServerBuilder::new("shared-test", "1.0.0").build();
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     server
         .registry()
@@ -37,23 +38,23 @@ pub fn instance_with(
             None,
         )
         .unwrap();
-    let options = options
-        .shared_sessions(store)
-        .shared_session_recheck(recheck);
-    let router =
-        server
-            .http_router(options, CancellationToken::new())
-            .layer(axum::middleware::from_fn(
-                |mut req: axum::extract::Request, next: axum::middleware::Next| async move {
-                    let user = req
-                        .headers()
-                        .get("x-user")
-                        .map(|v| v.to_str().unwrap().to_owned());
-                    if let Some(user) = user {
-                        req.extensions_mut().insert(Principal::new(user));
-                    }
-                    next.run(req).await
-                },
-            ));
+    let options = options.session_store(store).shared_session_recheck(recheck);
+    let router = axum::Router::new()
+        .nest_service(
+            "/mcp",
+            server.http_router(options, CancellationToken::new()),
+        )
+        .layer(axum::middleware::from_fn(
+            |mut req: axum::extract::Request, next: axum::middleware::Next| async move {
+                let user = req
+                    .headers()
+                    .get("x-user")
+                    .map(|v| v.to_str().unwrap().to_owned());
+                if let Some(user) = user {
+                    req.extensions_mut().insert(Principal::new(user));
+                }
+                next.run(req).await
+            },
+        ));
     (server, router)
 }

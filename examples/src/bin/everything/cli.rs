@@ -98,7 +98,7 @@ pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Resu
             .await
             .map_err(unreachable)?;
         options = options
-            .shared_sessions(std::sync::Arc::new(store))
+            .session_store(std::sync::Arc::new(store))
             .notification_bus(std::sync::Arc::new(bus));
     }
     if let Some(issuer) = &http.issuer {
@@ -115,6 +115,6 @@ pub(crate) async fn serve_http(server: &Server, http: HttpArgs) -> std::io::Resu
         options = options.auth(AuthLayer::new(config, validator));
     }
     server
-        .serve_http_with(http.addr, options, ferromcp::http::shutdown_signal())
+        .serve_http(http.addr).options(options)
         .await
 }

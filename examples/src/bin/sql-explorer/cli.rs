@@ -256,7 +256,7 @@ pub(super) async fn serve_http(server: &Server, addr: &str, args: &Args) -> std:
     }
     println!("{}", connect_help(&url, args));
     server
-        .serve_http_on(listener, options, ferromcp::http::shutdown_signal())
+        .serve_http_on(listener).options(options)
         .await
 }
 

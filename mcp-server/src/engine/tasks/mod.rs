@@ -24,9 +24,7 @@ use crate::context::Context;
 use crate::peer::sink::Sink;
 use crate::sync::lock;
 pub(crate) use call::missing_extension;
-pub use store::{
-    MemoryTaskStore, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
-};
+pub use store::{MemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 /// The limits of a server's tasks, set by `ServerBuilder`.
 #[derive(Debug, Clone)]

@@ -2,8 +2,6 @@
 //! that poll, answer or cancel it; [`MemoryTaskStore`] is the default.
 
 use std::collections::{BTreeMap, HashMap};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
@@ -12,10 +10,8 @@ use ferromcp_core::error::ErrorObject;
 use ferromcp_core::types::TaskStatus;
 use serde_json::Value;
 
+use crate::store::{StoreError, StoreFuture};
 use crate::sync::lock;
-
-/// The future a [`TaskStore`] method returns.
-pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// One task as a store keeps it.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +95,7 @@ pub struct TaskPage {
 }
 
 /// Why a store could not do what was asked.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TaskStoreError {
     /// The store holds as many tasks as it may.
@@ -112,8 +108,8 @@ pub enum TaskStoreError {
     #[error("invalid cursor")]
     InvalidCursor,
     /// The store's backend failed.
-    #[error("task store backend: {0}")]
-    Backend(String),
+    #[error(transparent)]
+    Backend(#[from] StoreError),
 }
 
 /// Keeps tasks: their status and, once they end, their outcome. The server runs the tasks
@@ -125,17 +121,14 @@ pub enum TaskStoreError {
 /// [`ServerBuilder::task_store`](crate::ServerBuilder::task_store).
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new task.
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, (), TaskStoreError>;
 
     /// The task with this id, unless it is unknown or expired.
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError>;
 
     /// Replaces a task that has not ended; returns false (and changes nothing) when the
     /// stored task has ended already or is gone, so the first end wins.
-    fn update(&self, record: TaskRecord) -> StoreFuture<'_, Result<bool, TaskStoreError>>;
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, bool, TaskStoreError>;
 
     /// The tasks of `owner`, oldest first, at most `limit` from `cursor` on.
     fn list<'a>(
@@ -143,7 +136,7 @@ pub trait TaskStore: Send + Sync + 'static {
         owner: Option<&'a str>,
         cursor: Option<&'a str>,
         limit: usize,
-    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>>;
+    ) -> StoreFuture<'a, TaskPage, TaskStoreError>;
 
     /// Whether other instances of the server share this store (and may cancel a task this
     /// one runs). The instance running a task then re-reads it every poll interval
@@ -161,7 +154,7 @@ pub trait TaskStore: Send + Sync + 'static {
         &'a self,
         id: &'a str,
         lease: Duration,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+    ) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         let _ = lease;
         self.get(id)
     }
@@ -243,7 +236,7 @@ impl MemoryTaskStore {
     /// ```
     /// use ferromcp::tasks::MemoryTaskStore;
     ///
-    /// let server = ferromcp::Server::builder("reports", "1.0.0")
+    /// let server = ferromcp::ServerBuilder::new("reports", "1.0.0")
     ///     .task_store(MemoryTaskStore::new(50_000))
     ///     .build();
     /// # let _ = server;
@@ -257,7 +250,7 @@ impl MemoryTaskStore {
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, (), TaskStoreError> {
         let mut m = lock(&self.inner);
         let result = if m.tasks.contains_key(&record.id) {
             Err(TaskStoreError::Duplicate)
@@ -273,10 +266,7 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(result))
     }
 
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         let mut m = lock(&self.inner);
         let found = match m.tasks.get(id) {
             Some((_, r)) if r.is_expired(SystemTime::now()) => {
@@ -289,7 +279,7 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(found)))
     }
 
-    fn update(&self, record: TaskRecord) -> StoreFuture<'_, Result<bool, TaskStoreError>> {
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, bool, TaskStoreError> {
         let mut m = lock(&self.inner);
         let updated = match m.tasks.get_mut(&record.id) {
             Some((_, stored)) if !stored.status.is_terminal() => {
@@ -306,7 +296,7 @@ impl TaskStore for MemoryTaskStore {
         owner: Option<&'a str>,
         cursor: Option<&'a str>,
         limit: usize,
-    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>> {
+    ) -> StoreFuture<'a, TaskPage, TaskStoreError> {
         let result = (|| {
             let start = match cursor {
                 Some(c) => c
@@ -362,10 +352,10 @@ mod tests {
         assert_eq!(second.tasks.len(), 1);
         assert_eq!(second.tasks[0].id, "t4");
         assert!(second.next_cursor.is_none());
-        assert_eq!(
+        assert!(matches!(
             store.list(Some("a"), Some("x"), 2).await,
             Err(TaskStoreError::InvalidCursor)
-        );
+        ));
     }
 
     #[tokio::test]
@@ -384,10 +374,10 @@ mod tests {
         let store = MemoryTaskStore::new(2);
         store.create(record("a", None)).await.unwrap();
         store.create(record("b", None)).await.unwrap();
-        assert_eq!(
+        assert!(matches!(
             store.create(record("c", None)).await,
             Err(TaskStoreError::Full(2))
-        );
+        ));
         let mut a = store.get("a").await.unwrap().unwrap();
         a.status = TaskStatus::Cancelled;
         assert!(store.update(a.clone()).await.unwrap());

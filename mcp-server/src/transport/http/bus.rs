@@ -17,11 +17,11 @@ use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use super::session::SessionStore;
-use super::shared::StoreFuture;
+use super::session::LiveSessionStore;
 use crate::engine::Engine;
 use crate::engine::tasks::TaskChange;
 use crate::registry::RegistryEvent;
+use crate::store::StoreFuture;
 
 /// Where the instances of a server tell each other what changed.
 ///
@@ -111,7 +111,7 @@ const ECHOES_MAX: usize = 1_024;
 pub(crate) async fn run(
     bus: Arc<dyn NotificationBus>,
     engine: Engine,
-    sessions: Arc<dyn SessionStore>,
+    sessions: Arc<dyn LiveSessionStore>,
     shutdown: CancellationToken,
 ) {
     let registry = engine.registry();

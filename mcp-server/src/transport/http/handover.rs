@@ -30,7 +30,7 @@ use super::reply;
 use super::resume::{LIVE_CAPACITY, parse_event_id, stream_key};
 use super::service::Endpoint;
 use super::session::HttpSession;
-use super::shared::{SharedSessionStore, StreamKind};
+use super::shared::{SessionStore, StreamKind};
 use super::sse::SseBody;
 
 /// How often a followed stream is read from the store.
@@ -110,7 +110,7 @@ impl Endpoint {
 /// the stream ends or expires, the client goes, the server shuts down, or nothing new
 /// arrives for `idle`.
 async fn follow(
-    store: Arc<dyn SharedSessionStore>,
+    store: Arc<dyn SessionStore>,
     key: String,
     mut after: u64,
     tx: mpsc::Sender<Bytes>,

@@ -1,5 +1,5 @@
 //! The endpoint's request checks as tower layers, applied in this order by
-//! [`Server::http_endpoint`](crate::Server::http_endpoint) and usable on any axum router:
+//! [`Server::http_router`](crate::Server::http_router) and usable on any axum router:
 //! [`HostOriginLayer`] (DNS rebinding protection, 403), [`BodyLimitLayer`] (413, counted
 //! while the body streams) and [`MediaTypeLayer`] (415 / 406 for POST).
 //!
@@ -37,6 +37,7 @@ pub struct Checked<S, C> {
 }
 
 /// The future of a [`Checked`] service: the refusal, or the inner service's answer.
+#[derive(Debug)]
 pub enum CheckedFuture<F> {
     /// The check refused the request.
     Refused(Option<Response>),

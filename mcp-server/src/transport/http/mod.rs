@@ -47,21 +47,16 @@ pub use origin::{HostPolicy, OriginPolicy};
 pub use redis::{RedisNotificationBus, RedisSessionStore};
 #[cfg(feature = "redis")]
 pub use redis_tasks::RedisTaskStore;
-pub use serve::shutdown_signal;
-pub use session::{HttpSession, InMemorySessionStore, SessionStore};
+pub use serve::{ServeHttp, shutdown_signal};
+pub use session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
 pub use shared::{
-    ENDED_STREAM_KEPT, InMemorySharedSessionStore, MAX_STORED_EVENTS, SharedSessionStore,
-    SharedStoreError, StoreFuture, StoredStream, StreamKind, StreamWrite,
+    ENDED_STREAM_KEPT, MAX_STORED_EVENTS, MemorySessionStore, SessionStore, StoredStream,
+    StreamKind, StreamWrite,
 };
 
-pub(crate) use serve::serve;
 pub(crate) use service::Endpoint;
 
 /// The header naming a legacy session.
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
-/// The authenticated principal of a request, put in the request's extensions by an
-/// authentication layer in front of the MCP endpoint. Legacy sessions are bound to it (its
-/// issuer and subject): the session id presented by another principal is answered as an
-/// unknown session (404).
-pub use crate::principal::Principal;
+pub(crate) use crate::principal::Principal;

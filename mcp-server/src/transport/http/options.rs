@@ -5,13 +5,13 @@ use std::time::Duration;
 
 use super::bus::NotificationBus;
 use super::origin::{HostPolicy, OriginPolicy};
-use super::session::SessionStore;
-use super::shared::SharedSessionStore;
+use super::session::LiveSessionStore;
+use super::shared::SessionStore;
 
-/// Settings of the HTTP endpoint and of the server that [`Server::serve_http_with`]
+/// Settings of the HTTP endpoint and of the server that [`Server::serve_http`]
 /// runs. Every default is safe for a server reachable by untrusted clients.
 ///
-/// [`Server::serve_http_with`]: crate::Server::serve_http_with
+/// [`Server::serve_http`]: crate::Server::serve_http
 ///
 /// # Examples
 ///
@@ -35,8 +35,8 @@ pub struct HttpOptions {
     pub(crate) keep_alive: Duration,
     pub(crate) json_only: bool,
     pub(crate) sse_responses: bool,
-    pub(crate) store: Option<Arc<dyn SessionStore>>,
-    pub(crate) shared: Option<Arc<dyn SharedSessionStore>>,
+    pub(crate) store: Option<Arc<dyn LiveSessionStore>>,
+    pub(crate) shared: Option<Arc<dyn SessionStore>>,
     pub(crate) bus: Option<Arc<dyn NotificationBus>>,
     pub(crate) shared_recheck: Duration,
     pub(crate) session_idle_timeout: Duration,
@@ -157,7 +157,7 @@ impl HttpOptions {
     }
 
     /// Where legacy sessions are kept (default: in memory, with the timeout and cap above).
-    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+    pub fn live_sessions(mut self, store: Arc<dyn LiveSessionStore>) -> Self {
         self.store = Some(store);
         self
     }
@@ -171,7 +171,7 @@ impl HttpOptions {
     /// expire after [`session_idle_timeout`](Self::session_idle_timeout) unused.
     ///
     /// With the `redis` feature, `RedisSessionStore` keeps them in Redis.
-    pub fn shared_sessions(mut self, store: Arc<dyn SharedSessionStore>) -> Self {
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.shared = Some(store);
         self
     }
@@ -201,7 +201,7 @@ impl HttpOptions {
     /// How long a client has to send a request's headers, counted from the first byte of
     /// the request (or from the connection's opening, for its first request); a client that
     /// stalls is disconnected (default 10 s). Applies to the server that
-    /// [`serve_http_with`](crate::Server::serve_http_with) runs.
+    /// [`serve_http`](crate::Server::serve_http) runs.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout.max(Duration::from_millis(1));
         self
@@ -216,7 +216,7 @@ impl HttpOptions {
 
     /// How long a keep-alive connection may wait, with no request in progress, for the
     /// next request before it is closed (default 60 s). Applies to the server that
-    /// [`serve_http_with`](crate::Server::serve_http_with) runs.
+    /// [`serve_http`](crate::Server::serve_http) runs.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout.max(Duration::from_millis(1));
         self
@@ -249,7 +249,7 @@ impl HttpOptions {
         self
     }
 
-    /// Protects the endpoint that [`serve_http_with`](crate::Server::serve_http_with) runs
+    /// Protects the endpoint that [`serve_http`](crate::Server::serve_http) runs
     /// with bearer tokens (feature `auth`): `layer` serves the protected-resource metadata
     /// beside `/mcp` and checks every request before the endpoint sees it.
     #[cfg(feature = "auth")]

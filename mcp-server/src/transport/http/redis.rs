@@ -10,9 +10,9 @@ use tokio::sync::mpsc;
 
 use super::bus::NotificationBus;
 use super::shared::{
-    ENDED_STREAM_KEPT, MAX_STORED_EVENTS, SharedSessionStore, SharedStoreError, StoreFuture,
-    StoredStream, StreamKind, StreamWrite,
+    ENDED_STREAM_KEPT, MAX_STORED_EVENTS, SessionStore, StoredStream, StreamKind, StreamWrite,
 };
+use crate::store::{StoreError, StoreFuture};
 
 /// One multiplexed connection that reconnects by itself, each operation bounded by a
 /// timeout.
@@ -24,9 +24,9 @@ pub(super) struct Redis {
 }
 
 impl Redis {
-    pub(super) async fn connect(url: &str) -> Result<Redis, SharedStoreError> {
+    pub(super) async fn connect(url: &str) -> Result<Redis, StoreError> {
         let timeout = Duration::from_secs(1);
-        let client = redis::Client::open(url).map_err(|e| store_error(&e))?;
+        let client = redis::Client::open(url).map_err(store_error)?;
         // Reconnection is retried a few times quickly; past that the operation fails (503)
         // and the next one tries again.
         let config = ConnectionManagerConfig::new()
@@ -40,8 +40,8 @@ impl Redis {
             ConnectionManager::new_with_config(client.clone(), config),
         )
         .await
-        .map_err(|_| SharedStoreError("redis: timed out connecting".into()))?
-        .map_err(|e| store_error(&e))?;
+        .map_err(|_| StoreError::Timeout)?
+        .map_err(store_error)?;
         Ok(Redis {
             client,
             conn,
@@ -52,7 +52,7 @@ impl Redis {
     pub(super) async fn run<T: redis::FromRedisValue>(
         &self,
         cmd: redis::Cmd,
-    ) -> Result<T, SharedStoreError> {
+    ) -> Result<T, StoreError> {
         let mut conn = self.conn.clone();
         let attempt = async {
             match cmd.query_async::<T>(&mut conn).await {
@@ -66,13 +66,13 @@ impl Redis {
         };
         match tokio::time::timeout(self.timeout, attempt).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(store_error(&e)),
-            Err(_) => Err(SharedStoreError("redis: timed out".into())),
+            Ok(Err(e)) => Err(store_error(e)),
+            Err(_) => Err(StoreError::Timeout),
         }
     }
 }
 
-/// A [`SharedSessionStore`] in Redis: one key per session (`mcp:session:<id>` by default)
+/// A [`SessionStore`] in Redis: one key per session (`mcp:session:<id>` by default)
 /// holding a small JSON record, with a time to live that each read resets (`GETEX … PX`).
 ///
 /// One multiplexed connection serves every request and reconnects by itself after Redis
@@ -88,8 +88,8 @@ impl Redis {
 ///
 /// # async fn run(server: ferromcp::Server) -> Result<(), Box<dyn std::error::Error>> {
 /// let sessions = RedisSessionStore::connect("redis://10.0.0.5:6379").await?;
-/// let options = HttpOptions::default().shared_sessions(Arc::new(sessions));
-/// server.serve_http_with("0.0.0.0:8080", options, ferromcp::http::shutdown_signal()).await?;
+/// let options = HttpOptions::default().session_store(Arc::new(sessions));
+/// server.serve_http("0.0.0.0:8080").options(options).await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -108,8 +108,8 @@ impl std::fmt::Debug for RedisSessionStore {
     }
 }
 
-fn store_error(e: &redis::RedisError) -> SharedStoreError {
-    SharedStoreError(format!("redis: {e}"))
+fn store_error(e: redis::RedisError) -> StoreError {
+    StoreError::backend(e)
 }
 
 impl RedisSessionStore {
@@ -118,7 +118,7 @@ impl RedisSessionStore {
     /// # Errors
     ///
     /// The URL is malformed, or Redis could not be reached within the timeout.
-    pub async fn connect(url: &str) -> Result<RedisSessionStore, SharedStoreError> {
+    pub async fn connect(url: &str) -> Result<RedisSessionStore, StoreError> {
         Ok(RedisSessionStore {
             redis: Redis::connect(url).await?,
             prefix: "mcp:session:".into(),
@@ -144,7 +144,7 @@ impl RedisSessionStore {
         format!("{}{id}", self.prefix)
     }
 
-    async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, SharedStoreError> {
+    async fn run<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Result<T, StoreError> {
         self.redis.run(cmd).await
     }
 }
@@ -190,7 +190,7 @@ end
 return {markers, redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')}
 ";
 
-impl SharedSessionStore for RedisSessionStore {
+impl SessionStore for RedisSessionStore {
     fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
         Box::pin(async move {
             let mut cmd = redis::cmd("GETEX");
@@ -255,13 +255,15 @@ impl SharedSessionStore for RedisSessionStore {
                 return Ok(None);
             };
             let Some(kind) = markers.iter().find_map(|m| StreamKind::parse(m)) else {
-                return Err(SharedStoreError(format!("stream {stream} has no kind")));
+                return Err(StoreError::malformed(format!(
+                    "stream {stream} has no kind"
+                )));
             };
             let finished = markers.iter().any(|m| m == "@end");
             let mut events = Vec::with_capacity(flat.len() / 2);
             for pair in flat.chunks_exact(2) {
                 let n = pair[1].parse::<u64>().map_err(|_| {
-                    SharedStoreError(format!("stream {stream}: event number {:?}", pair[1]))
+                    StoreError::malformed(format!("stream {stream}: event number {:?}", pair[1]))
                 })?;
                 events.push((n, pair[0].clone()));
             }
@@ -286,9 +288,9 @@ impl SharedSessionStore for RedisSessionStore {
 /// # async fn run(server: ferromcp::Server) -> Result<(), Box<dyn std::error::Error>> {
 /// let url = "redis://10.0.0.5:6379";
 /// let options = HttpOptions::default()
-///     .shared_sessions(Arc::new(RedisSessionStore::connect(url).await?))
+///     .session_store(Arc::new(RedisSessionStore::connect(url).await?))
 ///     .notification_bus(Arc::new(RedisNotificationBus::connect(url).await?));
-/// server.serve_http_with("0.0.0.0:8080", options, ferromcp::http::shutdown_signal()).await?;
+/// server.serve_http("0.0.0.0:8080").options(options).await?;
 /// # Ok(())
 /// # }
 /// ```
@@ -313,7 +315,7 @@ impl RedisNotificationBus {
     /// # Errors
     ///
     /// The URL is malformed, or Redis could not be reached within the timeout.
-    pub async fn connect(url: &str) -> Result<RedisNotificationBus, SharedStoreError> {
+    pub async fn connect(url: &str) -> Result<RedisNotificationBus, StoreError> {
         Ok(RedisNotificationBus {
             redis: Redis::connect(url).await?,
             channel: "mcp:events".into(),
@@ -336,15 +338,15 @@ impl RedisNotificationBus {
     }
 
     /// Receives until the connection drops (`Ok(true)`) or `messages` closes (`Ok(false)`).
-    async fn listen(&self, messages: &mpsc::Sender<String>) -> Result<bool, SharedStoreError> {
+    async fn listen(&self, messages: &mpsc::Sender<String>) -> Result<bool, StoreError> {
         let mut pubsub = tokio::time::timeout(self.redis.timeout, async {
             let mut pubsub = self.redis.client.get_async_pubsub().await?;
             pubsub.subscribe(&self.channel).await?;
             Ok::<_, redis::RedisError>(pubsub)
         })
         .await
-        .map_err(|_| SharedStoreError("redis: timed out subscribing".into()))?
-        .map_err(|e| store_error(&e))?;
+        .map_err(|_| StoreError::Timeout)?
+        .map_err(store_error)?;
         let mut stream = pubsub.on_message();
         loop {
             tokio::select! {

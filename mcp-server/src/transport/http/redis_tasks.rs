@@ -10,10 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::redis::Redis;
-use super::shared::SharedStoreError;
-use crate::engine::tasks::{
-    StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
-};
+use crate::engine::tasks::{TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
+use crate::store::{StoreError, StoreFuture};
 
 /// Stores a new task, lists it under its owner and takes its lease (KEYS[3], for ARGV[5]
 /// ms), at once: 1 when stored (or when this very record is there already: a retry whose
@@ -107,7 +105,7 @@ const STOPPED: &str = "the server instance running this task stopped before it f
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let tasks = RedisTaskStore::connect("redis://10.0.0.5:6379").await?;
-/// let server = ferromcp::Server::builder("reports", "1.0.0").task_store(tasks).build();
+/// let server = ferromcp::ServerBuilder::new("reports", "1.0.0").task_store(tasks).build();
 /// # Ok(())
 /// # }
 /// ```
@@ -160,10 +158,6 @@ fn since_epoch(t: SystemTime) -> u64 {
     ms(t.duration_since(UNIX_EPOCH).unwrap_or_default())
 }
 
-fn backend(e: &SharedStoreError) -> TaskStoreError {
-    TaskStoreError::Backend(e.0.clone())
-}
-
 fn encode(r: &TaskRecord) -> Result<String, TaskStoreError> {
     let (result, error) = match &r.outcome {
         Some(TaskOutcome::Result(v)) => (Some(v.clone()), None),
@@ -184,8 +178,7 @@ fn encode(r: &TaskRecord) -> Result<String, TaskStoreError> {
         error,
         leased: true,
     };
-    let json =
-        serde_json::to_string(&stored).map_err(|e| TaskStoreError::Backend(e.to_string()))?;
+    let json = serde_json::to_string(&stored).map_err(StoreError::malformed)?;
     Ok(format!(
         "{}{json}",
         if r.status.is_terminal() { '1' } else { '0' }
@@ -198,7 +191,7 @@ fn decode(value: &str) -> Result<TaskRecord, TaskStoreError> {
 
 /// The task, and whether its instance renews a lease for it.
 fn decode_leased(value: &str) -> Result<(TaskRecord, bool), TaskStoreError> {
-    let bad = |why: String| TaskStoreError::Backend(format!("a stored task does not read: {why}"));
+    let bad = |why: String| StoreError::malformed(format!("a stored task does not read: {why}"));
     let json = value.get(1..).ok_or_else(|| bad("empty".into()))?;
     let s: Stored = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
     let version: ProtocolVersion = s.version.parse().map_err(|_| bad(s.version.clone()))?;
@@ -224,7 +217,7 @@ impl RedisTaskStore {
     /// # Errors
     ///
     /// The URL is malformed, or Redis could not be reached within the timeout.
-    pub async fn connect(url: &str) -> Result<RedisTaskStore, SharedStoreError> {
+    pub async fn connect(url: &str) -> Result<RedisTaskStore, StoreError> {
         Ok(RedisTaskStore {
             redis: Redis::connect(url).await?,
             prefix: "mcp:".into(),
@@ -277,7 +270,7 @@ impl RedisTaskStore {
             .arg(self.key(&record.id))
             .arg(self.lease_key(&record.id))
             .arg(encode(&record)?);
-        let failed: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
+        let failed: i64 = self.redis.run(eval).await?;
         if failed == 1 {
             return Ok(Some(record));
         }
@@ -293,7 +286,7 @@ impl RedisTaskStore {
     async fn get_plain(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
         let mut get = redis::cmd("GET");
         get.arg(self.key(id));
-        live(self.redis.run(get).await.map_err(|e| backend(&e))?)
+        live(self.redis.run(get).await?)
     }
 
     /// The sorted set of `owner`'s tasks (`-` for tasks of no one in particular; an owner
@@ -319,7 +312,7 @@ fn remaining(r: &TaskRecord) -> Option<u64> {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, (), TaskStoreError> {
         Box::pin(async move {
             let mut eval = redis::cmd("EVAL");
             eval.arg(CREATE)
@@ -332,7 +325,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(&record.id)
                 .arg(remaining(&record).map_or(String::new(), |px| px.to_string()))
                 .arg(self.lease(record.lease()));
-            let created: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
+            let created: i64 = self.redis.run(eval).await?;
             if created == 1 {
                 Ok(())
             } else {
@@ -341,18 +334,14 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn get<'a>(
-        &'a self,
-        id: &'a str,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         Box::pin(async move {
             let mut eval = redis::cmd("EVAL");
             eval.arg(READ)
                 .arg(2)
                 .arg(self.key(id))
                 .arg(self.lease_key(id));
-            let read: Option<(String, i64)> =
-                self.redis.run(eval).await.map_err(|e| backend(&e))?;
+            let read: Option<(String, i64)> = self.redis.run(eval).await?;
             let Some((value, leased)) = read else {
                 return Ok(None);
             };
@@ -371,7 +360,7 @@ impl TaskStore for RedisTaskStore {
         &'a self,
         id: &'a str,
         lease: Duration,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+    ) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         Box::pin(async move {
             let mut eval = redis::cmd("EVAL");
             eval.arg(WATCH)
@@ -379,18 +368,18 @@ impl TaskStore for RedisTaskStore {
                 .arg(self.key(id))
                 .arg(self.lease_key(id))
                 .arg(self.lease(lease));
-            live(self.redis.run(eval).await.map_err(|e| backend(&e))?)
+            live(self.redis.run(eval).await?)
         })
     }
 
-    fn update(&self, record: TaskRecord) -> StoreFuture<'_, Result<bool, TaskStoreError>> {
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, bool, TaskStoreError> {
         Box::pin(async move {
             let mut eval = redis::cmd("EVAL");
             eval.arg(UPDATE)
                 .arg(1)
                 .arg(self.key(&record.id))
                 .arg(encode(&record)?);
-            let replaced: i64 = self.redis.run(eval).await.map_err(|e| backend(&e))?;
+            let replaced: i64 = self.redis.run(eval).await?;
             Ok(replaced == 1)
         })
     }
@@ -400,7 +389,7 @@ impl TaskStore for RedisTaskStore {
         owner: Option<&'a str>,
         cursor: Option<&'a str>,
         limit: usize,
-    ) -> StoreFuture<'a, Result<TaskPage, TaskStoreError>> {
+    ) -> StoreFuture<'a, TaskPage, TaskStoreError> {
         Box::pin(async move {
             // A position in the owner's list: small enough for Redis's signed indexes, with
             // room to add a page.
@@ -416,7 +405,7 @@ impl TaskStore for RedisTaskStore {
             // One more than a page: whether there is a next one.
             let mut range = redis::cmd("ZRANGE");
             range.arg(&index).arg(start).arg(start + window);
-            let ids: Vec<String> = self.redis.run(range).await.map_err(|e| backend(&e))?;
+            let ids: Vec<String> = self.redis.run(range).await?;
             if ids.is_empty() {
                 return Ok(TaskPage::default());
             }
@@ -428,8 +417,7 @@ impl TaskStore for RedisTaskStore {
             for id in &ids {
                 get.arg(self.lease_key(id));
             }
-            let mut values: Vec<Option<String>> =
-                self.redis.run(get).await.map_err(|e| backend(&e))?;
+            let mut values: Vec<Option<String>> = self.redis.run(get).await?;
             let leases = values.split_off(ids.len().min(values.len()));
             let now = SystemTime::now();
             let mut page = TaskPage::default();
@@ -456,10 +444,7 @@ impl TaskStore for RedisTaskStore {
             if !gone.is_empty() {
                 let mut remove = redis::cmd("ZREM");
                 remove.arg(&index).arg(&gone);
-                self.redis
-                    .run::<()>(remove)
-                    .await
-                    .map_err(|e| backend(&e))?;
+                self.redis.run::<()>(remove).await?;
             }
             if consumed < ids.len() || ids.len() > window {
                 // The next page starts after what was read here, less what was removed.

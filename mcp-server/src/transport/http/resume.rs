@@ -24,7 +24,7 @@ use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use super::shared::{SharedSessionStore, StreamKind, StreamWrite};
+use super::shared::{SessionStore, StreamKind, StreamWrite};
 use crate::sync::lock;
 
 /// Events kept per stream for replay.
@@ -73,7 +73,7 @@ pub(crate) fn stream_key(session: &str, tag: &str, stream: u64) -> String {
 
 /// Where a session's events are written besides this instance's memory.
 pub(crate) struct SharedEvents {
-    pub(crate) store: Arc<dyn SharedSessionStore>,
+    pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) session: String,
     /// How long a stream is kept after its last write (the session's idle timeout).
     pub(crate) ttl: Duration,

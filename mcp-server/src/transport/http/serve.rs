@@ -1,4 +1,4 @@
-//! The HTTP server that `serve_http*` run: a hardened accept loop around the endpoint.
+//! The HTTP server that `serve_http` and `serve_http_on` run ([`ServeHttp`]): a hardened accept loop around the endpoint.
 //!
 //! - Connections are counted; at [`HttpOptions::max_connections`] the loop stops accepting
 //!   until one closes (new ones wait in the kernel's listen backlog).
@@ -37,17 +37,29 @@ use super::options::HttpOptions;
 use super::origin::HostPolicy;
 use super::service::Endpoint;
 use crate::engine::Engine;
+use crate::server::Server;
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM — what orchestrators send to stop a
-/// process. The default shutdown signal of [`Server::serve_http`](crate::Server::serve_http).
+/// process. The default shutdown signal of [`Server::serve_http`](crate::Server::serve_http)
+/// and [`Server::serve_http_on`](crate::Server::serve_http_on).
 ///
 /// # Examples
 ///
-/// ```no_run
-/// # async fn run(server: ferromcp::Server) -> std::io::Result<()> {
-/// use ferromcp::http::{HttpOptions, shutdown_signal};
+/// Stop on a signal or when the application says so:
 ///
-/// server.serve_http_with("127.0.0.1:8080", HttpOptions::default(), shutdown_signal()).await
+/// ```no_run
+/// # async fn run(server: ferromcp::Server, done: tokio::sync::oneshot::Receiver<()>) -> std::io::Result<()> {
+/// use ferromcp::http::shutdown_signal;
+///
+/// server
+///     .serve_http("127.0.0.1:8080")
+///     .with_graceful_shutdown(async {
+///         tokio::select! {
+///             () = shutdown_signal() => {}
+///             _ = done => {}
+///         }
+///     })
+///     .await
 /// # }
 /// ```
 pub async fn shutdown_signal() {
@@ -71,6 +83,110 @@ pub async fn shutdown_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
+}
+
+/// The future of [`Server::serve_http`](crate::Server::serve_http) and
+/// [`Server::serve_http_on`](crate::Server::serve_http_on), not started yet: set its
+/// [`options`](Self::options) and [shutdown signal](Self::with_graceful_shutdown), then
+/// `.await` it. It serves until the signal completes (by default SIGINT or SIGTERM, see
+/// [`shutdown_signal`]), then shuts down gracefully and resolves.
+///
+/// # Errors
+///
+/// Binding the address failed, or the listener has no local address.
+#[must_use = "a ServeHttp serves nothing until it is awaited"]
+pub struct ServeHttp<'a> {
+    server: &'a Server,
+    listener: Listener<'a>,
+    options: HttpOptions,
+    shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send + 'a>>>,
+}
+
+/// Where a [`ServeHttp`] listens: an address still to bind (and then to announce on
+/// stderr), or a listener bound by the caller.
+enum Listener<'a> {
+    Bind(Pin<Box<dyn Future<Output = io::Result<TcpListener>> + Send + 'a>>),
+    Bound(TcpListener),
+}
+
+impl std::fmt::Debug for ServeHttp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServeHttp")
+            .field("server", self.server)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> ServeHttp<'a> {
+    pub(crate) fn bind(
+        server: &'a Server,
+        bind: Pin<Box<dyn Future<Output = io::Result<TcpListener>> + Send + 'a>>,
+    ) -> Self {
+        Self::new(server, Listener::Bind(bind))
+    }
+
+    pub(crate) fn on(server: &'a Server, listener: TcpListener) -> Self {
+        Self::new(server, Listener::Bound(listener))
+    }
+
+    fn new(server: &'a Server, listener: Listener<'a>) -> Self {
+        ServeHttp {
+            server,
+            listener,
+            options: HttpOptions::default(),
+            shutdown: None,
+        }
+    }
+
+    /// The endpoint's and the connections' settings (default: [`HttpOptions::default`]).
+    pub fn options(mut self, options: HttpOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Serves until `signal` completes, in place of SIGINT and SIGTERM, then shuts down
+    /// gracefully.
+    pub fn with_graceful_shutdown(mut self, signal: impl Future<Output = ()> + Send + 'a) -> Self {
+        self.shutdown = Some(Box::pin(signal));
+        self
+    }
+}
+
+impl<'a> IntoFuture for ServeHttp<'a> {
+    type Output = io::Result<()>;
+    type IntoFuture = Pin<Box<dyn Future<Output = io::Result<()>> + Send + 'a>>;
+
+    // Not generic: the transport's future is made and compiled in this crate, not in every
+    // server's crate (see `Server::serve_stdio`).
+    #[inline(never)]
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let listener = match self.listener {
+                Listener::Bind(bind) => {
+                    let listener = bind.await?;
+                    announce(&listener)?;
+                    listener
+                }
+                Listener::Bound(listener) => listener,
+            };
+            let shutdown = self.shutdown.unwrap_or_else(|| Box::pin(shutdown_signal()));
+            serve(self.server.engine(), listener, self.options, shutdown).await
+        })
+    }
+}
+
+/// The one plain line `serve_http` writes, for a newcomer who installed no `tracing`
+/// subscriber (the `info` event that says the same is there for those who did).
+fn announce(listener: &TcpListener) -> io::Result<()> {
+    use std::io::Write as _;
+    let local = listener.local_addr()?;
+    // A closed stderr is no reason not to serve.
+    let _ = writeln!(
+        io::stderr().lock(),
+        "MCP server listening on http://{local}/mcp"
+    );
+    Ok(())
 }
 
 /// Serves `engine`'s endpoint at `/mcp` on `listener` until `shutdown` completes.

@@ -20,7 +20,7 @@ use super::layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer, accepts};
 use super::options::HttpOptions;
 use super::reply;
 use super::resume;
-use super::session::{HttpSession, InMemorySessionStore, SessionStore};
+use super::session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
 use super::shared::StreamKind;
 use super::sse::SseBody;
 use super::{Principal, SESSION_HEADER};
@@ -35,7 +35,7 @@ use ferromcp_core::error::ErrorObject;
 pub(crate) struct Endpoint {
     pub(crate) engine: Engine,
     pub(crate) options: HttpOptions,
-    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) store: Arc<dyn LiveSessionStore>,
     /// Ends the long-lived streams (GET, `subscriptions/listen`) at shutdown.
     pub(crate) shutdown: CancellationToken,
     /// Every task the endpoint spawns: requests that outlive their connection, stream
@@ -54,7 +54,7 @@ impl Endpoint {
         shutdown: CancellationToken,
     ) -> Arc<Endpoint> {
         let store = options.store.clone().unwrap_or_else(|| {
-            Arc::new(InMemorySessionStore::new(
+            Arc::new(MemoryLiveSessionStore::new(
                 options.session_idle_timeout,
                 options.max_sessions,
             ))

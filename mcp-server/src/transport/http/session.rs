@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use base64::Engine as _;
 
 use super::resume::{EventLog, SharedEvents};
-use super::shared::{SharedMark, SharedSessionStore};
+use super::shared::{SessionStore, SharedMark};
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
@@ -42,7 +42,7 @@ impl std::fmt::Debug for HttpSession {
 }
 
 /// A shared session store and the time its stream events live (the session idle timeout).
-pub(crate) type SharedStreams = Option<(Arc<dyn SharedSessionStore>, Duration)>;
+pub(crate) type SharedStreams = Option<(Arc<dyn SessionStore>, Duration)>;
 
 impl HttpSession {
     pub(crate) fn new(
@@ -126,7 +126,7 @@ fn new_session_id() -> String {
 
 /// Where live sessions are kept. The in-memory store is the default; a shared store lets
 /// several instances behind a load balancer recognize each other's sessions.
-pub trait SessionStore: Send + Sync + 'static {
+pub trait LiveSessionStore: Send + Sync + 'static {
     /// Keeps a new session; may end and drop another to respect a cap.
     fn insert(&self, session: Arc<HttpSession>);
     /// The live session with this id; an expired one is ended, dropped and not returned.
@@ -142,17 +142,17 @@ pub trait SessionStore: Send + Sync + 'static {
 /// Sessions in this process's memory, with an idle timeout and a cap: at the cap, a new
 /// session evicts the one used least recently (which then gets 404 on its next request).
 #[derive(Debug)]
-pub struct InMemorySessionStore {
+pub struct MemoryLiveSessionStore {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     idle_timeout: Duration,
     max_sessions: usize,
 }
 
-impl InMemorySessionStore {
+impl MemoryLiveSessionStore {
     /// A store whose sessions expire after `idle_timeout` unused, holding at most
     /// `max_sessions`.
     pub fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
-        InMemorySessionStore {
+        MemoryLiveSessionStore {
             sessions: Mutex::new(HashMap::new()),
             idle_timeout,
             max_sessions: max_sessions.max(1),
@@ -170,7 +170,7 @@ impl InMemorySessionStore {
     }
 }
 
-impl SessionStore for InMemorySessionStore {
+impl LiveSessionStore for MemoryLiveSessionStore {
     fn insert(&self, session: Arc<HttpSession>) {
         let mut map = lock(&self.sessions);
         while map.len() >= self.max_sessions {
@@ -256,7 +256,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn the_cap_evicts_the_least_recently_used() {
-        let store = InMemorySessionStore::new(Duration::from_secs(60), 2);
+        let store = MemoryLiveSessionStore::new(Duration::from_secs(60), 2);
         let a = session();
         store.insert(a.clone());
         tokio::time::advance(Duration::from_secs(1)).await;
@@ -273,7 +273,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn idle_sessions_expire() {
-        let store = InMemorySessionStore::new(Duration::from_secs(60), 10);
+        let store = MemoryLiveSessionStore::new(Duration::from_secs(60), 10);
         let a = session();
         store.insert(a.clone());
         tokio::time::advance(Duration::from_secs(59)).await;

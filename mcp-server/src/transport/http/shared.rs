@@ -1,5 +1,5 @@
 //! Legacy sessions shared by several instances behind a load balancer: what a session needs
-//! to continue on another instance is written to a [`SharedSessionStore`] (Redis, with the
+//! to continue on another instance is written to a [`SessionStore`] (Redis, with the
 //! `redis` feature), and an instance that gets a request for a session it does not hold
 //! restores it from there, without a new `initialize`.
 //!
@@ -10,8 +10,6 @@
 //! what another instance changed or deleted is seen here within that bound.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -30,17 +28,8 @@ use super::session::{HttpSession, SharedStreams};
 use crate::engine::seal::caller_binding;
 use crate::peer::session::{Connection, LegacySession, Negotiated, Transport};
 use crate::peer::sink::Sink;
+use crate::store::{StoreError, StoreFuture};
 use crate::sync::lock;
-
-/// The future a [`SharedSessionStore`] operation returns.
-pub type StoreFuture<'a, T> =
-    Pin<Box<dyn Future<Output = Result<T, SharedStoreError>> + Send + 'a>>;
-
-/// A shared session store could not be reached or answered wrongly. Requests that need it
-/// are answered `503 Service Unavailable` with `Retry-After`.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("shared session store: {0}")]
-pub struct SharedStoreError(pub String);
 
 /// Where legacy sessions are shared between the instances of a server: a key-value store
 /// with expiry, keyed by session id. The values are opaque to the store (a small JSON
@@ -48,8 +37,8 @@ pub struct SharedStoreError(pub String);
 /// resource subscriptions, and a digest of the principal the session is bound to).
 ///
 /// Every operation must finish in bounded time: an implementation puts a timeout on its
-/// round trips and answers [`SharedStoreError`] rather than wait for a store that is down.
-pub trait SharedSessionStore: Send + Sync + 'static {
+/// round trips and answers [`StoreError`] rather than wait for a store that is down.
+pub trait SessionStore: Send + Sync + 'static {
     /// The record saved under `id`, its time to live reset to `ttl`; `None` if there is
     /// none (never saved, expired or removed).
     fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>>;
@@ -160,13 +149,13 @@ pub const MAX_STORED_EVENTS: usize = super::resume::MAX_EVENTS;
 /// pile up for the session's whole idle timeout.
 pub const ENDED_STREAM_KEPT: Duration = Duration::from_secs(300);
 
-/// A [`SharedSessionStore`] in this process's memory: for tests, and for several endpoints
+/// A [`SessionStore`] in this process's memory: for tests, and for several endpoints
 /// of one process (a real deployment shares a store between processes, such as
 /// `RedisSessionStore`). Clones share their records; [`set_available`] simulates an outage.
 ///
-/// [`set_available`]: InMemorySharedSessionStore::set_available
+/// [`set_available`]: MemorySessionStore::set_available
 #[derive(Debug, Clone, Default)]
-pub struct InMemorySharedSessionStore {
+pub struct MemorySessionStore {
     inner: Arc<MemoryInner>,
 }
 
@@ -177,7 +166,7 @@ struct MemoryInner {
     unavailable: std::sync::atomic::AtomicBool,
 }
 
-impl InMemorySharedSessionStore {
+impl MemorySessionStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
@@ -202,16 +191,16 @@ impl InMemorySharedSessionStore {
         self.len() == 0
     }
 
-    fn check(&self) -> Result<(), SharedStoreError> {
+    fn check(&self) -> Result<(), StoreError> {
         if self.inner.unavailable.load(Ordering::Relaxed) {
-            Err(SharedStoreError("unavailable".into()))
+            Err(StoreError::Unavailable)
         } else {
             Ok(())
         }
     }
 }
 
-impl SharedSessionStore for InMemorySharedSessionStore {
+impl SessionStore for MemorySessionStore {
     fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
         Box::pin(async move {
             self.check()?;
@@ -362,7 +351,7 @@ impl SharedMark {
 }
 
 /// `503` with `Retry-After`: the shared store is down.
-fn unavailable(request: Option<&RequestId>, error: &SharedStoreError) -> Response {
+fn unavailable(request: Option<&RequestId>, error: &StoreError) -> Response {
     tracing::warn!(%error, "a legacy request needs the shared session store, which failed");
     reply::busy(request, "the session store is unreachable; retry shortly")
 }
@@ -385,7 +374,7 @@ impl Endpoint {
     #[allow(clippy::result_large_err)]
     async fn load_record(
         &self,
-        shared: &dyn SharedSessionStore,
+        shared: &dyn SessionStore,
         id: &str,
         request: Option<&RequestId>,
     ) -> Result<Option<SessionRecord>, Response> {
@@ -401,7 +390,7 @@ impl Endpoint {
     #[allow(clippy::result_large_err)]
     pub(crate) async fn recheck(
         &self,
-        shared: &dyn SharedSessionStore,
+        shared: &dyn SessionStore,
         session: Arc<HttpSession>,
         request: Option<&RequestId>,
     ) -> Result<Arc<HttpSession>, Response> {
@@ -430,7 +419,7 @@ impl Endpoint {
     #[allow(clippy::result_large_err)]
     pub(crate) async fn restore(
         self: &Arc<Self>,
-        shared: &dyn SharedSessionStore,
+        shared: &dyn SessionStore,
         id: &str,
         caller: Option<&Principal>,
         request: Option<&RequestId>,
@@ -483,10 +472,7 @@ impl Endpoint {
 
     /// Writes a session through to the shared store if it changed since it was last
     /// written. On failure the session must be re-read before it is trusted again.
-    pub(crate) async fn write_through(
-        &self,
-        session: &HttpSession,
-    ) -> Result<(), SharedStoreError> {
+    pub(crate) async fn write_through(&self, session: &HttpSession) -> Result<(), StoreError> {
         let Some(shared) = self.options.shared.as_deref() else {
             return Ok(());
         };
@@ -500,8 +486,7 @@ impl Endpoint {
         let Some(record) = SessionRecord::of(&legacy, session.principal()) else {
             return Ok(());
         };
-        let text = serde_json::to_string(&record)
-            .map_err(|e| SharedStoreError(format!("the session record: {e}")))?;
+        let text = serde_json::to_string(&record).map_err(StoreError::malformed)?;
         match shared.save(session.id(), text, self.shared_ttl()).await {
             Ok(()) => {
                 session.shared.saved.store(revision, Ordering::Release);

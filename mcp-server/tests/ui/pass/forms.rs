@@ -62,7 +62,7 @@ impl Forms {
 }
 
 fn main() {
-    let server: Server = Server::with_handler(Forms)
+    let server: Server = Server::builder(Forms)
         .state(Config { greeting: "hi" })
         .build()
         .unwrap();

@@ -66,7 +66,7 @@ impl Params {
 }
 
 fn main() {
-    let server = ferromcp::Server::with_handler(Params)
+    let server = ferromcp::Server::builder(Params)
         .state(vec!["a".to_owned()])
         .build()
         .unwrap();

@@ -23,7 +23,7 @@ impl Small {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::with_handler(Small).build()?;
+    let server = Server::builder(Small).build()?;
     let runtime = match std::env::args().nth(1).as_deref() {
         None => tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -187,7 +187,7 @@ pub fn timeout(ms: u64) -> Option<Duration> {
 ///
 /// The arguments do not deserialize into `T`.
 pub fn tool_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
-    crate::registry::parse_arguments(arguments)
+    crate::registry::parse_arguments(arguments).map_err(|e| e.to_string())
 }
 
 /// A tool parameter that has no value: an `isError: true` result for an argument the model

@@ -188,8 +188,7 @@ impl InputRequestBuilder<'_> {
                 let value = session
                     .request(method, params, &ctx.inner.sink, &ctx.inner.cancel)
                     .await?;
-                serde_json::from_value(value)
-                    .map_err(|e| ContextError::InvalidResponse(e.to_string()))
+                serde_json::from_value(value).map_err(ContextError::InvalidResponse)
             }
             Era::Modern => {
                 let Some(mrtr) = &ctx.inner.mrtr else {
@@ -302,7 +301,7 @@ fn method_and_params(request: &InputRequest) -> Result<(&'static str, Value), Co
         InputRequest::Elicit(r) => serde_json::to_value(&r.params),
         InputRequest::ListRoots(r) => serde_json::to_value(&r.params),
     }
-    .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
+    .map_err(ContextError::InvalidResponse)?;
     let params = if params.is_null() {
         serde_json::json!({})
     } else {
@@ -326,6 +325,5 @@ impl IntoInputRequest for ElicitRequestParams {
 pub(super) fn elicitation_schema<T: schemars::JsonSchema>()
 -> Result<ElicitRequestedSchema, ContextError> {
     let schema = crate::schema::input_schema_for::<T>();
-    serde_json::from_value(Value::Object(schema))
-        .map_err(|e| ContextError::UnsupportedSchema(e.to_string()))
+    serde_json::from_value(Value::Object(schema)).map_err(ContextError::UnsupportedSchema)
 }

@@ -34,7 +34,7 @@ use input::elicitation_schema;
 pub(crate) use task::TaskLink;
 
 /// Why a request to the client did not produce an answer.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ContextError {
     /// The client did not declare the capability this needs. In the modern era the request
@@ -45,8 +45,8 @@ pub enum ContextError {
     #[error("the client answered with an error: {0}")]
     Client(ErrorObject),
     /// The client's answer does not have the expected shape.
-    #[error("the client's answer is invalid: {0}")]
-    InvalidResponse(String),
+    #[error("the client's answer is invalid")]
+    InvalidResponse(#[source] serde_json::Error),
     /// The connection to the client is gone.
     #[error("the client is no longer connected")]
     Disconnected,
@@ -54,8 +54,8 @@ pub enum ContextError {
     #[error("the client did not answer in time")]
     Timeout,
     /// The schema for a typed elicitation is not a flat object of primitive fields.
-    #[error("cannot elicit this type: {0}")]
-    UnsupportedSchema(String),
+    #[error("cannot elicit this type: it is not a flat object of primitive fields")]
+    UnsupportedSchema(#[source] serde_json::Error),
 }
 
 impl From<OutboundError> for ContextError {
@@ -421,10 +421,10 @@ impl Context {
         match result.action {
             ferromcp_core::types::ElicitAction::Accept => {
                 let content = serde_json::to_value(result.content.unwrap_or_default())
-                    .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
+                    .map_err(ContextError::InvalidResponse)?;
                 serde_json::from_value(content)
                     .map(Elicitation::Accept)
-                    .map_err(|e| ContextError::InvalidResponse(e.to_string()))
+                    .map_err(ContextError::InvalidResponse)
             }
             ferromcp_core::types::ElicitAction::Decline => Ok(Elicitation::Decline),
             ferromcp_core::types::ElicitAction::Cancel => Ok(Elicitation::Cancel),

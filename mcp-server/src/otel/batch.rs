@@ -56,9 +56,11 @@ impl BatchSettings {
                 None => Ok(None),
                 Some(v) => match v.trim().parse::<u64>() {
                     Ok(n) if n > 0 => Ok(Some(n)),
-                    _ => Err(OtelError(format!(
-                        "{name}: `{v}` is not a positive whole number"
-                    ))),
+                    _ => Err(OtelError::Invalid {
+                        name: name.to_owned(),
+                        value: v,
+                        expected: "a positive whole number",
+                    }),
                 },
             }
         };

@@ -32,8 +32,88 @@ type HttpError = Box<dyn std::error::Error + Send + Sync>;
 /// A configuration read from the environment that cannot be used, or an exporter that could
 /// not be started. The message names the variable and says what is wrong with it.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct OtelError(pub(super) String);
+#[non_exhaustive]
+pub enum OtelError {
+    /// A setting holds a value this exporter does not support.
+    #[error("{name}: `{value}` is not supported (give {expected})")]
+    Unsupported {
+        /// The variable (or setting) at fault.
+        name: String,
+        /// Its value.
+        value: String,
+        /// What it may hold.
+        expected: &'static str,
+    },
+    /// A setting's value is malformed.
+    #[error("{name}: `{value}` is not {expected}")]
+    Invalid {
+        /// The variable (or setting) at fault.
+        name: String,
+        /// Its value.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// A variable's value is not valid UTF-8.
+    #[error("{name}: the value is not valid UTF-8")]
+    NotUnicode {
+        /// The variable at fault.
+        name: String,
+    },
+    /// One of the client certificate and its key is given without the other.
+    #[error("{name} is set without its pair: give both the client certificate and its key")]
+    Unpaired {
+        /// The variable that is set.
+        name: String,
+    },
+    /// No endpoint is set for a signal that is exported.
+    #[error("no {signal} endpoint is set")]
+    NoEndpoint {
+        /// `traces` or `metrics`.
+        signal: &'static str,
+    },
+    /// A file named by a variable cannot be read.
+    #[error("{name}: cannot read `{path}`")]
+    File {
+        /// The variable naming the file.
+        name: String,
+        /// The file.
+        path: String,
+        /// Why it cannot be read.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file named by a variable does not hold what it should (PEM certificates or a key).
+    #[error("{name}: the file holds no {expected}")]
+    Pem {
+        /// The variable naming the file.
+        name: String,
+        /// What it should hold.
+        expected: &'static str,
+        /// What the parser said, if anything.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// An `https://` collector, and no trusted roots: the system has none readable.
+    #[error("an https:// collector, and no trusted roots: give OTEL_EXPORTER_OTLP_CERTIFICATE")]
+    NoTrustedRoots,
+    /// The TLS client could not be configured (the protocol versions, or the client
+    /// certificate and key).
+    #[error("the TLS client could not be configured")]
+    Tls(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The export thread could not be started, or is gone.
+    #[error("the OTLP export thread is not running")]
+    ExportThread(#[source] Option<std::io::Error>),
+    /// The metrics address cannot be listened on.
+    #[error("cannot serve metrics on {address}")]
+    MetricsAddress {
+        /// The address asked for.
+        address: String,
+        /// Why it cannot be listened on.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// A server's telemetry as the standard `OTEL_*` environment variables configure it, and the
 /// guard of its exporters: dropping it (or [`shutdown`](Self::shutdown)) exports what is
@@ -91,7 +171,7 @@ pub struct OtelError(pub(super) String);
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let otel = Otel::from_env()?;
-/// let server = Server::with_handler(Demo).telemetry(otel.telemetry()).build()?;
+/// let server = Server::builder(Demo).telemetry(otel.telemetry()).build()?;
 /// server.serve_stdio().await?;
 /// otel.shutdown()?; // or let it drop
 /// # Ok(())
@@ -201,8 +281,7 @@ impl Otel {
             return Ok(otel);
         }
         let handle = if config.traces || config.metrics {
-            let runtime = ExportRuntime::start()
-                .map_err(|e| OtelError(format!("OTLP export thread: {e}")))?;
+            let runtime = ExportRuntime::start().map_err(|e| OtelError::ExportThread(Some(e)))?;
             let handle = (runtime.handle.clone(), runtime.stopping.clone());
             otel.runtime = Some(runtime);
             Some(handle)
@@ -214,9 +293,7 @@ impl Otel {
                       timeout: Duration,
                       transport: Transport|
          -> Result<Arc<HyperClient>, OtelError> {
-            let (runtime, stopping) = handle
-                .clone()
-                .ok_or_else(|| OtelError("the OTLP export thread is not running".into()))?;
+            let (runtime, stopping) = handle.clone().ok_or(OtelError::ExportThread(None))?;
             let tls = match endpoint_of(&env, signal, transport)? {
                 Some(url) if is_https(&url) => {
                     Some(TlsFiles::read(&env, signal)?.connector(transport)?)
@@ -313,10 +390,16 @@ impl Otel {
         };
         let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .map_err(|e| OtelError(format!("metrics address {addr}: {e}")))?;
+            .map_err(|source| OtelError::MetricsAddress {
+                address: addr.to_string(),
+                source,
+            })?;
         let local = listener
             .local_addr()
-            .map_err(|e| OtelError(format!("metrics address {addr}: {e}")))?;
+            .map_err(|source| OtelError::MetricsAddress {
+                address: addr.to_string(),
+                source,
+            })?;
         let prometheus = Prometheus::new();
         let mut otel = Otel::from_env_with_prometheus(&prometheus)?;
         let router = prometheus.router();
@@ -361,9 +444,9 @@ impl<'a> Env<'a> {
             Ok(v) if v.trim().is_empty() => Ok(None),
             Ok(v) => Ok(Some(v)),
             Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                Err(OtelError(format!("{name}: the value is not valid UTF-8")))
-            }
+            Err(std::env::VarError::NotUnicode(_)) => Err(OtelError::NotUnicode {
+                name: name.to_owned(),
+            }),
         }))
     }
 
@@ -455,9 +538,11 @@ impl Config {
                 None | Some("otlp") => true,
                 Some("none") => false,
                 Some(other) => {
-                    return Err(OtelError(format!(
-                        "{exporter_var}: `{other}` is not supported (give `otlp` or `none`)"
-                    )));
+                    return Err(OtelError::Unsupported {
+                        name: exporter_var,
+                        value: other.to_owned(),
+                        expected: "`otlp` or `none`",
+                    });
                 }
             };
             let on = !disabled && wanted && (endpoint.is_some() || base.is_some());
@@ -473,10 +558,10 @@ impl Config {
         let var = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE";
         let metrics_temporality = match env.get(var)? {
             None => Temporality::Cumulative,
-            Some(v) => v.trim().parse().map_err(|()| {
-                OtelError(format!(
-                    "{var}: `{v}` is not supported (give `cumulative`, `delta` or `lowmemory`)"
-                ))
+            Some(v) => v.trim().parse().map_err(|()| OtelError::Unsupported {
+                name: var.to_owned(),
+                value: v.clone(),
+                expected: "`cumulative`, `delta` or `lowmemory`",
             })?,
         };
         Ok(Config {
@@ -498,9 +583,11 @@ fn timeout_of(env: &Env<'_>, name: &str) -> Result<Option<Duration>, OtelError> 
         None => Ok(None),
         Some(v) => match v.trim().parse::<u64>() {
             Ok(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
-            _ => Err(OtelError(format!(
-                "{name}: `{v}` is not a positive number of milliseconds"
-            ))),
+            _ => Err(OtelError::Invalid {
+                name: name.to_owned(),
+                value: v,
+                expected: "a positive number of milliseconds",
+            }),
         },
     }
 }
@@ -513,22 +600,27 @@ fn compression_of(env: &Env<'_>, name: &str) -> Result<Option<bool>, OtelError> 
     match value.trim() {
         v if v.eq_ignore_ascii_case("gzip") => Ok(Some(true)),
         v if v.eq_ignore_ascii_case("none") => Ok(Some(false)),
-        _ => Err(OtelError(format!(
-            "{name}: `{value}` is not supported (give `gzip` or `none`)"
-        ))),
+        _ => Err(OtelError::Unsupported {
+            name: name.to_owned(),
+            value,
+            expected: "`gzip` or `none`",
+        }),
     }
 }
 
 fn check_endpoint(name: &str, url: &str) -> Result<(), OtelError> {
-    let uri: http::Uri = url
-        .trim()
-        .parse()
-        .map_err(|e| OtelError(format!("{name}: `{url}` is not a URL ({e})")))?;
+    let uri: http::Uri = url.trim().parse().map_err(|_| OtelError::Invalid {
+        name: name.to_owned(),
+        value: url.to_owned(),
+        expected: "a URL",
+    })?;
     match uri.scheme_str() {
         Some("http" | "https") if uri.host().is_some_and(|h| !h.is_empty()) => Ok(()),
-        _ => Err(OtelError(format!(
-            "{name}: `{url}` is not an http:// or https:// URL with a host (e.g. http://localhost:4318)"
-        ))),
+        _ => Err(OtelError::Invalid {
+            name: name.to_owned(),
+            value: url.to_owned(),
+            expected: "an http:// or https:// URL with a host (e.g. http://localhost:4318)",
+        }),
     }
 }
 
@@ -539,12 +631,16 @@ fn protocol_of(env: &Env<'_>, name: &str) -> Result<Option<Transport>, OtelError
         #[cfg(feature = "otlp-grpc")]
         Some("grpc") => Ok(Some(Transport::Grpc)),
         #[cfg(not(feature = "otlp-grpc"))]
-        Some("grpc") => Err(OtelError(format!(
-            "{name}: `grpc` needs ferromcp's `otlp-grpc` feature (`http/protobuf` needs none)"
-        ))),
-        Some(other) => Err(OtelError(format!(
-            "{name}: `{other}` is not supported (give `http/protobuf` or `grpc`)"
-        ))),
+        Some("grpc") => Err(OtelError::Unsupported {
+            name: name.to_owned(),
+            value: "grpc".to_owned(),
+            expected: "`http/protobuf`; `grpc` needs ferromcp's `otlp-grpc` feature",
+        }),
+        Some(other) => Err(OtelError::Unsupported {
+            name: name.to_owned(),
+            value: other.to_owned(),
+            expected: "`http/protobuf` or `grpc`",
+        }),
     }
 }
 
@@ -570,7 +666,11 @@ fn headers_of(
     };
     let mut headers = Vec::new();
     for pair in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || OtelError(format!("{name}: `{pair}` is not a `key=value` header"));
+        let bad = || OtelError::Invalid {
+            name: name.to_owned(),
+            value: pair.to_owned(),
+            expected: "a `key=value` header",
+        };
         let (key, value) = pair.split_once('=').ok_or_else(bad)?;
         let key = http::HeaderName::from_bytes(key.trim().as_bytes()).map_err(|_| bad())?;
         let value =
@@ -703,11 +803,14 @@ impl Exporter {
         gzip: bool,
         env: &Env<'_>,
     ) -> Result<Exporter, OtelError> {
-        let endpoint = endpoint_of(env, signal, transport)?
-            .ok_or_else(|| OtelError(format!("no {} endpoint is set", signal.name())))?;
-        let endpoint = endpoint
-            .parse()
-            .map_err(|e| OtelError(format!("the {} endpoint `{endpoint}`: {e}", signal.name())))?;
+        let endpoint = endpoint_of(env, signal, transport)?.ok_or(OtelError::NoEndpoint {
+            signal: signal.name(),
+        })?;
+        let endpoint = endpoint.parse().map_err(|_| OtelError::Invalid {
+            name: format!("the {} endpoint", signal.name()),
+            value: endpoint.clone(),
+            expected: "a URI",
+        })?;
         let mut headers = http::HeaderMap::new();
         // The signal's own headers replace the general ones of the same name.
         for name in [
@@ -881,9 +984,11 @@ fn endpoint_of(
         Transport::HttpProtobuf => format!("{}{}", url.trim_end_matches('/'), signal.path()),
         #[cfg(feature = "otlp-grpc")]
         Transport::Grpc => {
-            let uri = url
-                .parse::<http::Uri>()
-                .map_err(|e| OtelError(format!("the {} endpoint `{url}`: {e}", signal.name())))?;
+            let uri = url.parse::<http::Uri>().map_err(|_| OtelError::Invalid {
+                name: format!("the {} endpoint", signal.name()),
+                value: url.to_owned(),
+                expected: "a URI",
+            })?;
             format!(
                 "{}://{}{}",
                 uri.scheme_str().unwrap_or("http"),
@@ -922,7 +1027,11 @@ impl TlsFiles {
             let path = path.trim();
             std::fs::read(path)
                 .map(|bytes| Some((var.clone(), bytes)))
-                .map_err(|e| OtelError(format!("{var}: cannot read `{path}`: {e}")))
+                .map_err(|source| OtelError::File {
+                    name: var,
+                    path: path.to_owned(),
+                    source,
+                })
         };
         let roots = file("CERTIFICATE")?;
         if let Some((var, pem)) = &roots {
@@ -936,9 +1045,7 @@ impl TlsFiles {
                 Some((chain, key))
             }
             (Some((var, _)), None) | (None, Some((var, _))) => {
-                return Err(OtelError(format!(
-                    "{var} is set without its pair: give both the client certificate and its key"
-                )));
+                return Err(OtelError::Unpaired { name: var });
             }
         };
         Ok(TlsFiles { roots, identity })
@@ -952,27 +1059,25 @@ impl TlsFiles {
         match &self.roots {
             Some((var, pem)) => {
                 for cert in certificates(var, pem)? {
-                    roots
-                        .add(cert)
-                        .map_err(|e| OtelError(format!("{var}: {e}")))?;
+                    roots.add(cert).map_err(|e| OtelError::Pem {
+                        name: var.clone(),
+                        expected: "certificate rustls accepts",
+                        source: Some(e.into()),
+                    })?;
                 }
             }
             None => {
                 let native = rustls_native_certs::load_native_certs();
                 roots.add_parsable_certificates(native.certs);
                 if roots.is_empty() {
-                    return Err(OtelError(
-                        "an https:// collector, and no trusted roots: the system has none \
-                         readable; give OTEL_EXPORTER_OTLP_CERTIFICATE"
-                            .into(),
-                    ));
+                    return Err(OtelError::NoTrustedRoots);
                 }
             }
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| OtelError(format!("TLS: {e}")))?
+            .map_err(|e| OtelError::Tls(e.into()))?
             .with_root_certificates(roots);
         let mut config = match &self.identity {
             None => builder.with_no_client_auth(),
@@ -981,7 +1086,7 @@ impl TlsFiles {
                     certificates("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", chain)?,
                     private_key("OTEL_EXPORTER_OTLP_CLIENT_KEY", key)?,
                 )
-                .map_err(|e| OtelError(format!("the OTLP client certificate and key: {e}")))?,
+                .map_err(|e| OtelError::Tls(e.into()))?,
         };
         config.alpn_protocols = vec![match transport {
             Transport::HttpProtobuf => b"http/1.1".to_vec(),
@@ -1000,11 +1105,17 @@ fn certificates(
     use tokio_rustls::rustls::pki_types::{CertificateDer, pem::PemObject as _};
     let certs = CertificateDer::pem_slice_iter(pem)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| OtelError(format!("{var}: not a PEM certificate file: {e}")))?;
+        .map_err(|e| OtelError::Pem {
+            name: var.to_owned(),
+            expected: "PEM certificate",
+            source: Some(e.into()),
+        })?;
     if certs.is_empty() {
-        return Err(OtelError(format!(
-            "{var}: the file holds no PEM certificate"
-        )));
+        return Err(OtelError::Pem {
+            name: var.to_owned(),
+            expected: "PEM certificate",
+            source: None,
+        });
     }
     Ok(certs)
 }
@@ -1015,8 +1126,11 @@ fn private_key(
     pem: &[u8],
 ) -> Result<tokio_rustls::rustls::pki_types::PrivateKeyDer<'static>, OtelError> {
     use tokio_rustls::rustls::pki_types::{PrivateKeyDer, pem::PemObject as _};
-    PrivateKeyDer::from_pem_slice(pem)
-        .map_err(|e| OtelError(format!("{var}: no PEM private key in the file: {e}")))
+    PrivateKeyDer::from_pem_slice(pem).map_err(|e| OtelError::Pem {
+        name: var.to_owned(),
+        expected: "PEM private key",
+        source: Some(e.into()),
+    })
 }
 
 /// The exporters' HTTP client: one HTTP/1.1 connection per export (a batch every few
@@ -1929,7 +2043,7 @@ mod tests {
                     ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert.as_str()),
                     ("OTEL_EXPORTER_OTLP_CLIENT_KEY", cert.as_str()),
                 ],
-                "OTEL_EXPORTER_OTLP_CLIENT_KEY: no PEM private key",
+                "OTEL_EXPORTER_OTLP_CLIENT_KEY: the file holds no PEM private key",
             ),
         ] {
             let e = tls(&pairs).unwrap_err().to_string();

@@ -10,7 +10,7 @@ pub(crate) enum OutboundError {
     /// The client answered with a JSON-RPC error.
     Client(ErrorObject),
     /// The request could not be written.
-    InvalidResponse(String),
+    InvalidResponse(serde_json::Error),
     /// The connection is gone, the session ended, or the request was cancelled.
     Disconnected,
     /// No answer in time.

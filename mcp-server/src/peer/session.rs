@@ -257,7 +257,7 @@ impl LegacySession {
         lock(&self.pending).insert(id.clone(), tx);
         let text =
             ferromcp_core::jsonrpc::to_string(&WireRequest::new(id.clone(), method, Some(&params)))
-                .map_err(|e| OutboundError::InvalidResponse(e.to_string()))?;
+                .map_err(OutboundError::InvalidResponse)?;
         sink.send(text).await;
         // If this future is dropped (the handler was cancelled) or gives up waiting, the
         // client is told to stop working on the request.

@@ -64,13 +64,29 @@ pub trait CompletionHandler: Send + Sync + 'static {
     ) -> BoxFuture<Vec<String>>;
 }
 
-/// Reads tool arguments into `T`, naming the offending field on failure; the message is
-/// meant for the model.
+/// Reads tool arguments into `T`; on failure, an error whose message names the argument at
+/// fault, for the model to correct.
 ///
 /// # Errors
 ///
 /// The arguments do not deserialize into `T`.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+///
+/// # Examples
+///
+/// ```
+/// use ferromcp::registry::parse_arguments;
+///
+/// #[derive(Debug, serde::Deserialize)]
+/// struct Args { count: u32 }
+///
+/// let raw = serde_json::value::RawValue::from_string(r#"{"count": "x"}"#.into()).unwrap();
+/// let error = parse_arguments::<Args>(Some(&raw)).unwrap_err();
+/// assert_eq!(error.argument(), Some("count"));
+/// assert_eq!(error.to_string(), "invalid argument `count`: invalid type: string \"x\", expected u32");
+/// ```
+pub fn parse_arguments<T: DeserializeOwned>(
+    arguments: Option<&RawValue>,
+) -> Result<T, ArgumentsError> {
     // Absent and `null` arguments are an empty object: a tool without parameters may be called
     // either way.
     let text = match arguments.map(RawValue::get) {
@@ -78,21 +94,46 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Res
         Some(t) if t.trim() == "null" => "{}",
         Some(t) => t,
     };
-    serde_json::from_str(text).map_err(|e| argument_error(text, &e))
+    serde_json::from_str(text).map_err(|error| ArgumentsError {
+        argument: key_at(text, error.line(), error.column()),
+        error,
+    })
 }
 
-/// serde's message, prefixed with the argument whose value it is about.
-fn argument_error(text: &str, error: &serde_json::Error) -> String {
-    let full = error.to_string();
-    let position = format!(" at line {} column {}", error.line(), error.column());
-    let message = full.strip_suffix(&position).unwrap_or(&full);
-    // Errors inside a member's value get its name; those about the object itself (a
-    // missing or unknown member) name the member already.
-    if let Some(key) = key_at(text, error.line(), error.column()) {
-        return format!("invalid argument `{key}`: {message}");
-    }
-    format!("invalid arguments: {message}")
+/// Tool arguments that do not deserialize into the tool's input type (see
+/// [`parse_arguments`]). Its message is serde's, prefixed with the argument whose value it
+/// is about, and meant for the model: it becomes the text of an `isError: true` result.
+#[derive(Debug)]
+pub struct ArgumentsError {
+    argument: Option<String>,
+    error: serde_json::Error,
 }
+
+impl ArgumentsError {
+    /// The top-level argument whose value is wrong; `None` when the error is about the
+    /// arguments object itself (a missing or unknown member, which serde's message names).
+    pub fn argument(&self) -> Option<&str> {
+        self.argument.as_deref()
+    }
+}
+
+impl std::fmt::Display for ArgumentsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let full = self.error.to_string();
+        let position = format!(
+            " at line {} column {}",
+            self.error.line(),
+            self.error.column()
+        );
+        let message = full.strip_suffix(&position).unwrap_or(&full);
+        match &self.argument {
+            Some(key) => write!(f, "invalid argument `{key}`: {message}"),
+            None => write!(f, "invalid arguments: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ArgumentsError {}
 
 /// The top-level member of the JSON object `text` whose value spans the error position.
 fn key_at(text: &str, line: usize, column: usize) -> Option<String> {
@@ -163,7 +204,9 @@ where
                 let fut = (self.f)(args, ctx);
                 Box::pin(async move { fut.await.into_tool_result().map_err(HandlerError::Rpc) })
             }
-            Err(message) => Box::pin(std::future::ready(Ok(CallToolResult::error(message)))),
+            Err(error) => Box::pin(std::future::ready(Ok(CallToolResult::error(
+                error.to_string(),
+            )))),
         }
     }
 }

@@ -40,8 +40,8 @@ pub(crate) struct FoundResource {
 }
 pub use error::RegistryError;
 pub use handler::{
-    BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler, completion_fn,
-    missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
+    ArgumentsError, BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler,
+    completion_fn, missing_prompt_argument, parse_arguments, prompt_fn, resource_fn, tool_fn,
 };
 #[cfg(feature = "http")]
 pub(crate) use mirror::MirroredParam;

@@ -37,6 +37,8 @@
 //! );
 //! ```
 
+#![warn(unreachable_pub, missing_debug_implementations)]
+
 /// The crate's README, compiled as a doctest so its example cannot rot.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

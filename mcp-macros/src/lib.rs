@@ -10,6 +10,8 @@
 //! their own they report where they belong. Set `MCP_MACROS_DEBUG=1` (or the type's name)
 //! to print each expansion to stderr.
 
+#![warn(unreachable_pub, missing_debug_implementations)]
+
 mod attrs;
 mod diag;
 mod docs;

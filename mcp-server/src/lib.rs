@@ -61,6 +61,7 @@
 //! None is on by default; each only adds items.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 #[cfg(feature = "auth")]
 pub mod auth;
@@ -119,11 +120,6 @@ pub mod http {
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
     pub use crate::transport::http::{RedisNotificationBus, RedisSessionStore, RedisTaskStore};
-    /// The web framework of [`Server::http_router`](crate::Server::http_router) and the
-    /// layers (its `http` types are `axum::http`), re-exported so versions match.
-    pub use ::axum;
-    /// The `Layer` and `Service` traits the HTTP layers implement.
-    pub use ::tower;
 }
 
 /// The guide's pages, compiled and run as doctests so their code cannot rot.
@@ -209,7 +205,7 @@ pub mod prelude {
     pub use crate::extract::{FromContext, State};
     pub use crate::macros::{completion, prompt, resource, server, tool};
     pub use crate::result::{Json, PromptError, ResourceError, ToolError};
-    pub use crate::server::{McpServer, Server};
+    pub use crate::server::{McpServer, Server, ServerBuilder};
     pub use ferromcp_core::types::{
         CallToolResult, ContentBlock, GetPromptResult, ImageContent, LoggingLevel, PromptMessage,
         ReadResourceResult, Role, TextContent,

@@ -32,6 +32,7 @@ use crate::scan;
 use crate::schema::argument_schema_for;
 
 /// What the macro knows about a parameter that may be an argument.
+#[derive(Debug)]
 pub struct ArgSpec {
     /// The name on the wire.
     pub name: &'static str,
@@ -45,6 +46,7 @@ pub struct ArgSpec {
 
 /// Why a parameter has no value: an argument the model must correct (an `isError: true`
 /// result) or an extractor's protocol error.
+#[derive(Debug)]
 pub enum ParamError {
     Argument(String),
     Rpc(HandlerError),
@@ -52,10 +54,11 @@ pub enum ParamError {
 
 /// Takes a parameter's value for one call: the arguments, the request, the parameter, its
 /// `#[arg(default)]`.
-pub type Take<T> =
+pub(crate) type Take<T> =
     fn(&mut ToolArguments<'_>, &Context, &ArgSpec, Option<fn() -> T>) -> Result<T, ParamError>;
 
 /// How one parameter enters the input schema and gets its value.
+#[derive(Debug)]
 pub struct ParamOps<T> {
     /// Whether the parameter is an argument (else an extractor).
     pub argument: bool,
@@ -65,6 +68,7 @@ pub struct ParamOps<T> {
 
 /// The probe the generated code calls `ops()` on, through two references (see the module
 /// docs).
+#[derive(Debug)]
 pub struct Param<T>(PhantomData<T>);
 
 impl<T> Param<T> {
@@ -199,6 +203,7 @@ pub trait MarkedArgument: Sized {
 
 /// How a prompt parameter gets its value: from the prompt's string arguments (parsed with
 /// `FromStr`) or, for an extractor, from the request.
+#[derive(Debug)]
 pub struct PromptOps<T> {
     /// Whether the parameter is a prompt argument (else an extractor).
     pub argument: bool,
@@ -207,10 +212,12 @@ pub struct PromptOps<T> {
 }
 
 /// Takes a prompt parameter's value: the arguments, the request, the parameter's name.
-pub type TakePrompt<T> = fn(&BTreeMap<String, String>, &Context, &str) -> Result<T, HandlerError>;
+pub(crate) type TakePrompt<T> =
+    fn(&BTreeMap<String, String>, &Context, &str) -> Result<T, HandlerError>;
 
 /// The probe a `#[prompt]` parameter's type is asked through, as [`Param`] is for tools:
 /// `(&&&PromptParam::<T>::new()).ops()`.
+#[derive(Debug)]
 pub struct PromptParam<T>(PhantomData<T>);
 
 impl<T> PromptParam<T> {
@@ -300,6 +307,7 @@ pub trait PromptParameter: Sized {
 }
 
 /// The input schema of a tool, one argument at a time.
+#[derive(Debug)]
 pub struct ArgumentsSchema {
     properties: JSONObject,
     required: Vec<Value>,
@@ -343,6 +351,14 @@ impl ArgumentsSchema {
 pub struct ToolArguments<'a> {
     /// Each member's value as its JSON text.
     members: BTreeMap<MemberName<'a>, &'a str>,
+}
+
+impl std::fmt::Debug for ToolArguments<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolArguments")
+            .field("members", &self.members.len())
+            .finish()
+    }
 }
 
 /// A member's name: borrowed from the request, or unescaped when it has an escape.

@@ -91,6 +91,7 @@ pub fn add_tool(
 }
 
 /// What `#[tool]` knows at compile time.
+#[derive(Debug)]
 pub struct ToolSpec {
     pub name: &'static str,
     pub title: Option<&'static str>,
@@ -255,6 +256,7 @@ pub fn tool_result<T: IntoToolResult>(value: T) -> Result<CallToolResult, Handle
 /// span, so a type without the impl gives one error): `(&&OutputProbe::<T>::new())
 /// .output_schema()` picks [`ConvertibleOutput`] when `T` converts, else
 /// [`UnconvertibleOutput`] (autoref specialization; the macros never name a generic `T`).
+#[derive(Debug)]
 pub struct OutputProbe<T>(std::marker::PhantomData<T>);
 
 impl<T> OutputProbe<T> {
@@ -390,6 +392,7 @@ where
 }
 
 /// What `#[resource]` knows at compile time.
+#[derive(Debug)]
 pub struct ResourceSpec {
     pub uri: &'static str,
     pub name: &'static str,
@@ -417,6 +420,7 @@ pub fn resource_template(spec: &ResourceSpec) -> ResourceTemplate {
 }
 
 /// One prompt parameter as `#[prompt]` knows it.
+#[derive(Debug)]
 pub struct ArgumentSpec {
     pub name: &'static str,
     pub description: Option<&'static str>,
@@ -427,6 +431,7 @@ pub struct ArgumentSpec {
 }
 
 /// What `#[prompt]` knows at compile time.
+#[derive(Debug)]
 pub struct PromptSpec {
     pub name: &'static str,
     pub title: Option<&'static str>,

@@ -826,7 +826,7 @@ mod tests {
     }
 
     mod serde_bytes_like {
-        pub fn serialize<S: serde::Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        pub(super) fn serialize<S: serde::Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
             s.serialize_bytes(v)
         }
     }

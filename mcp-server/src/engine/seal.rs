@@ -19,7 +19,7 @@ use sha2::Sha256;
 type HmacSha256 = Hmac<Sha256>;
 
 /// The shortest key accepted, in bytes.
-pub const MIN_KEY_LEN: usize = 32;
+pub(crate) const MIN_KEY_LEN: usize = 32;
 
 /// What a sealed `requestState` holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

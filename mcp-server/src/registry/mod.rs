@@ -82,6 +82,14 @@ pub struct Registry {
     settings: ListSettings,
 }
 
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.tool_names())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Registry {
     pub(crate) fn new(settings: ListSettings) -> Registry {
         let (events, _) = broadcast::channel(64);

@@ -721,6 +721,51 @@ async fn prompts_take_string_and_parsed_arguments() {
     }
 }
 
+/// Prompts whose errors are any `Display` type, as tools' are.
+struct Drafts;
+
+#[ferromcp::server(name = "drafts")]
+impl Drafts {
+    /// Drafts a message from a template.
+    #[prompt]
+    fn draft(&self, template: String) -> Result<String, std::io::Error> {
+        if template == "missing" {
+            return Err(std::io::Error::other("no template named `missing`"));
+        }
+        Ok(format!("Draft from {template}."))
+    }
+
+    /// Refuses with a typed error, which keeps its code.
+    #[prompt]
+    fn strict(&self) -> Result<String, PromptError> {
+        Err(PromptError::invalid_argument("never"))
+    }
+}
+
+#[tokio::test]
+async fn prompts_return_any_displayable_error() {
+    let server = Server::new(Drafts).unwrap();
+    for client in clients(&server).await {
+        let r = client
+            .get_prompt("draft", json!({"template": "memo"}))
+            .await
+            .unwrap();
+        let v = serde_json::to_value(&r.messages[0]).unwrap();
+        assert_eq!(v["content"]["text"], "Draft from memo.");
+        let args = json!({"template": "missing"});
+        let TestClientError::Rpc(e) = client.get_prompt("draft", args).await.unwrap_err() else {
+            panic!()
+        };
+        assert_eq!(e.code, ferromcp::error::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(e.message, "no template named `missing`");
+        let TestClientError::Rpc(e) = client.get_prompt("strict", json!({})).await.unwrap_err()
+        else {
+            panic!()
+        };
+        assert_eq!(e.code, ferromcp::error::ErrorCode::INVALID_PARAMS);
+    }
+}
+
 #[tokio::test]
 async fn completions_answer_for_prompts_and_templates() {
     let server = server();

@@ -145,11 +145,25 @@ impl<T: IntoReadResult, E: Into<ResourceError>> IntoReadResult for Result<T, E> 
 /// Converts a prompt handler's return value into a `prompts/get` result.
 ///
 /// Implemented for `String` / `&str` (one user message), [`PromptMessage`], vectors of
-/// messages, [`GetPromptResult`], and `Result<T, E>` with `E: Into<PromptError>`.
+/// messages, [`GetPromptResult`], and `Result<T, E>` with `E: Display`, as for tools: a
+/// [`PromptError`] (or an [`ErrorObject`]) keeps its JSON-RPC error, any other error ends the
+/// request with an internal error (-32603) carrying its text.
+///
+/// # Examples
+///
+/// ```
+/// use ferromcp::IntoPromptResult;
+///
+/// let failed: Result<String, std::io::Error> = Err(std::io::Error::other("no template"));
+/// let error = failed.into_prompt_result().unwrap_err();
+/// let ferromcp::HandlerError::Rpc(e) = error else { panic!() };
+/// assert_eq!(e.code, ferromcp::error::ErrorCode::INTERNAL_ERROR);
+/// assert_eq!(e.message, "no template");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[prompt]",
     label = "this return type does not implement `IntoPromptResult`",
-    note = "return a `String`, `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or `Result<T, PromptError>`"
+    note = "return a `String`, `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or `Result<T, E>` with `E: Display`"
 )]
 pub trait IntoPromptResult {
     /// The result.
@@ -192,13 +206,26 @@ impl IntoPromptResult for &str {
     }
 }
 
-impl<T: IntoPromptResult, E: Into<PromptError>> IntoPromptResult for Result<T, E> {
+impl<T: IntoPromptResult, E: fmt::Display + 'static> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         match self {
             Ok(v) => v.into_prompt_result(),
-            Err(e) => Err(HandlerError::from(e.into())),
+            Err(e) => Err(HandlerError::from(prompt_error(&e))),
         }
     }
+}
+
+/// A [`PromptError`] or an [`ErrorObject`] as it is; any other error as an internal error
+/// with its text.
+fn prompt_error<E: fmt::Display + 'static>(error: &E) -> PromptError {
+    let any = error as &dyn std::any::Any;
+    if let Some(e) = any.downcast_ref::<PromptError>() {
+        return e.clone();
+    }
+    if let Some(e) = any.downcast_ref::<ErrorObject>() {
+        return PromptError::Rpc(e.clone());
+    }
+    PromptError::internal(error)
 }
 
 /// Converts a completion handler's return value into completion values.

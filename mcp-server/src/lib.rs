@@ -58,7 +58,7 @@
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
 //!
-//! None is on by default; each only adds items.
+//! Only `run` is on by default; each only adds items.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(unreachable_pub, missing_debug_implementations)]
@@ -67,6 +67,7 @@
 pub mod auth;
 pub mod context;
 mod engine;
+pub mod env;
 pub mod extract;
 mod hash;
 mod macros;

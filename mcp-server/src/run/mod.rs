@@ -1,0 +1,316 @@
+//! A whole program in one line: [`run`](crate::run()) builds the server, reads the command
+//! line and the environment, and serves, the same way for every server.
+//!
+//! ```no_run
+//! use ferromcp::prelude::*;
+//!
+//! struct Echo;
+//!
+//! #[ferromcp::server(name = "echo")]
+//! impl Echo {
+//!     /// Returns its input.
+//!     #[tool(read_only)]
+//!     fn echo(&self, text: String) -> String {
+//!         text
+//!     }
+//! }
+//!
+//! fn main() {
+//!     ferromcp::run(Echo)
+//! }
+//! ```
+//!
+//! | command line | serves |
+//! |---|---|
+//! | `echo` | stdio, on a current-thread runtime (one client: least CPU) |
+//! | `echo --http 127.0.0.1:8080` | Streamable HTTP at `http://127.0.0.1:8080/mcp` on a multi-thread runtime, until SIGINT or SIGTERM; the URL on stderr, how to connect Claude Code, Claude Desktop, VS Code and the Inspector on stdout |
+//! | `echo --help`, `echo --version` | prints the usage or `echo 0.1.0` (the server's name and version) and exits 0 |
+//! | `echo --foo` | prints one line, `error: unexpected argument '--foo' found; try '--help'`, and exits 2 |
+//!
+//! and with the crate's features: `--metrics ADDR` (`otlp`), `--redis URL` (`redis`),
+//! `--auth-issuer URL [--auth-audience URL]` (`auth`); see [`CommonArgs`].
+//!
+//! Logs go to stderr, filtered by `RUST_LOG` (default `info`; `RUST_LOG=ferromcp=debug`
+//! adds one line per request). The environment is honoured: `OTEL_*` (feature `otlp`,
+//! see [`otel::Otel`](crate::otel::Otel)), `FERROMCP_REQUEST_STATE_KEYS` and
+//! `FERROMCP_REDIS_URL` (see [`env`](crate::env)). When the server cannot start or
+//! serving fails, one `error: …` line goes to stderr and the exit status is 1.
+//!
+//! A server with flags of its own declares them with clap, flattening [`CommonArgs`], and
+//! serves with a [`Runner`], which can also adjust the server's builder and the HTTP
+//! options:
+//!
+//! ```no_run
+//! use clap::Parser;
+//! use ferromcp::prelude::*;
+//! use ferromcp::run::{CommonArgs, Runner};
+//!
+//! struct Greeter {
+//!     greeting: String,
+//! }
+//!
+//! #[ferromcp::server]
+//! impl Greeter {
+//!     /// Greets someone.
+//!     #[tool]
+//!     fn greet(&self, name: String) -> String {
+//!         format!("{}, {name}!", self.greeting)
+//!     }
+//! }
+//!
+//! /// Greets people.
+//! #[derive(Parser)]
+//! #[command(version, about)]
+//! struct Args {
+//!     #[command(flatten)]
+//!     common: CommonArgs,
+//!     /// The greeting.
+//!     #[arg(long, default_value = "Hello")]
+//!     greeting: String,
+//! }
+//!
+//! fn main() {
+//!     let args: Args = ferromcp::run::parse();
+//!     Runner::new(args.common).serve_with(async move |setup| {
+//!         let server = setup.builder(Greeter { greeting: args.greeting })?;
+//!         Ok(server.tool_timeout(std::time::Duration::from_secs(10)).build()?)
+//!     })
+//! }
+//! ```
+
+mod args;
+mod auth;
+mod logging;
+mod redis;
+mod serve;
+mod telemetry;
+
+use crate::env::EnvError;
+use crate::http::HttpOptions;
+use crate::{McpServer, Server, ServerBuilder};
+
+pub use args::{ArgsExit, CommonArgs, parse, parse_from};
+
+/// Any error, boxed: what a [`Runner::serve_with`] setup may fail with (`?` converts).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a server started by [`run`](crate::run()) or a [`Runner`] could not start or stopped
+/// serving.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// An environment variable holds a value that cannot be used.
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    /// The telemetry could not be started (an `OTEL_*` variable, `--metrics`).
+    #[error(transparent)]
+    Telemetry(BoxError),
+    /// The Redis of `--redis` (or `FERROMCP_REDIS_URL`) could not be reached.
+    #[error("redis at {url}: {source}")]
+    Redis {
+        /// Its URL.
+        url: String,
+        /// Why.
+        source: BoxError,
+    },
+    /// The authorization flags cannot be used (a URL that is not https).
+    #[error(transparent)]
+    Auth(BoxError),
+    /// The server could not be made (the setup's error).
+    #[error(transparent)]
+    Setup(BoxError),
+    /// Binding the address, or reading or writing the transport, failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves `handler` as the command line and the environment ask (see the
+/// [module docs](crate::run)): `fn main() { ferromcp::run(MyServer) }` is a whole program.
+///
+/// Returns when serving ends (stdin closed, or SIGINT/SIGTERM over HTTP); exits the process
+/// after `--help`, `--version` or a wrong command line (0, 0, 2), or with status 1 after
+/// printing `error: …` when the server cannot start or serving fails.
+pub fn run<S: McpServer>(handler: S) {
+    Runner::for_server::<S>().serve(handler)
+}
+
+/// [`run`](crate::run()) for servers that need more: their own flags, a builder adjusted,
+/// HTTP options. See the [module docs](crate::run) for an example.
+pub struct Runner {
+    common: CommonArgs,
+    http: serve::HttpSettings,
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("common", &self.common)
+            .field("stdio_args", &self.http.stdio_args)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a [`Runner::serve_with`] setup makes the server with: a builder with the telemetry,
+/// the shared task store and the `requestState` keys the command line and the environment
+/// ask for.
+#[derive(Debug)]
+pub struct Setup {
+    telemetry: telemetry::Telemetry,
+    shared: redis::Shared,
+    http: Option<String>,
+}
+
+impl Setup {
+    /// A builder for `handler` (as [`Server::builder`]) set up as the command line and
+    /// the environment ask.
+    ///
+    /// # Errors
+    ///
+    /// `FERROMCP_REQUEST_STATE_KEYS` cannot be used.
+    pub fn builder<S: McpServer>(&self, handler: S) -> Result<ServerBuilder<S>, RunError> {
+        self.configure(Server::builder(handler))
+    }
+
+    /// `builder` set up as the command line and the environment ask: telemetry, the shared
+    /// task store, the `requestState` keys.
+    ///
+    /// # Errors
+    ///
+    /// `FERROMCP_REQUEST_STATE_KEYS` cannot be used.
+    pub fn configure<H>(&self, builder: ServerBuilder<H>) -> Result<ServerBuilder<H>, RunError> {
+        let builder = self.telemetry.apply(self.shared.apply(builder));
+        Ok(builder.request_state_keys_from_env()?)
+    }
+
+    /// The address of `--http`, or `None` over stdio.
+    pub fn http(&self) -> Option<&str> {
+        self.http.as_deref()
+    }
+}
+
+impl Runner {
+    /// A runner for these parsed flags.
+    pub fn new(common: CommonArgs) -> Runner {
+        Runner {
+            common,
+            http: serve::HttpSettings {
+                stdio_args: Vec::new(),
+                auth: None,
+                options: None,
+            },
+        }
+    }
+
+    /// A runner for the process's command line, read as [`run`](crate::run()) reads it:
+    /// [`CommonArgs`] under the name and version of `S`. Prints help, the version or the
+    /// error and exits (0, 0, 2) when the command line asks for no serving.
+    pub fn for_server<S: McpServer>() -> Runner {
+        Runner::try_for_server::<S, _, _>(std::env::args_os()).unwrap_or_else(|e| e.exit())
+    }
+
+    /// [`for_server`](Self::for_server) with the command line given (the program name
+    /// first).
+    ///
+    /// # Errors
+    ///
+    /// `--help` or `--version` was asked for, or the command line is wrong: what to print
+    /// and the exit status.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::prelude::*;
+    /// use ferromcp::run::Runner;
+    ///
+    /// struct Demo;
+    ///
+    /// #[ferromcp::server(name = "demo", version = "1.2.3")]
+    /// impl Demo {
+    ///     /// Adds.
+    ///     #[tool]
+    ///     fn add(&self, a: i64, b: i64) -> i64 { a + b }
+    /// }
+    ///
+    /// let version = Runner::try_for_server::<Demo, _, _>(["demo", "--version"]).unwrap_err();
+    /// assert_eq!((version.code(), version.text()), (0, "demo 1.2.3\n"));
+    /// let runner = Runner::try_for_server::<Demo, _, _>(["demo", "--http", "127.0.0.1:0"])?;
+    /// assert_eq!(runner.common().http(), Some("127.0.0.1:0"));
+    /// # Ok::<(), ferromcp::run::ArgsExit>(())
+    /// ```
+    pub fn try_for_server<S, I, T>(argv: I) -> Result<Runner, args::ArgsExit>
+    where
+        S: McpServer,
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let info = S::server_info();
+        let command = args::common_command(&info.name, &info.version);
+        Ok(Runner::new(args::parse_common(command, argv)?))
+    }
+
+    /// The flags this runner serves by.
+    pub fn common(&self) -> &CommonArgs {
+        &self.common
+    }
+
+    /// The arguments Claude Desktop is to start this program with over stdio, shown in the
+    /// snippet printed when serving HTTP (default: none).
+    pub fn stdio_args<A: Into<String>>(mut self, args: impl IntoIterator<Item = A>) -> Self {
+        self.http.stdio_args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Adjusts the HTTP options (allowed hosts and origins, limits, …) after those the
+    /// flags set.
+    pub fn http_options(
+        mut self,
+        adjust: impl FnOnce(HttpOptions) -> HttpOptions + 'static,
+    ) -> Self {
+        self.http.options = Some(Box::new(adjust));
+        self
+    }
+
+    /// Serves `handler`, as [`run`](crate::run()) does.
+    pub fn serve<S: McpServer>(self, handler: S) {
+        self.serve_with(async move |setup| Ok(setup.builder(handler)?.build()?))
+    }
+
+    /// Serves the server `make` returns, made on the runtime (so it may await: open a
+    /// database, spawn tasks) from the [`Setup`]'s builder. Exits with status 1 after
+    /// printing `error: …` when the server cannot be made or serving fails.
+    pub fn serve_with(self, make: impl AsyncFnOnce(Setup) -> Result<Server, BoxError>) {
+        if let Err(e) = self.try_serve_with(make) {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr().lock(), "error: {e}");
+            std::process::exit(1);
+        }
+    }
+
+    /// [`serve_with`](Self::serve_with), returning the error instead of exiting.
+    ///
+    /// # Errors
+    ///
+    /// The server could not be made, or serving failed.
+    pub fn try_serve_with(
+        self,
+        make: impl AsyncFnOnce(Setup) -> Result<Server, BoxError>,
+    ) -> Result<(), RunError> {
+        logging::init();
+        // The environment is checked before the server is made (a database opened, a task
+        // spawned), so that a wrong variable costs nothing.
+        ServerBuilder::new("", "").request_state_keys_from_env()?;
+        let Runner { common, http } = self;
+        serve::runtime(common.http().is_some())?.block_on(async {
+            // Kept until serving ends: the last clone dropped exports what is buffered.
+            let telemetry = common.telemetry.start().await?;
+            let shared = common.redis.connect(common.http().is_some()).await?;
+            let setup = Setup {
+                telemetry: telemetry.clone(),
+                shared: shared.clone(),
+                http: common.http().map(str::to_owned),
+            };
+            let server = make(setup).await.map_err(RunError::Setup)?;
+            serve::serve(&server, &common, &shared, http).await
+        })
+    }
+}

@@ -21,6 +21,53 @@ impl Calc {
         tracing::info!("adding");
         (a + b).to_string()
     }
+
+    /// Always fails.
+    #[tool]
+    fn fail(&self) -> Result<String, String> {
+        Err("it failed".into())
+    }
+}
+
+/// `RUST_LOG=ferromcp=debug` shows one event per request, after it ends: method, id, the
+/// tool's name, duration and outcome, in both eras.
+#[tokio::test(flavor = "current_thread")]
+async fn each_request_is_one_debug_event() {
+    let (captured, _guard) = support::log::capture();
+    let server = Server::new(Calc).unwrap();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        client
+            .call_tool("add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap();
+        client.call_tool("fail", json!({})).await.unwrap();
+        let _ = client.call_tool("nope", json!({})).await;
+        let log = captured.text();
+        let events: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains(" ferromcp::request: request "))
+            .collect();
+        let one = |name: &str| {
+            let found: Vec<_> = events
+                .iter()
+                .filter(|l| l.contains(&format!("name=\"{name}\"")))
+                .collect();
+            assert_eq!(found.len(), 1, "one event for {name}: {log}");
+            *found[0]
+        };
+        for (name, outcome) in [
+            ("add", "outcome=\"ok\""),
+            ("fail", "outcome=\"tool_error\""),
+            ("nope", "outcome=\"error\" code=-32602"),
+        ] {
+            let event = one(name);
+            for field in ["DEBUG", "method=tools/call", "id=", "duration=", outcome] {
+                assert!(event.contains(field), "{field} missing: {event}");
+            }
+        }
+        captured.clear();
+    }
 }
 
 #[tokio::test(flavor = "current_thread")]

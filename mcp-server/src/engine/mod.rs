@@ -252,6 +252,7 @@ impl Engine {
         async move {
             let (this, conn) = (engine.borrow(), conn.borrow());
             let span = span::request(&req);
+            let started = span::started();
             #[cfg(feature = "otel")]
             if let Some(telemetry) = &this.config().telemetry {
                 use opentelemetry::context::FutureExt as _;
@@ -276,6 +277,7 @@ impl Engine {
                 end_unless_listening(conn, &req.id, &reply);
                 span::record_outcome(&span, &reply);
                 span::finish(observed, &reply, conn, meta);
+                span::log(started, &req, &reply);
                 return reply;
             }
             // Wrapping the future moves it: only when someone listens.
@@ -289,6 +291,7 @@ impl Engine {
             };
             end_unless_listening(conn, &req.id, &reply);
             span::record_outcome(&span, &reply);
+            span::log(started, &req, &reply);
             reply
         }
     }

@@ -8,6 +8,7 @@
 //! duration sample ([`crate::otel`]).
 
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 use ferromcp_core::jsonrpc::Request;
 use serde::Deserialize;
@@ -163,6 +164,51 @@ pub(crate) fn request(req: &Request) -> Span {
         None => span.record("otel.name", req.method.as_str()),
     };
     span
+}
+
+/// The target of the one `debug` event per request (under `ferromcp`, so that
+/// `RUST_LOG=ferromcp=debug` shows it).
+pub(crate) const REQUEST_EVENT: &str = "ferromcp::request";
+
+/// When the request started, if its `debug` event is to be written; `None`, at the cost of
+/// a level compare, when nothing listens at DEBUG.
+#[inline]
+pub(crate) fn started() -> Option<Instant> {
+    tracing::enabled!(target: REQUEST_EVENT, tracing::Level::DEBUG).then(Instant::now)
+}
+
+/// The request's `debug` event, when [`started`] gave it a start: method, id, the tool or
+/// prompt `name` or resource `uri`, duration and outcome (`ok`, `tool_error`, `error` with
+/// the JSON-RPC `code`, `cancelled`, `listening`).
+pub(crate) fn log(started: Option<Instant>, req: &Request, reply: &Reply) {
+    let Some(started) = started else {
+        return;
+    };
+    let (name, uri) = match about(req) {
+        Some(About::Tool(n) | About::Prompt(n)) => (Some(n), None),
+        Some(About::Resource(u)) => (None, Some(u)),
+        None => (None, None),
+    };
+    let (outcome, code) = match reply {
+        Reply::Response(r) => match r.error {
+            Some(code) => ("error", Some(code.0)),
+            None if r.tool_error => ("tool_error", None),
+            None => ("ok", None),
+        },
+        Reply::Silent => ("cancelled", None),
+        Reply::Listen(_) => ("listening", None),
+    };
+    tracing::debug!(
+        target: REQUEST_EVENT,
+        method = %req.method,
+        id = %req.id,
+        name,
+        uri,
+        duration = ?started.elapsed(),
+        outcome,
+        code,
+        "request"
+    );
 }
 
 /// Records the protocol revision a request was served in, once the engine knows it.

@@ -602,19 +602,33 @@ async fn legacy_client_roots_narrow_but_never_widen() {
 
 #[test]
 fn command_line() {
-    let parse = |args: &[&str]| filesystem::parse_args(args.iter().map(|a| a.to_string()));
-    let parsed = parse(&["--allow-write", "a", "--http", "127.0.0.1:1", "b"]).unwrap();
+    use clap::Parser as _;
+    let tree = Tree::new("command-line");
+    let (a, b) = (tree.at("a"), tree.at("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let parse = |args: &[&str]| {
+        filesystem::Args::try_parse_from(std::iter::once("filesystem").chain(args.iter().copied()))
+    };
+    let parsed = parse(&["--allow-write", &a, "--http", "127.0.0.1:1", &b]).unwrap();
     assert!(parsed.allow_write);
-    assert_eq!(parsed.http.as_deref(), Some("127.0.0.1:1"));
-    assert_eq!(parsed.roots, [PathBuf::from("a"), PathBuf::from("b")]);
-    let parsed = parse(&["--", "--allow-write"]).unwrap();
-    assert!(!parsed.allow_write);
-    assert_eq!(parsed.roots, [PathBuf::from("--allow-write")]);
+    assert_eq!(parsed.common.http(), Some("127.0.0.1:1"));
+    let roots: Vec<_> = parsed.roots.iter().map(|r| r.path().to_owned()).collect();
+    assert_eq!(
+        roots,
+        [
+            Path::new(&a).canonicalize().unwrap(),
+            Path::new(&b).canonicalize().unwrap()
+        ]
+    );
+    // After `--`, a name that looks like a flag is a directory (here, one that is missing).
+    let e = parse(&["--", "--allow-write"]).unwrap_err().to_string();
+    assert!(e.contains("--allow-write: "), "{e}");
     for bad in [
         &[][..],
         &["--allow-write"],
         &["--http"],
-        &["--read-only", "a"],
+        &["--read-only", &a],
     ] {
         assert!(parse(bad).is_err(), "{bad:?}");
     }
@@ -626,8 +640,8 @@ async fn binary_refuses_bad_command_lines() {
     let missing = tree.base.join("missing").display().to_string();
     let file = tree.at("hello.txt");
     for (args, says) in [
-        (vec![], "usage: filesystem"),
-        (vec!["--bogus".to_owned(), tree.at("")], "usage: filesystem"),
+        (vec![], "<ROOT>"),
+        (vec!["--bogus".to_owned(), tree.at("")], "'--bogus'"),
         (vec![missing.clone()], &*missing),
         (vec![file.clone()], "not a directory"),
     ] {

@@ -177,35 +177,6 @@ async fn code_review_prompt() {
     }
 }
 
-/// No arguments (stdio) and `--http ADDR` are served (below, and by tests/readme.rs);
-/// anything else is refused with the usage line before serving anything.
-#[tokio::test]
-async fn binary_refuses_other_arguments() {
-    let bin = env!("CARGO_BIN_EXE_quickstart");
-    for args in [
-        &["--http"][..],
-        &["--stdio"],
-        &["--http", "127.0.0.1:0", "extra"],
-    ] {
-        let run = tokio::process::Command::new(bin)
-            .args(args)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output();
-        let run = tokio::time::timeout(std::time::Duration::from_secs(60), run)
-            .await
-            .expect("a refused command line ends at once")
-            .unwrap();
-        assert!(!run.status.success(), "{args:?} is refused");
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        assert!(
-            stderr.contains("usage: quickstart [--http 127.0.0.1:PORT]"),
-            "{args:?}: {stderr}"
-        );
-        assert!(run.stdout.is_empty(), "{args:?} wrote to stdout");
-    }
-}
-
 /// `serve_http` says where it listens on stderr even with logging off, as its first and
 /// only line, and the URL it gives is served.
 #[tokio::test]

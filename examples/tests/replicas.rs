@@ -1,5 +1,5 @@
 //! Two replicas of `everything --http … --redis URL` sharing one real Redis and one
-//! `MCP_REQUEST_STATE_KEYS`, as behind a load balancer with no stickiness: a legacy session
+//! `FERROMCP_REQUEST_STATE_KEYS`, as behind a load balancer with no stickiness: a legacy session
 //! minted on one continues on the other, a 2026 multi round-trip request started on one
 //! completes on the other, and a task whose replica is killed fails on the other.
 //!
@@ -47,7 +47,7 @@ async fn replica(redis: &str, keys: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_everything"))
         .args(["--http", "127.0.0.1:0", "--redis", redis])
         .env("RUST_LOG", "info")
-        .env("MCP_REQUEST_STATE_KEYS", keys)
+        .env("FERROMCP_REQUEST_STATE_KEYS", keys)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -50,16 +50,7 @@ impl Drop for Scratch {
 }
 
 fn args(source: Source, max_rows: usize, timeout: Duration) -> Args {
-    Args {
-        source,
-        http: None,
-        metrics: None,
-        max_rows,
-        timeout,
-        allow_privileged_role: false,
-        auth_issuer: None,
-        auth_audience: None,
-    }
+    Args::new(source, max_rows, timeout)
 }
 
 /// The SQLite database in `scratch`, created by the binary's own first-run path.
@@ -682,14 +673,18 @@ async fn a_runaway_sqlite_query_is_interrupted_and_the_server_keeps_serving() {
 
 #[test]
 fn command_line() {
-    let parse = |args: &[&str]| sql_explorer::parse_args(args.iter().map(|a| a.to_string()));
+    use clap::Parser as _;
+    let parse = |args: &[&str]| {
+        Args::try_parse_from(std::iter::once("sql-explorer").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())
+    };
     let default = parse(&[]).unwrap();
     assert_eq!(
-        default.source,
+        default.source(),
         Source::Sqlite(PathBuf::from("sql-explorer.sqlite"))
     );
-    assert_eq!((default.http, default.max_rows), (None, 100));
-    assert_eq!(default.timeout, Duration::from_secs(5));
+    assert_eq!((default.common.http(), default.max_rows), (None, 100));
+    assert_eq!(default.timeout(), Duration::from_secs(5));
     assert!(!default.allow_privileged_role);
     let parsed = parse(&[
         "--allow-privileged-role",
@@ -703,11 +698,14 @@ fn command_line() {
         "250",
     ])
     .unwrap();
-    assert_eq!(parsed.source, Source::Postgres("postgres://u@h/db".into()));
-    assert_eq!(parsed.http.as_deref(), Some("127.0.0.1:0"));
+    assert_eq!(
+        parsed.source(),
+        Source::Postgres("postgres://u@h/db".into())
+    );
+    assert_eq!(parsed.common.http(), Some("127.0.0.1:0"));
     assert!(parsed.allow_privileged_role);
     assert_eq!(
-        (parsed.max_rows, parsed.timeout),
+        (parsed.max_rows, parsed.timeout()),
         (7, Duration::from_millis(250))
     );
     for bad in [
@@ -719,8 +717,19 @@ fn command_line() {
         &["shop.db"],
     ] {
         let e = parse(bad).unwrap_err();
-        assert!(e.contains("usage: sql-explorer"), "{bad:?}: {e}");
+        assert!(e.starts_with("error: "), "{bad:?}: {e}");
     }
+    // Claude Desktop's snippet starts the same database, without its password.
+    let postgres = parse(&["--database-url", "postgres://u:pw@h/db", "--max-rows", "7"]).unwrap();
+    assert_eq!(
+        postgres.stdio_args(),
+        [
+            "--database-url",
+            "postgres://u:PASSWORD@h/db",
+            "--max-rows",
+            "7"
+        ]
+    );
 }
 
 /// The built binary over stdio, started in an empty directory: it creates

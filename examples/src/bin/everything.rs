@@ -10,7 +10,7 @@
 //! cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --auth-issuer https://as.example.com
 //! # one replica of several behind a load balancer: legacy sessions shared through Redis,
 //! # requestState keys (hex, comma-separated, the first seals) shared through the environment
-//! MCP_REQUEST_STATE_KEYS=$KEY cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379
+//! FERROMCP_REQUEST_STATE_KEYS=$KEY cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379
 //! # metrics as Prometheus text at http://127.0.0.1:9464/metrics, spans and metrics over OTLP
 //! OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --metrics 127.0.0.1:9464
 //! ```
@@ -18,12 +18,8 @@
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
 //! reads a single block); `fixtures` holds the content and schemas they return, `client`
 //! the questions they ask the client, `dynamic` the primitives registered at run time, and
-//! `cli` the command line and the HTTP set-up (Redis, authorization).
+//! `ferromcp::run` the command line and the HTTP set-up (Redis, authorization).
 
-// A command-line usage message belongs on stderr.
-#![allow(clippy::print_stderr)]
-
-use std::process::ExitCode;
 use std::time::Duration;
 
 use ferromcp::prelude::*;
@@ -33,8 +29,6 @@ use ferromcp::types::{
 };
 use serde_json::{Value, json};
 
-#[path = "everything/cli.rs"]
-mod cli;
 #[path = "everything/client.rs"]
 mod client;
 #[path = "everything/dynamic.rs"]
@@ -42,7 +36,6 @@ mod dynamic;
 #[path = "everything/fixtures.rs"]
 mod fixtures;
 
-use cli::{keys_from_env, parse_args, serve_http, usage};
 use client::{ask_name, elicited, sampled_text, schema};
 use dynamic::{
     add_dynamic_prompt, add_dynamic_resource, add_dynamic_tool, toggle_dynamic_prompt,
@@ -644,76 +637,25 @@ impl Everything {
     }
 }
 
-fn build(
-    keys: Result<Option<Vec<Vec<u8>>>, String>,
-    telemetry: Option<ferromcp::otel::Telemetry>,
-    tasks: Option<ferromcp::http::RedisTaskStore>,
-) -> Result<Server, String> {
-    let mut builder = Server::builder(Everything).telemetry(telemetry);
-    if let Some(tasks) = tasks {
-        builder = builder.task_store(tasks);
-    }
-    let builder = match keys? {
-        Some(keys) => builder
-            .request_state_keys(keys)
-            .map_err(|e| format!("MCP_REQUEST_STATE_KEYS: {e}"))?,
-        None => builder,
-    };
-    builder.build().map_err(|e| e.to_string())
+fn main() {
+    ferromcp::run::Runner::for_server::<Everything>().serve_with(async |setup| {
+        let server = setup.builder(Everything)?.build()?;
+        tokio::spawn(change_over_time(server.clone()));
+        Ok(server)
+    })
 }
 
-/// Says why the server cannot start.
-fn fail(why: impl std::fmt::Display) -> ExitCode {
-    eprintln!("everything: {why}");
-    ExitCode::FAILURE
-}
-
-#[tokio::main]
-async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((http, metrics)) = parse_args(&args) else {
-        return usage();
-    };
-    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = match ferromcp::otel::Otel::from_env_serving_metrics(metrics.as_deref()).await {
-        Ok(otel) => otel,
-        Err(e) => return fail(e),
-    };
-    let tasks = match cli::task_store(http.as_ref()).await {
-        Ok(tasks) => tasks,
-        Err(e) => return fail(e),
-    };
-    let server = match build(keys_from_env(), otel.telemetry(), tasks) {
-        Ok(server) => server,
-        Err(e) => return fail(e),
-    };
-    // The watched resource changes every 3 s; the dynamic primitives appear after 2 s.
-    {
-        let server = server.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            add_dynamic_tool(&server);
-            add_dynamic_resource(&server);
-            add_dynamic_prompt(&server);
-            let mut tick = tokio::time::interval(Duration::from_secs(3));
-            loop {
-                tick.tick().await;
-                server
-                    .registry()
-                    .notify_resource_updated("test://watched-resource");
-            }
-        });
-    }
-    let outcome = match http {
-        Some(http) => serve_http(&server, http).await,
-        None => server.serve_stdio().await,
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+/// The dynamic primitives appear after 2 s; the watched resource changes every 3 s.
+async fn change_over_time(server: Server) {
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    add_dynamic_tool(&server);
+    add_dynamic_resource(&server);
+    add_dynamic_prompt(&server);
+    let mut tick = tokio::time::interval(Duration::from_secs(3));
+    loop {
+        tick.tick().await;
+        server
+            .registry()
+            .notify_resource_updated("test://watched-resource");
     }
 }

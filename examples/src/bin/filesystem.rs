@@ -25,15 +25,12 @@
 //! with no usable roots gets nothing). Modern-era clients, where roots are a per-request
 //! input rather than a session's list, get the command line's directories.
 
-// A command-line usage message belongs on stderr.
-#![allow(clippy::print_stderr)]
-
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::Path;
 
 use ferromcp::prelude::*;
+use ferromcp::run::{CommonArgs, Runner};
 use ferromcp::types::{EmbeddedResource, TextOrBlobResourceContents};
-use ferromcp::{Era, HandlerError, IntoReadResult};
+use ferromcp::{Era, HandlerError, IntoReadResult, ServerBuilder};
 use serde::Serialize;
 
 #[path = "filesystem/path_guard.rs"]
@@ -63,22 +60,15 @@ pub fn server(
     roots: Vec<AllowedRoot>,
     allow_write: bool,
 ) -> Result<Server, ferromcp::registry::RegistryError> {
-    server_with_telemetry(roots, allow_write, None)
+    served(Server::builder(Filesystem { roots }), allow_write)
 }
 
-/// [`server()`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
-///
-/// # Errors
-///
-/// Registration failed (a bug in this example).
-pub fn server_with_telemetry(
-    roots: Vec<AllowedRoot>,
+/// The server `builder` makes, without `write_file` unless `allow_write` is set.
+fn served(
+    builder: ServerBuilder<Filesystem>,
     allow_write: bool,
-    telemetry: Option<ferromcp::otel::Telemetry>,
 ) -> Result<Server, ferromcp::registry::RegistryError> {
-    let server = Server::builder(Filesystem { roots })
-        .telemetry(telemetry)
-        .build()?;
+    let server = builder.build()?;
     if !allow_write {
         // The macros register every tool; the registry's run-time API takes this one away,
         // so a read-only server does not even list it.
@@ -429,110 +419,34 @@ fn file_uri(path: &Path) -> String {
     uri
 }
 
-/// The command line.
-#[derive(Debug, PartialEq, Eq)]
+/// Files under one or more directories, as MCP resources and tools.
+#[derive(Debug, clap::Parser)]
+#[command(name = "filesystem", version)]
 pub struct Args {
-    /// `--allow-write`.
+    /// The flags every server takes (`--http`, …).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Let clients write files (the write_file tool)
+    #[arg(long)]
     pub allow_write: bool,
-    /// `--http ADDR`; stdio without it.
-    pub http: Option<String>,
-    /// `--metrics ADDR`: Prometheus text at `http://ADDR/metrics`.
-    pub metrics: Option<String>,
-    /// The allowed directories, at least one.
-    pub roots: Vec<PathBuf>,
+    /// The allowed directories
+    #[arg(required = true, value_name = "ROOT", value_parser = root)]
+    pub roots: Vec<AllowedRoot>,
 }
 
-const USAGE: &str =
-    "usage: filesystem [--allow-write] [--http 127.0.0.1:PORT] [--metrics 127.0.0.1:PORT] ROOT...";
-
-/// Parses `[--allow-write] [--http ADDR] [--metrics ADDR] ROOT...` (options anywhere, `--` ends them).
-///
-/// # Errors
-///
-/// The usage line, when the arguments are not of that form.
-pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let mut parsed = Args {
-        allow_write: false,
-        http: None,
-        metrics: None,
-        roots: Vec::new(),
-    };
-    let mut args = args.into_iter();
-    let mut options = true;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--" if options => options = false,
-            "--allow-write" if options => parsed.allow_write = true,
-            "--http" if options && parsed.http.is_none() => {
-                parsed.http = Some(args.next().ok_or(USAGE)?);
-            }
-            "--metrics" if options && parsed.metrics.is_none() => {
-                parsed.metrics = Some(args.next().ok_or(USAGE)?);
-            }
-            a if options && a.starts_with('-') => return Err(USAGE.into()),
-            _ => parsed.roots.push(PathBuf::from(arg)),
-        }
-    }
-    if parsed.roots.is_empty() {
-        return Err(USAGE.into());
-    }
-    Ok(parsed)
+/// A directory of the command line, or why it cannot be served.
+fn root(path: &str) -> Result<AllowedRoot, String> {
+    AllowedRoot::new(Path::new(path)).map_err(|e| format!("{path}: {e}"))
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    // stdout carries the protocol, so logs go to stderr (`RUST_LOG` filters them).
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .init();
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(usage) => {
-            eprintln!("{usage}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut roots = Vec::new();
-    for root in &args.roots {
-        match AllowedRoot::new(root) {
-            Ok(root) => roots.push(root),
-            Err(e) => {
-                eprintln!("filesystem: {}: {e}", root.display());
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let dirs: Vec<_> = roots
-        .iter()
-        .map(|r| r.path().display().to_string())
-        .collect();
-    tracing::info!(roots = ?dirs, allow_write = args.allow_write, "filesystem serving");
-    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = match ferromcp::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await {
-        Ok(otel) => otel,
-        Err(e) => {
-            eprintln!("filesystem: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = match server_with_telemetry(roots, args.allow_write, otel.telemetry()) {
-        Ok(server) => match &args.http {
-            Some(addr) => server.serve_http(addr.as_str()).await,
-            None => server.serve_stdio().await,
-        },
-        Err(e) => {
-            eprintln!("filesystem: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("filesystem: {e}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() {
+    let args: Args = ferromcp::run::parse();
+    Runner::new(args.common).serve_with(async move |setup| {
+        let dirs: Vec<_> = args.roots.iter().map(|r| r.path().to_owned()).collect();
+        tracing::info!(roots = ?dirs, allow_write = args.allow_write, "filesystem serving");
+        Ok(served(
+            setup.builder(Filesystem { roots: args.roots })?,
+            args.allow_write,
+        )?)
+    })
 }

@@ -55,30 +55,7 @@ impl Quickstart {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // stdout carries the protocol over stdio: logs go to stderr (RUST_LOG filters them).
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .init();
-
-    // OTLP export of spans and metrics when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing.
-    let otel = ferromcp::otel::Otel::from_env()?;
-    let server = Server::builder(Quickstart)
-        .telemetry(otel.telemetry())
-        .build()?;
-    match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
-        // stdio has one client, which one thread serves with the least CPU (docs/stdio.md);
-        // HTTP serves many, on every core.
-        [] => Ok(tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?
-            .block_on(server.serve_stdio())?),
-        [flag, addr] if flag == "--http" => {
-            Ok(tokio::runtime::Runtime::new()?.block_on(server.serve_http(addr.as_str()))?)
-        }
-        _ => Err("usage: quickstart [--http 127.0.0.1:PORT]".into()),
-    }
+/// Serves stdio, or Streamable HTTP with `--http 127.0.0.1:PORT`; `--help` says the rest.
+fn main() {
+    ferromcp::run(Quickstart)
 }

@@ -92,35 +92,6 @@ impl Showcase {
     }
 }
 
-const USAGE: &str = "usage: showcase [--http 127.0.0.1:PORT [--metrics 127.0.0.1:PORT]]";
-
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // stdout carries the protocol over stdio: logs go to stderr (RUST_LOG filters them).
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .init();
-
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (http, metrics) = match args.as_slice() {
-        [] => (None, None),
-        [flag, addr] if flag == "--http" => (Some(addr), None),
-        [flag, addr, m, metrics] if flag == "--http" && m == "--metrics" => {
-            (Some(addr), Some(metrics.as_str()))
-        }
-        _ => return Err(USAGE.into()),
-    };
-    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = ferromcp::otel::Otel::from_env_serving_metrics(metrics).await?;
-    let server = Server::builder(Showcase)
-        .telemetry(otel.telemetry())
-        .build()?;
-    match http {
-        Some(addr) => server.serve_http(addr.as_str()).await?,
-        None => server.serve_stdio().await?,
-    }
-    Ok(())
+fn main() {
+    ferromcp::run(Showcase)
 }

@@ -36,11 +36,6 @@
 //! `sslrootcert` in the URL, as libpq does, with rustls and the platform's roots. A password
 //! in `--database-url` is visible to other local users in the process list.
 
-// The HTTP mode prints how to connect on stdout, which then carries no protocol; a
-// command-line usage message belongs on stderr.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
-
-use std::process::ExitCode;
 use std::time::Duration;
 
 use ferromcp::prelude::*;
@@ -63,13 +58,13 @@ pub mod sqlite;
 pub mod tls;
 
 use check::Policy;
-use cli::serve_http;
-pub use cli::{Args, Source, open, open_postgres, parse_args};
+pub use cli::{Args, Source, open, open_postgres};
 use database::hex_bytes;
 pub use database::{
     Column, Database, DbError, ForeignKey, Index, QueryResult, Scalar, TableIndex, TableInfo,
     TableSummary, quote_ident,
 };
+use ferromcp::run::Runner;
 
 /// Rows per query unless `--max-rows` says otherwise.
 pub const DEFAULT_MAX_ROWS: usize = 100;
@@ -94,28 +89,22 @@ pub struct SqlExplorer {
 ///
 /// Reading the catalog failed, or registration failed (a bug in this example).
 pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
-    server_with_telemetry(db, max_rows, None).await
+    let handler = handler(db, max_rows).await.map_err(|e| e.0)?;
+    Server::new(handler).map_err(|e| e.to_string())
 }
 
-/// [`server()`], emitting OpenTelemetry spans and metrics when `telemetry` is given.
+/// The server's handler for `db`, with the function policy read from the catalog now.
 ///
 /// # Errors
 ///
-/// As for [`server()`].
-pub async fn server_with_telemetry(
-    db: Database,
-    max_rows: usize,
-    telemetry: Option<ferromcp::otel::Telemetry>,
-) -> Result<Server, String> {
-    let policy = db.policy().await.map_err(|e| e.0)?;
-    Server::builder(SqlExplorer {
+/// Reading the catalog failed.
+pub async fn handler(db: Database, max_rows: usize) -> Result<SqlExplorer, DbError> {
+    let policy = db.policy().await?;
+    Ok(SqlExplorer {
         db,
         policy,
         max_rows,
     })
-    .telemetry(telemetry)
-    .build()
-    .map_err(|e| e.to_string())
 }
 
 fn query_output_schema() -> Value {
@@ -282,58 +271,16 @@ impl SqlExplorer {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    // stdout carries the protocol over stdio, so logs go to stderr (`RUST_LOG` filters them).
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .init();
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(usage) => {
-            eprintln!("{usage}");
-            return ExitCode::from(2);
-        }
-    };
-    // OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set; Prometheus text with --metrics.
-    let otel = match ferromcp::otel::Otel::from_env_serving_metrics(args.metrics.as_deref()).await {
-        Ok(otel) => otel,
-        Err(e) => {
-            eprintln!("sql-explorer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let db = match open(&args).await {
-        Ok(db) => db,
-        Err(e) => {
-            eprintln!("sql-explorer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Database::Sqlite(sqlite) = &db {
-        tracing::info!(database = %sqlite.path().display(), "sql-explorer serving SQLite, read-only");
-    } else {
-        tracing::info!("sql-explorer serving PostgreSQL, read-only");
-    }
-    let server = match server_with_telemetry(db, args.max_rows, otel.telemetry()).await {
-        Ok(server) => server,
-        Err(e) => {
-            eprintln!("sql-explorer: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = match &args.http {
-        Some(addr) => serve_http(&server, addr, &args).await,
-        None => server.serve_stdio().await,
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("sql-explorer: {e}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() {
+    let args: Args = ferromcp::run::parse();
+    Runner::new(args.common.clone())
+        .stdio_args(args.stdio_args())
+        .auth_config(|auth| {
+            auth.scopes_supported(["sql:query"])
+                .resource_name("SQL explorer")
+        })
+        .serve_with(async move |setup| {
+            let db = open(&args).await?;
+            Ok(setup.builder(handler(db, args.max_rows).await?)?.build()?)
+        })
 }

@@ -1,11 +1,10 @@
-//! The command line and start-up: parsing the arguments, opening the database they name
-//! (refusing a privileged PostgreSQL role), and serving HTTP after printing how to connect
-//! clients.
+//! The command line and start-up: the arguments, and opening the database they name
+//! (refusing a privileged PostgreSQL role).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ferromcp::prelude::*;
+use ferromcp::run::CommonArgs;
 
 use super::postgres::Postgres;
 use super::sqlite::Sqlite;
@@ -22,101 +21,88 @@ pub enum Source {
     Postgres(String),
 }
 
-/// The command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A read-only SQL database (SQLite or PostgreSQL) as an MCP server.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(name = "sql-explorer", version)]
 pub struct Args {
-    /// `--database PATH` or `--database-url URL`.
-    pub source: Source,
-    /// `--http ADDR`; stdio without it.
-    pub http: Option<String>,
-    /// `--metrics ADDR`: Prometheus text at `http://ADDR/metrics`.
-    pub metrics: Option<String>,
-    /// `--max-rows N`.
+    /// The flags every server takes (`--http`, …).
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The SQLite file, created with a sample shop if missing [default: sql-explorer.sqlite]
+    #[arg(long, value_name = "PATH", conflicts_with = "database_url")]
+    database: Option<PathBuf>,
+    /// A PostgreSQL connection string (postgres://USER@HOST/DB)
+    #[arg(long, value_name = "URL")]
+    database_url: Option<String>,
+    /// The most rows a query returns (1 to 10000)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ROWS, value_parser = max_rows)]
     pub max_rows: usize,
-    /// `--statement-timeout-ms MS`.
-    pub timeout: Duration,
-    /// `--allow-privileged-role`: serve PostgreSQL even as a role that may do more than
-    /// read.
+    /// Statements running longer are cancelled
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    statement_timeout_ms: u64,
+    /// Serve PostgreSQL even as a role that may do more than read
+    #[arg(long)]
     pub allow_privileged_role: bool,
-    /// `--auth-issuer URL`: over HTTP, every request needs a token from this OAuth
-    /// authorization server (and `query` the scope `sql:query`).
-    pub auth_issuer: Option<String>,
-    /// `--auth-audience URL`: the canonical URI tokens must be issued for (default: the
-    /// server's own `http://ADDR/mcp`).
-    pub auth_audience: Option<String>,
 }
 
-const USAGE: &str = "usage: sql-explorer [--database PATH | --database-url postgres://...] \
-                     [--http 127.0.0.1:PORT] [--metrics 127.0.0.1:PORT] [--max-rows N] [--statement-timeout-ms MS] \
-                     [--allow-privileged-role] [--auth-issuer URL [--auth-audience URL]]";
+/// `--max-rows`: 1 to [`MAX_ROWS_LIMIT`].
+fn max_rows(text: &str) -> Result<usize, String> {
+    text.parse()
+        .ok()
+        .filter(|n| (1..=MAX_ROWS_LIMIT).contains(n))
+        .ok_or_else(|| format!("takes 1 to {MAX_ROWS_LIMIT}"))
+}
 
-/// Parses the command line (without the program name).
-///
-/// # Errors
-///
-/// What is wrong, then the usage line.
-pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let usage = |why: &str| format!("sql-explorer: {why}\n{USAGE}");
-    let mut source = None;
-    let mut http = None;
-    let mut metrics = None;
-    let mut max_rows = DEFAULT_MAX_ROWS;
-    let mut timeout = DEFAULT_TIMEOUT;
-    let mut allow_privileged_role = false;
-    let (mut auth_issuer, mut auth_audience) = (None, None);
-    let mut args = args.into_iter();
-    while let Some(flag) = args.next() {
-        let mut value = || {
-            args.next()
-                .ok_or_else(|| usage(&format!("{flag} needs a value")))
+impl Args {
+    /// The settings of a command line naming `source`, with these limits.
+    pub fn new(source: Source, max_rows: usize, timeout: Duration) -> Args {
+        let (database, database_url) = match source {
+            Source::Sqlite(path) => (Some(path), None),
+            Source::Postgres(url) => (None, Some(url)),
         };
-        match flag.as_str() {
-            "--database" | "--database-url" if source.is_some() => {
-                return Err(usage("give one of --database and --database-url"));
-            }
-            "--database" => source = Some(Source::Sqlite(PathBuf::from(value()?))),
-            "--database-url" => source = Some(Source::Postgres(value()?)),
-            "--http" => http = Some(value()?),
-            "--metrics" => metrics = Some(value()?),
-            "--max-rows" => {
-                max_rows = value()?
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_ROWS_LIMIT).contains(n))
-                    .ok_or_else(|| usage(&format!("--max-rows takes 1 to {MAX_ROWS_LIMIT}")))?;
-            }
-            "--statement-timeout-ms" => {
-                let ms: u64 = value()?
-                    .parse()
-                    .ok()
-                    .filter(|ms| *ms > 0)
-                    .ok_or_else(|| usage("--statement-timeout-ms takes a positive integer"))?;
-                timeout = Duration::from_millis(ms);
-            }
-            "--allow-privileged-role" => allow_privileged_role = true,
-            "--auth-issuer" => auth_issuer = Some(value()?),
-            "--auth-audience" => auth_audience = Some(value()?),
-            other => return Err(usage(&format!("unknown argument `{other}`"))),
+        Args {
+            common: CommonArgs::default(),
+            database,
+            database_url,
+            max_rows,
+            statement_timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+            allow_privileged_role: false,
         }
     }
-    if auth_issuer.is_some() && http.is_none() {
-        return Err(usage(
-            "--auth-issuer protects the HTTP endpoint: give --http too",
-        ));
+
+    /// Where the data is: `--database-url`, else `--database` or its default.
+    pub fn source(&self) -> Source {
+        match (&self.database_url, &self.database) {
+            (Some(url), _) => Source::Postgres(url.clone()),
+            (None, Some(path)) => Source::Sqlite(path.clone()),
+            (None, None) => Source::Sqlite(PathBuf::from(DEFAULT_SQLITE_FILE)),
+        }
     }
-    if auth_audience.is_some() && auth_issuer.is_none() {
-        return Err(usage("--auth-audience needs --auth-issuer"));
+
+    /// `--statement-timeout-ms`.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.statement_timeout_ms)
     }
-    Ok(Args {
-        source: source.unwrap_or_else(|| Source::Sqlite(PathBuf::from(DEFAULT_SQLITE_FILE))),
-        http,
-        metrics,
-        max_rows,
-        timeout,
-        allow_privileged_role,
-        auth_issuer,
-        auth_audience,
-    })
+
+    /// The arguments Claude Desktop starts this server with over stdio: the same database
+    /// (absolute, without a password) and row cap.
+    pub fn stdio_args(&self) -> Vec<String> {
+        let mut args = match self.source() {
+            Source::Sqlite(path) => vec![
+                "--database".to_owned(),
+                std::path::absolute(&path)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string(),
+            ],
+            Source::Postgres(url) => vec!["--database-url".to_owned(), without_password(&url)],
+        };
+        if self.max_rows != DEFAULT_MAX_ROWS {
+            args.extend(["--max-rows".to_owned(), self.max_rows.to_string()]);
+        }
+        args
+    }
 }
 
 /// Opens the database `args` names (creating the SQLite sample if needed).
@@ -125,17 +111,20 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String
 ///
 /// The database cannot be opened or reached.
 pub async fn open(args: &Args) -> Result<Database, DbError> {
-    match &args.source {
+    match args.source() {
         Source::Sqlite(path) => {
-            let (db, created) = Sqlite::open_or_create(path.clone(), args.timeout).await?;
+            let (db, created) = Sqlite::open_or_create(path.clone(), args.timeout()).await?;
             if created {
                 tracing::info!(path = %path.display(), "created the sample database");
             }
+            tracing::info!(database = %path.display(), "sql-explorer serving SQLite, read-only");
             Ok(Database::Sqlite(db))
         }
         Source::Postgres(url) => {
-            let db = Postgres::new(url, args.timeout)?;
-            open_postgres(db, args.allow_privileged_role).await
+            let db = Postgres::new(&url, args.timeout())?;
+            let db = open_postgres(db, args.allow_privileged_role).await?;
+            tracing::info!("sql-explorer serving PostgreSQL, read-only");
+            Ok(db)
         }
     }
 }
@@ -193,90 +182,12 @@ fn without_password(url: &str) -> String {
     }
 }
 
-/// What to tell a user about connecting clients to `url`.
-fn connect_help(url: &str, args: &Args) -> String {
-    let program = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.canonicalize().ok())
-        .map_or_else(|| "sql-explorer".to_owned(), |p| p.display().to_string());
-    let mut stdio_args = match &args.source {
-        Source::Sqlite(path) => vec![
-            "--database".to_owned(),
-            std::path::absolute(path)
-                .unwrap_or_else(|_| path.clone())
-                .display()
-                .to_string(),
-        ],
-        Source::Postgres(db_url) => vec!["--database-url".to_owned(), without_password(db_url)],
-    };
-    if args.max_rows != DEFAULT_MAX_ROWS {
-        stdio_args.extend(["--max-rows".to_owned(), args.max_rows.to_string()]);
-    }
-    let desktop = serde_json::json!({
-        "mcpServers": {"sql-explorer": {"command": program, "args": stdio_args}}
-    });
-    let vscode = serde_json::json!({"servers": {"sql-explorer": {"type": "http", "url": url}}});
-    format!(
-        "sql-explorer: MCP over Streamable HTTP at {url}\n\
-         \n\
-         Claude Code:\n  claude mcp add --transport http sql-explorer {url}\n\
-         \n\
-         Claude Desktop starts its servers over stdio; in claude_desktop_config.json:\n{}\n\
-         (clients that take a URL use {url})\n\
-         \n\
-         VS Code, .vscode/mcp.json:\n  {}\n\
-         \n\
-         MCP Inspector:\n  npx @modelcontextprotocol/inspector {url}\n",
-        indent(&serde_json::to_string_pretty(&desktop).unwrap_or_default()),
-        vscode
-    )
-}
-
 fn indent(text: &str) -> String {
     text.lines()
         .map(|l| format!("  {l}\n"))
         .collect::<String>()
         .trim_end()
         .to_owned()
-}
-
-/// Serves `server` at `http://ADDR/mcp` until SIGINT or SIGTERM, after printing how to connect.
-pub(super) async fn serve_http(server: &Server, addr: &str, args: &Args) -> std::io::Result<()> {
-    // Bound here rather than by `Server::serve_http` so that the printed URL carries the
-    // real port, `--http 127.0.0.1:0` included.
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local = listener.local_addr()?;
-    let url = format!("http://{local}/mcp");
-    let mut options = ferromcp::http::HttpOptions::default();
-    if let Some(issuer) = &args.auth_issuer {
-        options = options.auth(auth_layer(
-            issuer,
-            args.auth_audience.as_deref().unwrap_or(&url),
-        )?);
-    }
-    println!("{}", connect_help(&url, args));
-    server
-        .serve_http_on(listener).options(options)
-        .await
-}
-
-/// Bearer tokens from `issuer`, issued for `audience`, checked against the issuer's keys;
-/// `query` needs `sql:query` (the `#[tool]` says so).
-///
-/// # Errors
-///
-/// A URL is not https (or http on loopback).
-pub fn auth_layer(issuer: &str, audience: &str) -> std::io::Result<ferromcp::auth::AuthLayer> {
-    use ferromcp::auth::{AuthConfig, AuthLayer, JwtValidator};
-    let invalid = |e: ferromcp::auth::AuthConfigError| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
-    };
-    let config = AuthConfig::new(audience, issuer)
-        .map_err(invalid)?
-        .scopes_supported(["sql:query"])
-        .resource_name("SQL explorer");
-    let validator = JwtValidator::new(issuer).map_err(invalid)?;
-    Ok(AuthLayer::new(config, validator))
 }
 
 #[cfg(test)]

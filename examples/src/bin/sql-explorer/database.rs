@@ -37,6 +37,8 @@ impl std::fmt::Display for DbError {
     }
 }
 
+impl std::error::Error for DbError {}
+
 impl From<DbError> for ResourceError {
     fn from(e: DbError) -> Self {
         ResourceError::Internal(e.0)

@@ -32,7 +32,7 @@
 //!
 //! Logs go to stderr, filtered by `RUST_LOG` (default `info`; `RUST_LOG=ferromcp=debug`
 //! adds one line per request). The environment is honoured: `OTEL_*` (feature `otlp`,
-//! see [`otel::Otel`](crate::otel::Otel)), `FERROMCP_REQUEST_STATE_KEYS` and
+//! see `otel::Otel`), `FERROMCP_REQUEST_STATE_KEYS` and
 //! `FERROMCP_REDIS_URL` (see [`env`](crate::env)). When the server cannot start or
 //! serving fails, one `error: …` line goes to stderr and the exit status is 1.
 //!
@@ -125,7 +125,7 @@ pub enum RunError {
 }
 
 /// Serves `handler` as the command line and the environment ask (see the
-/// [module docs](crate::run)): `fn main() { ferromcp::run(MyServer) }` is a whole program.
+/// [module docs](mod@crate::run)): `fn main() { ferromcp::run(MyServer) }` is a whole program.
 ///
 /// Returns when serving ends (stdin closed, or SIGINT/SIGTERM over HTTP); exits the process
 /// after `--help`, `--version` or a wrong command line (0, 0, 2), or with status 1 after
@@ -135,7 +135,7 @@ pub fn run<S: McpServer>(handler: S) {
 }
 
 /// [`run`](crate::run()) for servers that need more: their own flags, a builder adjusted,
-/// HTTP options. See the [module docs](crate::run) for an example.
+/// HTTP options. See the [module docs](mod@crate::run) for an example.
 pub struct Runner {
     common: CommonArgs,
     http: serve::HttpSettings,

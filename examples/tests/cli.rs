@@ -268,3 +268,26 @@ async fn quickstart_serves_http_where_it_says() {
     assert!(body.contains(r#""name":"quickstart""#), "{body}");
     child.kill().await.unwrap();
 }
+
+/// With `--http`, `FERROMCP_REDIS_URL` is the Redis replicas share, as `--redis` would be:
+/// one that cannot be reached stops the server with one line naming it, and exit 1.
+#[tokio::test]
+async fn the_redis_url_comes_from_the_environment() {
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    let url = "redis://127.0.0.1:1";
+    let run = Command::new(env!("CARGO_BIN_EXE_everything"))
+        .args(["--http", "127.0.0.1:0"])
+        .env("FERROMCP_REDIS_URL", url)
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let run = tokio::time::timeout(SOON, run).await.unwrap().unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: redis at {url}: ")),
+        "{stderr}"
+    );
+}

@@ -16,6 +16,10 @@
 #   5. a soak with the project's load driver (mcp-bench): 200 legacy sessions x 500 calls,
 #      then 20,000 calls in the 2026 era, every answer checked.
 #
+# First, a fourth replica with `--auth-issuer` behind the same nginx locations (on a port
+# of its own): its 401 comes through nginx, and the protected-resource metadata the
+# challenge names is fetched through nginx at both well-known paths.
+#
 #   tests/interop/scaleout.sh     (after tests/interop/run.sh has installed the clients)
 #
 # Installs Debian's nginx-light and redis-server (apt-get, as root, through
@@ -88,16 +92,17 @@ trap 'exit 143' TERM
 # Free loopback ports, chosen by the OS.
 read -r -a ports < <("$python" -c '
 import socket
-socks = [socket.socket() for _ in range(5)]
+socks = [socket.socket() for _ in range(7)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 for s in socks: s.close()')
-redis_port=${ports[0]} lb_port=${ports[1]}
-replica_ports=("${ports[2]}" "${ports[3]}" "${ports[4]}")
+redis_port=${ports[0]} lb_port=${ports[1]} auth_lb_port=${ports[5]}
+# Replica 3 is the one with authorization, behind its own port of the balancer.
+replica_ports=("${ports[2]}" "${ports[3]}" "${ports[4]}" "${ports[6]}")
 redis_url="redis://127.0.0.1:$redis_port"
 lb="http://127.0.0.1:$lb_port/mcp"
 replicas=()
-for port in "${replica_ports[@]}"; do replicas+=("http://127.0.0.1:$port/mcp"); done
+for port in "${replica_ports[@]:0:3}"; do replicas+=("http://127.0.0.1:$port/mcp"); done
 
 start_redis() {
   "$redis_bin" --bind 127.0.0.1 --port "$redis_port" --dir "$work" --save '' \
@@ -111,15 +116,19 @@ start_redis() {
   die "redis-server did not start: $(tail -n 5 "$work/redis.log")"
 }
 
-# start_replica N: everything --http on its port, sharing Redis and the requestState keys.
+# start_replica N [ARGS...]: everything --http on its port with ARGS, by default sharing
+# Redis; always sharing the requestState keys.
 start_replica() {
   local n=$1 log="$work/replica-$1.log" i
+  shift
+  local args=("$@")
+  ((${#args[@]})) || args=(--redis "$redis_url")
   # A fresh log per start (the earlier ones kept beside it): the line waited for below must
   # come from this start.
   if [[ -f $log ]]; then cat "$log" >>"$work/replica-$n.earlier.log"; fi
   : >"$log"
-  RUST_LOG=info FERROMCP_REQUEST_STATE_KEYS=5ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e007 \
-    "$everything" --http "127.0.0.1:${replica_ports[$n]}" --redis "$redis_url" </dev/null >/dev/null 2>>"$log" &
+  RUST_LOG=info MCP_REQUEST_STATE_KEYS=5ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e007 \
+    "$everything" --http "127.0.0.1:${replica_ports[$n]}" "${args[@]}" </dev/null >/dev/null 2>>"$log" &
   replica_pid[$n]=$!
   for ((i = 0; i < 300; i++)); do
     grep -q "serving MCP over Streamable HTTP" "$log" 2>/dev/null && return 0
@@ -132,6 +141,33 @@ start_replica() {
 
 start_redis
 for n in 0 1 2; do start_replica "$n"; done
+issuer=https://as.example.com
+auth_lb="http://127.0.0.1:$auth_lb_port/mcp"
+start_replica 3 --auth-issuer "$issuer" --auth-audience "$auth_lb"
+
+# locations UPSTREAM: what docs/deploying.md tells nginx: the endpoint, and the
+# protected-resource metadata (RFC 9728) at both well-known paths, which the 401 challenge
+# of a server with authorization points to.
+locations() {
+  cat <<EOF
+        location /mcp {
+            proxy_pass http://$1;
+            proxy_http_version 1.1;
+            proxy_set_header Host \$host;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+            proxy_connect_timeout 2s;
+            # A replica that is down or restarting (refused, reset) or answers 503 before
+            # running the request: the next one gets it.
+            proxy_next_upstream error timeout http_503 non_idempotent;
+            proxy_next_upstream_tries 3;
+        }
+        location /.well-known/oauth-protected-resource {
+            proxy_pass http://$1;
+            proxy_set_header Host \$host;
+        }
+EOF
+}
 
 mkdir -p "$work/nginx"
 cat >"$work/nginx/nginx.conf" <<EOF
@@ -154,20 +190,16 @@ http {
         server 127.0.0.1:${replica_ports[1]} max_fails=0;
         server 127.0.0.1:${replica_ports[2]} max_fails=0;
     }
+    upstream mcp_auth {
+        server 127.0.0.1:${replica_ports[3]};
+    }
     server {
         listen 127.0.0.1:$lb_port;
-        location /mcp {
-            proxy_pass http://mcp;
-            proxy_http_version 1.1;
-            proxy_set_header Host \$host;
-            proxy_buffering off;
-            proxy_read_timeout 1h;
-            proxy_connect_timeout 2s;
-            # A replica that is down or restarting (refused, reset) or answers 503 before
-            # running the request: the next one gets it.
-            proxy_next_upstream error timeout http_503 non_idempotent;
-            proxy_next_upstream_tries 3;
-        }
+$(locations mcp)
+    }
+    server {
+        listen 127.0.0.1:$auth_lb_port;
+$(locations mcp_auth)
     }
 }
 EOF
@@ -178,9 +210,46 @@ for ((i = 0; i < 100; i++)); do
   alive "$nginx_pid" || die "nginx did not start: $(cat "$work/nginx/error.log")"
   sleep 0.1
 done
-say "3 replicas (${replica_ports[*]}) behind nginx at $lb, Redis at $redis_url"
+say "3 replicas (${replica_ports[*]:0:3}) behind nginx at $lb, Redis at $redis_url"
+say "a replica with authorization (${replica_ports[3]}) behind nginx at $auth_lb"
 
 outputs=()
+
+say "0. the protected-resource metadata through the balancer"
+outputs+=(metadata)
+"$python" - "$auth_lb" "$issuer" >"$work/metadata.out" 2>"$work/metadata.err" <<'PY' || true
+import json, re, sys, urllib.error, urllib.request
+endpoint, issuer = sys.argv[1], sys.argv[2]
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + "metadata: " + what, flush=True)
+def fetch(url, data=None):
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=10) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "scaleout", "version": "1"}}}).encode()
+status, headers, _ = fetch(endpoint, init)
+challenge = headers.get("WWW-Authenticate", "")
+check(status == 401, f"a request without a token gets 401 through nginx (got {status})")
+named = re.search(r'resource_metadata="([^"]+)"', challenge)
+check(named is not None, f"the challenge names the metadata: {challenge!r}")
+origin = endpoint[: endpoint.index("/", len("http://"))]
+for url in [named.group(1) if named else origin + "/.well-known/oauth-protected-resource/mcp",
+            origin + "/.well-known/oauth-protected-resource"]:
+    status, headers, body = fetch(url)
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        doc = {}
+    check(status == 200 and doc.get("resource") == endpoint
+          and doc.get("authorization_servers") == [issuer],
+          f"{url} is reachable through nginx (got {status}: {body[:200]!r})")
+PY
+sed 's/^/   /' "$work/metadata.out"
 # client NAME COMMAND...: runs a client in the background, its output in $work/NAME.out.
 client() {
   local name=$1
@@ -274,7 +343,7 @@ for name in "${outputs[@]}"; do
   failed=$((failed + fail_count))
 done
 if ((failed > 0)); then
-  for n in 0 1 2; do
+  for n in 0 1 2 3; do
     printf '\n--- replica %s log (last 15 lines)\n' "$n"
     tail -n 15 "$work/replica-$n.log" | sed 's/^/    | /'
   done

@@ -5,6 +5,11 @@
 //! the server's elicitation, sampling and roots requests with the closures you give it; in
 //! the modern era it sends the per-request `_meta` envelope and, like a real 2026 client,
 //! answers `input_required` results with the same closures and calls again.
+//! [`ClientOptions::with_principal`] makes it act as an authenticated caller.
+//!
+//! With the `http` feature, `HttpTestClient` drives the server's HTTP router in process
+//! (status codes, headers, an authentication layer's challenges), and its
+//! `connect` gives a `TestClient` over it.
 //!
 //! # Examples
 //!

@@ -112,7 +112,9 @@ impl ClientOptions {
 
     /// Acts as `principal` on every request, as if an authentication layer had vouched for
     /// it: its scopes decide which tools, resources and prompts it sees and may use, and
-    /// handlers read it with [`Context::principal`](crate::Context::principal).
+    /// handlers read it with [`Context::principal`](crate::Context::principal). (Over HTTP
+    /// it is put in each request's extensions, where an authentication layer in front of
+    /// the router would replace it.)
     ///
     /// # Examples
     ///

@@ -100,6 +100,9 @@ cargo publish --dry-run -p ferromcp-core -p ferromcp-macros -p ferromcp
 step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz into .tools/)"
 bash scripts/fuzz.sh 20
 
+step "a newcomer's crate: ferromcp by path, a 20-line server, fn main() { ferromcp::run(..) }, over the command line, stdio and --http"
+bash tests/newcrate/run.sh
+
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 

@@ -1,9 +1,11 @@
-//! Keeps the README honest: its first Rust block is the quickstart's source, and every shell
-//! command in it is run here (the examples' `cargo run` commands, as the built binaries with
-//! the README's arguments) or is the test command itself (`scripts/test.sh`, what CI runs).
-//! A command added to the README without a test here fails `every_shell_command_is_covered`.
+//! Keeps the README honest. Its server ends in `fn main() { ferromcp::run(…) }`, as the
+//! quickstart example does, so each `cargo run` command the README gives is run here as the
+//! quickstart binary with the same arguments; and the HTTP snippets of its table of clients
+//! are the ones `--http` prints. A command added to the README without a test here fails
+//! `every_shell_command_is_covered`. (The README's Rust block itself is compiled as a doctest,
+//! in `ferromcp`'s `mod guide`.)
 //!
-//! The HTTP commands are run with port 0 in place of the README's 8080 (the OS picks a free
+//! The HTTP command is run with port 0 in place of the README's 8080 (the OS picks a free
 //! port, so a busy 8080 or a parallel test cannot interfere); the rest of each command is
 //! checked verbatim.
 
@@ -18,29 +20,29 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
 const README: &str = include_str!("../../README.md");
+const CONTRIBUTING: &str = include_str!("../../CONTRIBUTING.md");
 const QUICKSTART: &str = include_str!("../src/bin/quickstart.rs");
 
-const SQL_EXPLORER_HTTP: &str =
-    "cargo run -p mcp-examples --bin sql-explorer -- --http 127.0.0.1:8080";
-const QUICKSTART_STDIO: &str = "cargo run -p mcp-examples --bin quickstart";
-const QUICKSTART_HTTP: &str = "cargo run -p mcp-examples --bin quickstart -- --http 127.0.0.1:8080";
+const RUN_STDIO: &str = "cargo run";
+const RUN_HTTP: &str = "cargo run -- --http 127.0.0.1:8080";
+const RUN_HELP: &str = "cargo run -- --help";
 /// Runs everything, this test included; CI runs it (`.ci/run`).
 const TEST_SCRIPT: &str = "scripts/test.sh";
 
 /// The README's address, and what the HTTP tests listen on instead.
 const README_ADDR: &str = "127.0.0.1:8080";
 const TEST_ADDR: &str = "127.0.0.1:0";
-
-/// Where the sql-explorer excerpt in the README says a checkout is.
-const README_CHECKOUT: &str = "/path/to/mcp-rust-sdk";
+/// The name of the README's server, and of the quickstart, which stands in for it.
+const README_NAME: &str = "text-tools";
+const QUICKSTART_NAME: &str = "quickstart";
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"readme","version":"1"}}}"#;
 
-/// The README's fenced blocks, in order: (info string, body).
-fn fences() -> Vec<(&'static str, String)> {
+/// The fenced blocks of `text`, in order: (info string, body).
+fn fences(text: &str) -> Vec<(&str, String)> {
     let mut blocks = Vec::new();
     let mut open: Option<(&str, String)> = None;
-    for line in README.lines() {
+    for line in text.lines() {
         match (&mut open, line.strip_prefix("```")) {
             (None, Some(info)) => open = Some((info.trim(), String::new())),
             (Some(_), Some("")) => blocks.push(open.take().unwrap()),
@@ -55,27 +57,29 @@ fn fences() -> Vec<(&'static str, String)> {
     blocks
 }
 
-/// Every line of the README's shell blocks.
-fn shell_commands() -> Vec<String> {
-    fences()
+/// Every command of the shell blocks of `text`, without its trailing `# comment`.
+fn shell_commands(text: &str) -> Vec<String> {
+    fences(text)
         .into_iter()
         .filter(|(info, _)| matches!(*info, "sh" | "bash" | "shell" | "console"))
         .flat_map(|(_, body)| body.lines().map(str::to_owned).collect::<Vec<_>>())
+        .map(|line| match line.find(" #") {
+            Some(at) => line[..at].trim_end().to_owned(),
+            None => line.trim_end().to_owned(),
+        })
         .filter(|line| !line.trim().is_empty())
         .collect()
 }
 
-/// The arguments a README command passes to the example, with the test's address in place
-/// of the README's.
-fn example_args(command: &str, bin: &str) -> Vec<String> {
+/// The arguments a README `cargo run` command passes to the server, with the test's address
+/// in place of the README's.
+fn run_args(command: &str) -> Vec<String> {
     assert!(
-        shell_commands().iter().any(|c| c == command),
+        shell_commands(README).iter().any(|c| c == command),
         "the README no longer runs `{command}`: update this test"
     );
-    let rest = command
-        .strip_prefix(&format!("cargo run -p mcp-examples --bin {bin}"))
-        .unwrap();
-    let args = match rest.strip_prefix(" -- ") {
+    let rest = command.strip_prefix(RUN_STDIO).unwrap();
+    let args: Vec<&str> = match rest.strip_prefix(" -- ") {
         Some(args) => args.split(' ').collect(),
         None => {
             assert_eq!(rest, "");
@@ -87,27 +91,33 @@ fn example_args(command: &str, bin: &str) -> Vec<String> {
         .collect()
 }
 
+/// The quickstart stands in for the README's server only while both are one call to
+/// `ferromcp::run`, which is what decides how the command line is served.
 #[test]
-fn first_rust_block_is_the_quickstart() {
-    let (_, body) = fences()
+fn the_readme_server_and_the_quickstart_are_both_served_by_run() {
+    let (_, body) = fences(README)
         .into_iter()
         .find(|(info, _)| info.split(',').next() == Some("rust"))
         .expect("the README has a Rust block");
+    let readme_main = "fn main() {\n    ferromcp::run(TextTools)\n}\n";
     assert!(
-        body == QUICKSTART,
-        "the README's first Rust block differs from examples/src/bin/quickstart.rs"
+        body.ends_with(readme_main),
+        "the README's server ends in `{readme_main}`"
+    );
+    assert!(
+        body.contains(&format!("#[ferromcp::server(name = \"{README_NAME}\")]")),
+        "the README's server is named {README_NAME}"
+    );
+    assert!(
+        QUICKSTART.contains("fn main() {\n    ferromcp::run(Quickstart)\n}\n"),
+        "examples/src/bin/quickstart.rs's main is `ferromcp::run(Quickstart)`"
     );
 }
 
 #[test]
 fn every_shell_command_is_covered() {
-    let covered = [
-        SQL_EXPLORER_HTTP,
-        QUICKSTART_STDIO,
-        QUICKSTART_HTTP,
-        TEST_SCRIPT,
-    ];
-    let commands = shell_commands();
+    let covered = [RUN_STDIO, RUN_HTTP, RUN_HELP];
+    let commands = shell_commands(README);
     for command in &commands {
         assert!(
             covered.contains(&command.as_str()),
@@ -120,6 +130,13 @@ fn every_shell_command_is_covered() {
             "`{command}` is no longer in the README"
         );
     }
+    // The test command is in CONTRIBUTING.md, and it is what CI runs.
+    assert!(
+        shell_commands(CONTRIBUTING)
+            .iter()
+            .any(|c| c == TEST_SCRIPT),
+        "CONTRIBUTING.md gives {TEST_SCRIPT}"
+    );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
     assert!(ci.contains(TEST_SCRIPT), "CI runs {TEST_SCRIPT}");
@@ -148,8 +165,8 @@ impl Drop for Scratch {
     }
 }
 
-fn spawn(bin: &str, args: &[String], dir: &Path) -> Child {
-    Command::new(bin)
+fn spawn(args: &[String], dir: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_quickstart"))
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
@@ -202,11 +219,6 @@ async fn post(url: &str, session: Option<&str>, body: &str) -> (Option<String>, 
     stream.read_to_string(&mut response).await.unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(
-        head.to_ascii_lowercase()
-            .contains("content-type: application/json"),
-        "{response}"
-    );
     let session = head.lines().find_map(|l| {
         let (name, value) = l.split_once(':')?;
         name.eq_ignore_ascii_case("mcp-session-id")
@@ -215,91 +227,25 @@ async fn post(url: &str, session: Option<&str>, body: &str) -> (Option<String>, 
     (session, serde_json::from_str(body).unwrap())
 }
 
-/// Initializes a 2025-11-25 session at `url` and calls `tool` in it.
-async fn initialize_and_call(url: &str, server: &str, tool: &str, arguments: Value) -> Value {
+/// Initializes a 2025-11-25 session at `url` and calls `add` in it.
+async fn initialize_and_add(url: &str) -> Value {
     let (session, reply) = post(url, None, INITIALIZE).await;
-    assert_eq!(reply["result"]["serverInfo"]["name"], server, "{reply}");
+    assert_eq!(
+        reply["result"]["serverInfo"]["name"], QUICKSTART_NAME,
+        "{reply}"
+    );
     let session = session.expect("a legacy session id");
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}});
+        "params": {"name": "add", "arguments": {"a": 2, "b": 40}}});
     let (_, reply) = post(url, Some(&session), &call.to_string()).await;
     reply["result"].clone()
 }
 
-/// The sql-explorer command: in an empty directory it creates the sample database, prints
-/// exactly the connect block the README shows (up to the port and the paths), and answers
-/// `query` at the URL it printed.
+/// `cargo run`: stdio, until stdin closes.
 #[tokio::test]
-async fn sql_explorer_command_prints_the_readme_block_and_serves() {
-    let args = example_args(SQL_EXPLORER_HTTP, "sql-explorer");
-    let scratch = Scratch::new("sql-explorer");
-    let bin = env!("CARGO_BIN_EXE_sql-explorer");
-    let mut child = spawn(bin, &args, &scratch.0);
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let printed = read_until(&mut stdout, |l| {
-        l.starts_with("  npx @modelcontextprotocol/inspector ")
-    })
-    .await;
-    let url = printed
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("sql-explorer: MCP over Streamable HTTP at "))
-        .unwrap()
-        .to_owned();
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
-        "{url}"
-    );
-
-    let database = scratch
-        .0
-        .join("sql-explorer.sqlite")
-        .canonicalize()
-        .unwrap();
-    let binary = Path::new(bin).canonicalize().unwrap();
-    let as_in_readme = printed
-        .replace(&url, &format!("http://{README_ADDR}/mcp"))
-        .replace(
-            &database.display().to_string(),
-            &format!("{README_CHECKOUT}/sql-explorer.sqlite"),
-        )
-        .replace(
-            &binary.display().to_string(),
-            &format!("{README_CHECKOUT}/target/debug/sql-explorer"),
-        );
-    let blocks = fences();
-    let command_block = blocks
-        .iter()
-        .position(|(_, body)| body.lines().any(|l| l == SQL_EXPLORER_HTTP))
-        .unwrap();
-    let (info, shown) = &blocks[command_block + 1];
-    assert_eq!(*info, "text", "the printed block follows the command");
-    assert_eq!(
-        *shown, as_in_readme,
-        "the README shows what sql-explorer prints"
-    );
-
-    let result = initialize_and_call(
-        &url,
-        "sql-explorer",
-        "query",
-        json!({"sql": "SELECT name FROM customers WHERE id = ?", "params": [1]}),
-    )
-    .await;
-    assert_eq!(
-        result["structuredContent"]["columns"],
-        json!(["name"]),
-        "{result}"
-    );
-    assert_eq!(result["structuredContent"]["row_count"], 1, "{result}");
-    child.kill().await.unwrap();
-}
-
-#[tokio::test]
-async fn quickstart_command_serves_stdio() {
-    let args = example_args(QUICKSTART_STDIO, "quickstart");
-    let scratch = Scratch::new("quickstart-stdio");
-    let mut child = spawn(env!("CARGO_BIN_EXE_quickstart"), &args, &scratch.0);
+async fn run_serves_stdio() {
+    let scratch = Scratch::new("stdio");
+    let mut child = spawn(&run_args(RUN_STDIO), &scratch.0);
     let mut stdin = child.stdin.take().unwrap();
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":40}}}"#;
     stdin
@@ -313,26 +259,70 @@ async fn quickstart_command_serves_stdio() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(replies[0]["result"]["serverInfo"]["name"], "quickstart");
+    assert_eq!(replies[0]["result"]["serverInfo"]["name"], QUICKSTART_NAME);
     assert_eq!(replies[1]["result"]["content"][0]["text"], "42");
     assert!(child.wait().await.unwrap().success());
 }
 
-/// `--http`: the quickstart logs the URL it serves (on stderr: stdout is the protocol's) and
-/// answers there.
+/// `cargo run -- --http 127.0.0.1:8080`: Streamable HTTP at the URL it logs, and on stdout
+/// the snippets of the README's HTTP column, for this server and URL.
 #[tokio::test]
-async fn quickstart_command_serves_http() {
-    let args = example_args(QUICKSTART_HTTP, "quickstart");
-    let scratch = Scratch::new("quickstart-http");
-    let mut child = spawn(env!("CARGO_BIN_EXE_quickstart"), &args, &scratch.0);
+async fn run_http_serves_and_prints_the_readme_snippets() {
+    let scratch = Scratch::new("http");
+    let mut child = spawn(&run_args(RUN_HTTP), &scratch.0);
     let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
     let line = read_until(&mut stderr, |l| l.contains("http://127.0.0.1:")).await;
     let line = line.lines().last().unwrap();
     let url = line[line.find("http://").unwrap()..]
         .split_whitespace()
         .next()
-        .unwrap();
-    let result = initialize_and_call(url, "quickstart", "add", json!({"a": 2, "b": 40})).await;
+        .unwrap()
+        .to_owned();
+
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let printed = read_until(&mut stdout, |l| {
+        l.starts_with("  npx @modelcontextprotocol/inspector ")
+    })
+    .await
+    .replace(&url, &format!("http://{README_ADDR}/mcp"))
+    .replace(QUICKSTART_NAME, README_NAME);
+    let table = README
+        .lines()
+        .skip_while(|l| !l.starts_with("| client | stdio"))
+        .take_while(|l| l.starts_with('|'))
+        .collect::<Vec<_>>();
+    let mut checked = 0;
+    for row in &table[2..] {
+        let http = row.split(" | ").nth(2).unwrap();
+        // Each inline-code span of the HTTP column, as the server prints it (the VS Code
+        // entry without the file name before it).
+        for code in http.split('`').skip(1).step_by(2) {
+            if code.ends_with(".json") {
+                continue;
+            }
+            assert!(
+                printed.contains(code),
+                "`{code}` (README) is not what --http prints:\n{printed}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 3, "Claude Code, VS Code and the Inspector");
+
+    let result = initialize_and_add(&url).await;
     assert_eq!(result["content"][0]["text"], "42", "{result}");
     child.kill().await.unwrap();
+}
+
+/// `cargo run -- --help`: the usage, naming `--http`, and exit status 0.
+#[tokio::test]
+async fn run_help_prints_the_usage() {
+    let scratch = Scratch::new("help");
+    let output = spawn(&run_args(RUN_HELP), &scratch.0)
+        .wait_with_output()
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let usage = String::from_utf8(output.stdout).unwrap();
+    assert!(usage.contains("--http <ADDR>"), "{usage}");
 }

@@ -65,7 +65,7 @@
 
 #[cfg(feature = "auth")]
 pub mod auth;
-pub mod context;
+mod context;
 mod engine;
 pub mod env;
 pub mod extract;
@@ -173,7 +173,7 @@ mod guide {
     mod observability {}
 }
 
-pub use context::{Context, ContextError, Elicitation};
+pub use context::{Context, ContextError, Elicitation, InputRequestBuilder};
 pub use ferromcp_core::{Era, ProtocolVersion, error, jsonrpc, types, uri_template};
 pub use macros::{completion, prompt, resource, server, tool};
 pub use principal::Principal;

@@ -55,7 +55,8 @@ const CACHE_CAPACITY: usize = 10_000;
 /// # Examples
 ///
 /// ```
-/// use ferromcp::auth::{AuthConfig, AuthLayer, Principal, TokenError, ValidateFuture};
+/// use ferromcp::Principal;
+/// use ferromcp::auth::{AuthConfig, AuthLayer, TokenError, ValidateFuture};
 ///
 /// struct OneToken;
 /// impl ferromcp::auth::TokenValidator for OneToken {

@@ -4,13 +4,14 @@
 //!
 //! - [`AuthConfig`]: the server's canonical URI, the authorization servers it trusts, the
 //!   audience policy and the scopes every request needs.
-//! - [`TokenValidator`]: turns a bearer token into a [`Principal`]. [`JwtValidator`] checks
-//!   signed JWTs against the issuer's published keys; [`IntrospectionValidator`] asks the
-//!   authorization server about opaque tokens (RFC 7662); or implement it yourself.
+//! - [`TokenValidator`]: turns a bearer token into a [`Principal`](crate::Principal).
+//!   [`JwtValidator`] checks signed JWTs against the issuer's published keys;
+//!   [`IntrospectionValidator`] asks the authorization server about opaque tokens
+//!   (RFC 7662); or implement it yourself.
 //! - [`AuthLayer`]: the tower layer that serves the metadata, answers `401` / `403` with the
 //!   `WWW-Authenticate` challenges clients use to find the authorization server and step
-//!   up, and puts the [`Principal`] on the request for the endpoint (legacy sessions are bound
-//!   to it) and for handlers.
+//!   up, and puts the [`Principal`](crate::Principal) on the request for the endpoint
+//!   (legacy sessions are bound to it) and for handlers.
 //!
 //! Authorization applies to HTTP only: a stdio server takes its credentials from its
 //! environment.
@@ -40,7 +41,6 @@ mod jwt;
 mod layer;
 mod validator;
 
-pub use crate::principal::Principal;
 pub use config::{AudiencePolicy, AuthConfig, AuthConfigError};
 pub use introspection::IntrospectionValidator;
 pub use jsonwebtoken::Algorithm;

@@ -33,7 +33,8 @@ pub enum TokenError {
 /// # Examples
 ///
 /// ```
-/// use ferromcp::auth::{Principal, TokenError, TokenValidator, ValidateFuture};
+/// use ferromcp::Principal;
+/// use ferromcp::auth::{TokenError, TokenValidator, ValidateFuture};
 ///
 /// /// Tokens listed in a table, as a test double or for a closed deployment.
 /// struct Table(Vec<(String, Principal)>);

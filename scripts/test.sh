@@ -33,6 +33,10 @@ if [[ "$("$cargo_deny" --version 2>/dev/null || true)" != "cargo-deny $CARGO_DEN
 fi
 "$cargo_deny" check --hide-inclusion-graph licenses bans sources
 
+# api/*.txt lists the public API of each published crate, so a change to it shows in review.
+step "the public API is the one listed in api/ (installs the pinned cargo-public-api into .tools/; scripts/public-api.sh regenerates the listings)"
+scripts/public-api.sh --check
+
 # What the EXIT trap stops: each service started below adds its stop command.
 stops=()
 trap 'for s in "${stops[@]}"; do $s || true; done' EXIT

@@ -52,13 +52,14 @@ use crate::transport::http::SESSION_HEADER;
 /// let router = axum::Router::new().nest_service("/mcp", endpoint);
 /// for options in [ClientOptions::legacy(), ClientOptions::modern()] {
 ///     let http = HttpTestClient::new(router.clone(), options);
-///     // Raw: the status, the headers, the body.
-///     let response = http.send_request("tools/list", None).await;
-///     assert_eq!(response.status(), 200);
-///     // Typed, on the same session.
+///     // Typed (a legacy client initializes here).
 ///     let client = http.connect().await.unwrap();
 ///     let result = client.call_tool("hello", serde_json::json!({})).await.unwrap();
 ///     assert_eq!(result.content[0].as_text(), Some("hello"));
+///     // Raw, on the same session: the status, the headers, the body.
+///     let response = http.send_request("tools/list", None).await;
+///     assert_eq!(response.status(), 200);
+///     assert_eq!(response.message()["result"]["tools"][0]["name"], "hello");
 /// }
 /// # }
 /// ```

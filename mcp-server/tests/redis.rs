@@ -1,10 +1,10 @@
 //! Legacy sessions shared through a real Redis by two HTTP servers (two instances behind a
 //! load balancer) on 127.0.0.1, driven by an HTTP client over real sockets.
 //!
-//! Needs `MCP_TEST_REDIS_URL` (and, for the outage test, `MCP_TEST_REDIS_SERVER`, the
-//! `redis-server` binary it starts and stops a server of its own with): eval
-//! "$(scripts/redis.sh start)". Without them the tests are skipped with a note, unless `CI`
-//! or `MCP_REDIS_REQUIRED` is set: then they fail.
+//! The tests that need Redis are `#[ignore]`d: they run with `--include-ignored` after eval
+//! "$(scripts/redis.sh start)", which exports `MCP_TEST_REDIS_URL` and `MCP_TEST_REDIS_SERVER`
+//! (the `redis-server` binary the outage test starts and stops a server of its own with);
+//! run without those variables, they fail and say so. `scripts/test.sh` does both.
 
 #![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -29,25 +29,12 @@ const CALL: &str =
 const SUBSCRIBE: &str =
     r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"note://a"}}"#;
 
-#[allow(clippy::print_stderr)]
-fn env(name: &str) -> Option<String> {
+/// The variable `name`, which `scripts/redis.sh start` exports; a test that needs it is
+/// `#[ignore]`d, so running it without the variable is a mistake to report, not to pass.
+fn env(name: &str) -> String {
     match std::env::var(name) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            let required = ["CI", "MCP_REDIS_REQUIRED"]
-                .iter()
-                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
-            assert!(
-                !required,
-                "{name} is not set, and CI / MCP_REDIS_REQUIRED require the tests against a \
-                 real Redis: eval \"$(scripts/redis.sh start)\" first"
-            );
-            eprintln!(
-                "note: skipping a test against Redis: {name} is not set \
-                 (eval \"$(scripts/redis.sh start)\")"
-            );
-            None
-        }
+        Ok(v) if !v.is_empty() => v,
+        _ => panic!("{name} is not set: eval \"$(scripts/redis.sh start)\" first"),
     }
 }
 
@@ -141,10 +128,9 @@ async fn call(endpoint: &str, session: &str, user: Option<&str>) -> StatusCode {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_session_continues_on_another_instance_and_ends_everywhere() {
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let (_a_server, a) = instance(&url, &prefix, Duration::ZERO).await;
     let (_b_server, b) = instance(&url, &prefix, Duration::ZERO).await;
@@ -190,10 +176,9 @@ async fn a_session_continues_on_another_instance_and_ends_everywhere() {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn another_principals_session_id_is_not_found() {
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let (_a_server, a) = instance(&url, &prefix, Duration::ZERO).await;
     let (_b_server, b) = instance(&url, &prefix, Duration::ZERO).await;
@@ -205,10 +190,9 @@ async fn another_principals_session_id_is_not_found() {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn sessions_expire_in_redis_after_the_idle_timeout() {
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let store = RedisSessionStore::connect(&url)
         .await
         .unwrap()
@@ -291,10 +275,9 @@ impl Drop for OwnRedis {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn redis_down_gives_503_with_retry_after_and_recovers_when_it_is_back() {
-    let Some(bin) = env("MCP_TEST_REDIS_SERVER") else {
-        return;
-    };
+    let bin = env("MCP_TEST_REDIS_SERVER");
     let mut redis = OwnRedis::new(bin);
     redis.start().await;
     let prefix = prefix();
@@ -399,10 +382,9 @@ async fn read_events_while(
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let (a_server, _a) = bus_instance(&url, &prefix).await;
     let (_b_server, b) = bus_instance(&url, &prefix).await;
@@ -517,11 +499,10 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn the_redis_bus_delivers_what_is_published() {
     use ferromcp::http::NotificationBus;
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let channel = prefix();
     let bus = Arc::new(
         RedisNotificationBus::connect(&url)
@@ -565,8 +546,8 @@ fn task(id: &str, owner: Option<&str>, ttl: Duration) -> ferromcp::tasks::TaskRe
 }
 
 /// Two connections to one Redis task store under a fresh prefix, as two instances have.
-async fn task_stores() -> Option<(RedisTaskStore, RedisTaskStore)> {
-    let url = env("MCP_TEST_REDIS_URL")?;
+async fn task_stores() -> (RedisTaskStore, RedisTaskStore) {
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let connect = || async {
         RedisTaskStore::connect(&url)
@@ -574,16 +555,15 @@ async fn task_stores() -> Option<(RedisTaskStore, RedisTaskStore)> {
             .unwrap()
             .with_prefix(&prefix)
     };
-    Some((connect().await, connect().await))
+    (connect().await, connect().await)
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
     use ferromcp::tasks::{TaskOutcome, TaskStore, TaskStoreError};
     use ferromcp::types::TaskStatus;
-    let Some((store, other)) = task_stores().await else {
-        return;
-    };
+    let (store, other) = task_stores().await;
     let hour = Duration::from_secs(3_600);
     for i in 0..5 {
         let owner = if i % 2 == 0 { "session a" } else { "session b" };
@@ -761,11 +741,10 @@ async fn rpc(endpoint: &str, session: &str, id: u32, method: &str, params: Value
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_task_started_on_one_instance_is_polled_listed_and_cancelled_on_another() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let stopped = Arc::new(AtomicUsize::new(0));
     let (_a_server, a) = task_instance(&url, &prefix, stopped.clone()).await;
@@ -892,8 +871,8 @@ async fn until_heard(server: &Server, stream: &mut reqwest::Response) -> Vec<Val
 
 /// Two task instances on one Redis, and the answer to a `confirm` call (a task that asks
 /// for input) started on the first.
-async fn confirm_on_the_first() -> Option<((Server, String), (Server, String), Value)> {
-    let url = env("MCP_TEST_REDIS_URL")?;
+async fn confirm_on_the_first() -> ((Server, String), (Server, String), Value) {
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let a = task_instance(&url, &prefix, stopped.clone()).await;
@@ -905,14 +884,13 @@ async fn confirm_on_the_first() -> Option<((Server, String), (Server, String), V
         json!({"name": "confirm", "arguments": {}}),
     )
     .await;
-    Some((a, b, created))
+    (a, b, created)
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
-    let Some(((_a_server, a), (_b_server, b), created)) = confirm_on_the_first().await else {
-        return;
-    };
+    let ((_a_server, a), (_b_server, b), created) = confirm_on_the_first().await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let mut waiting = Value::Null;
@@ -965,20 +943,20 @@ async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
 }
 
 /// Two [`stream_instance`]s on one Redis and a session started on the first.
-async fn two_stream_instances() -> Option<(
+async fn two_stream_instances() -> (
     (Server, String),
     (Server, String),
     String,
     RedisSessionStore,
-)> {
-    let url = env("MCP_TEST_REDIS_URL")?;
+) {
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let a = stream_instance(&url, &prefix).await;
     let b = stream_instance(&url, &prefix).await;
     let session = initialize(&a.1, None).await;
     // A look into what they share.
     let store = redis_store(&url, &prefix).await;
-    Some((a, b, session, store))
+    (a, b, session, store)
 }
 
 /// SSE events (id, parsed data; the priming event's data is `Null`) read from `response`
@@ -1055,10 +1033,9 @@ async fn get_stream(
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_response_stream_resumes_on_another_instance_exactly_once() {
-    let Some(((_a_server, a), (_b_server, b), session, _)) = two_stream_instances().await else {
-        return;
-    };
+    let ((_a_server, a), (_b_server, b), session, _) = two_stream_instances().await;
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
         "name": "steps", "arguments": {}, "_meta": {"progressToken": "p"}}})
     .to_string();
@@ -1120,10 +1097,9 @@ async fn a_response_stream_resumes_on_another_instance_exactly_once() {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
-    let Some(((a_server, a), (b_server, b), session, store)) = two_stream_instances().await else {
-        return;
-    };
+    let ((a_server, a), (b_server, b), session, store) = two_stream_instances().await;
     assert_eq!(
         post(&a, Some(&session), None, SUBSCRIBE).await.status(),
         StatusCode::OK
@@ -1257,23 +1233,25 @@ async fn stream_store_contract(store: &dyn SessionStore) {
 }
 
 #[tokio::test]
-async fn stream_stores_keep_the_latest_events_in_order_and_expire() {
+async fn the_memory_stream_store_keeps_the_latest_events_in_order_and_expires() {
     stream_store_contract(&ferromcp::http::MemorySessionStore::new()).await;
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+}
+
+#[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
+async fn the_redis_stream_store_keeps_the_latest_events_in_order_and_expires() {
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let redis = redis_store(&url, &prefix).await;
     stream_store_contract(&redis).await;
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
     use ferromcp::tasks::{TaskOutcome, TaskStore};
     use ferromcp::types::TaskStatus;
-    let Some((runner, other)) = task_stores().await else {
-        return;
-    };
+    let (runner, other) = task_stores().await;
     // Lease: four poll intervals of 100 ms, raised to the store's minimum (2 s here; 10 s
     // by default).
     let runner = runner.with_min_lease(Duration::from_secs(2));
@@ -1320,10 +1298,9 @@ async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_task_on_one_instance_is_followed_by_a_listen_stream_on_another() {
-    let Some(((a_server, a), (_b_server, b), created)) = confirm_on_the_first().await else {
-        return;
-    };
+    let ((a_server, a), (_b_server, b), created) = confirm_on_the_first().await;
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {
         "notifications": {"taskIds": [id], "toolsListChanged": true},
@@ -1389,10 +1366,9 @@ async fn a_task_on_one_instance_is_followed_by_a_listen_stream_on_another() {
 }
 
 #[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn a_legacy_tasks_status_reaches_the_sessions_stream_on_another_instance() {
-    let Some(url) = env("MCP_TEST_REDIS_URL") else {
-        return;
-    };
+    let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let stopped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let (a_server, a) = task_instance(&url, &prefix, stopped.clone()).await;

@@ -127,7 +127,7 @@ start_replica() {
   # come from this start.
   if [[ -f $log ]]; then cat "$log" >>"$work/replica-$n.earlier.log"; fi
   : >"$log"
-  RUST_LOG=info MCP_REQUEST_STATE_KEYS=5ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e007 \
+  RUST_LOG=info FERROMCP_REQUEST_STATE_KEYS=5ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e0075ca1e007 \
     "$everything" --http "127.0.0.1:${replica_ports[$n]}" "${args[@]}" </dev/null >/dev/null 2>>"$log" &
   replica_pid[$n]=$!
   for ((i = 0; i < 300; i++)); do

@@ -128,8 +128,8 @@ pub mod http {
 mod guide {
     #[doc = include_str!("../README.md")]
     mod crate_readme {}
-    // The quickstart exports OTLP when the environment asks for it.
-    #[cfg(all(feature = "http", feature = "otlp"))]
+    // The README's server ends in `ferromcp::run`.
+    #[cfg(feature = "run")]
     #[doc = include_str!("../../README.md")]
     mod readme {}
     #[doc = include_str!("../../docs/README.md")]

@@ -9,72 +9,72 @@ use syn::spanned::Spanned;
 
 use super::{arguments, handler_type, invoke, opt_str, opt_string, output_span};
 use crate::attrs::Flag;
-use crate::model::{ParamKind, ToolDef};
+use crate::model::{Method, Param, ParamKind, ToolDef, ValueParam};
 
 pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) {
     let m = &t.method;
     let (handler, mut items) = handler_type("Tool", m, self_ty);
     let params = Params::of(&handler, t);
     items.extend(params.items);
+    let args = m.params.iter().find(|p| matches!(p.kind, ParamKind::Args));
+    let (input_default, arguments_in) = input(args, &params.describe);
+    items.extend(descriptor(self_ty, t, &handler, input_default));
+    items.extend(call(self_ty, m, &handler, &arguments_in, &params.takes));
+    (items, register(t, &handler))
+}
 
-    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
-    let (lets, call_args) = arguments(m, &on_error, |i, p| match &p.kind {
-        ParamKind::Value(_) => format_ident!("__v{}", i).into_token_stream(),
-        _ => quote!(__args),
-    });
-    let call = invoke(self_ty, m, &call_args);
-    let (input_default, arguments_in) =
-        match m.params.iter().find(|p| matches!(p.kind, ParamKind::Args)) {
-            // `#[args]`: the user's struct is the whole input.
-            Some(p) => {
-                let ty = &p.ty;
-                (
-                    quote!(::ferromcp::__private::input_schema_for::<#ty>()),
-                    quote! {
-                        let __parsed = ::ferromcp::__private::tool_arguments::<#ty>(arguments);
-                    },
-                )
-            }
-            None => {
-                let describe = &params.describe;
-                (
-                    quote! {{
-                        let mut __schema = ::ferromcp::__private::ArgumentsSchema::new();
-                        #describe
-                        __schema.finish()
-                    }},
-                    quote! {
-                        let __parsed = ::ferromcp::__private::ToolArguments::parse(arguments);
-                    },
-                )
-            }
-        };
-    let takes = &params.takes;
-    // What the arguments give the call: each argument's value, or the `#[args]` struct.
-    let taken: Vec<TokenStream> = m
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match &p.kind {
-            ParamKind::Value(_) => Some(format_ident!("__v{}", i).into_token_stream()),
-            ParamKind::Args => Some(quote!(__args)),
-            _ => None,
-        })
-        .collect();
-    let convert = quote_spanned!(output_span(m)=> ::ferromcp::__private::tool_result(__out));
+/// The default input schema and the statement parsing `arguments` into `__parsed`: with
+/// `#[args]` (`args`) the user's struct is the whole input, otherwise each argument
+/// describes its own property (`describe`).
+fn input(args: Option<&Param>, describe: &TokenStream) -> (TokenStream, TokenStream) {
+    match args {
+        // `#[args]`: the user's struct is the whole input.
+        Some(p) => {
+            let ty = &p.ty;
+            (
+                quote!(::ferromcp::__private::input_schema_for::<#ty>()),
+                quote! {
+                    let __parsed = ::ferromcp::__private::tool_arguments::<#ty>(arguments);
+                },
+            )
+        }
+        None => (
+            quote! {{
+                let mut __schema = ::ferromcp::__private::ArgumentsSchema::new();
+                #describe
+                __schema.finish()
+            }},
+            quote! {
+                let __parsed = ::ferromcp::__private::ToolArguments::parse(arguments);
+            },
+        ),
+    }
+}
 
+/// `Some(value)` or `None` for an annotation hint.
+fn flag(f: Option<&Flag>) -> TokenStream {
+    match f {
+        Some(Flag { value }) => quote!(::ferromcp::__private::Option::Some(#value)),
+        None => quote!(::ferromcp::__private::Option::None),
+    }
+}
+
+/// `impl Handler { fn descriptor() }`: the tool as `tools/list` shows it, built once per
+/// process.
+fn descriptor(
+    self_ty: &Type,
+    t: &ToolDef,
+    handler: &syn::Ident,
+    input_default: TokenStream,
+) -> TokenStream {
     let name = &t.name.value;
     let title = opt_str(t.title.as_ref());
     let description = &t.description;
-    let flag = |f: &Option<Flag>| match f {
-        Some(Flag { value }) => quote!(::ferromcp::__private::Option::Some(#value)),
-        None => quote!(::ferromcp::__private::Option::None),
-    };
     let (read_only, destructive, idempotent, open_world) = (
-        flag(&t.read_only),
-        flag(&t.destructive),
-        flag(&t.idempotent),
-        flag(&t.open_world),
+        flag(t.read_only.as_ref()),
+        flag(t.destructive.as_ref()),
+        flag(t.idempotent.as_ref()),
+        flag(t.open_world.as_ref()),
     );
     let input = match &t.input_schema {
         Some(expr) => quote! {
@@ -82,6 +82,43 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
         },
         None => input_default,
     };
+    let optional = optional_fields(self_ty, t);
+    quote! {
+        impl #handler {
+            fn descriptor() -> ::ferromcp::__private::Result<
+                ::ferromcp::__private::Arc<::ferromcp::__private::Tool>,
+                ::ferromcp::__private::RegistryError,
+            > {
+                const SPEC: ::ferromcp::__private::ToolSpec = ::ferromcp::__private::ToolSpec {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    read_only: #read_only,
+                    destructive: #destructive,
+                    idempotent: #idempotent,
+                    open_world: #open_world,
+                };
+                static DESCRIPTOR: ::ferromcp::__private::OnceLock<
+                    ::ferromcp::__private::Result<
+                        ::ferromcp::__private::Arc<::ferromcp::__private::Tool>,
+                        ::ferromcp::__private::RegistryError,
+                    >,
+                > = ::ferromcp::__private::OnceLock::new();
+                ::ferromcp::__private::cached(&DESCRIPTOR, || {
+                    let mut tool = ::ferromcp::__private::tool(&SPEC, #input);
+                    #optional
+                    ::ferromcp::__private::Result::Ok(::ferromcp::__private::Arc::new(tool))
+                })
+            }
+        }
+    }
+}
+
+/// The statements setting the descriptor's optional fields: the output schema, `_meta`,
+/// the icons and the task support.
+fn optional_fields(self_ty: &Type, t: &ToolDef) -> TokenStream {
+    let name = &t.name.value;
+    let m = &t.method;
     let output = match (
         &t.output_schema,
         m.output.as_ref().and_then(|ty| nameable(ty, self_ty)),
@@ -121,39 +158,37 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
             );
         }
     });
+    quote!(#output #meta #icons #task_support)
+}
 
-    items.extend(quote! {
-        impl #handler {
-            fn descriptor() -> ::ferromcp::__private::Result<
-                ::ferromcp::__private::Arc<::ferromcp::__private::Tool>,
-                ::ferromcp::__private::RegistryError,
-            > {
-                const SPEC: ::ferromcp::__private::ToolSpec = ::ferromcp::__private::ToolSpec {
-                    name: #name,
-                    title: #title,
-                    description: #description,
-                    read_only: #read_only,
-                    destructive: #destructive,
-                    idempotent: #idempotent,
-                    open_world: #open_world,
-                };
-                static DESCRIPTOR: ::ferromcp::__private::OnceLock<
-                    ::ferromcp::__private::Result<
-                        ::ferromcp::__private::Arc<::ferromcp::__private::Tool>,
-                        ::ferromcp::__private::RegistryError,
-                    >,
-                > = ::ferromcp::__private::OnceLock::new();
-                ::ferromcp::__private::cached(&DESCRIPTOR, || {
-                    let mut tool = ::ferromcp::__private::tool(&SPEC, #input);
-                    #output
-                    #meta
-                    #icons
-                    #task_support
-                    ::ferromcp::__private::Result::Ok(::ferromcp::__private::Arc::new(tool))
-                })
-            }
-        }
-
+/// The `ToolHandler` impl: the arguments taken from the request, then the call in the
+/// future.
+fn call(
+    self_ty: &Type,
+    m: &Method,
+    handler: &syn::Ident,
+    arguments_in: &TokenStream,
+    takes: &TokenStream,
+) -> TokenStream {
+    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
+    let (lets, call_args) = arguments(m, &on_error, |i, p| match &p.kind {
+        ParamKind::Value(_) => format_ident!("__v{}", i).into_token_stream(),
+        _ => quote!(__args),
+    });
+    let call = invoke(self_ty, m, &call_args);
+    // What the arguments give the call: each argument's value, or the `#[args]` struct.
+    let taken: Vec<TokenStream> = m
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match &p.kind {
+            ParamKind::Value(_) => Some(format_ident!("__v{}", i).into_token_stream()),
+            ParamKind::Args => Some(quote!(__args)),
+            _ => None,
+        })
+        .collect();
+    let convert = quote_spanned!(output_span(m)=> ::ferromcp::__private::tool_result(__out));
+    quote! {
         #[automatically_derived]
         impl ::ferromcp::__private::ToolHandler for #handler {
             fn call(
@@ -195,14 +230,17 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
                 })
             }
         }
-    });
+    }
+}
 
+/// The registration in `McpServer::register`, with the timeout and the scopes.
+fn register(t: &ToolDef, handler: &syn::Ident) -> TokenStream {
     let timeout = match &t.timeout_ms {
         Some(ms) => quote!(::ferromcp::__private::timeout(#ms)),
         None => quote!(::ferromcp::__private::Option::None),
     };
     let scopes = super::require_scopes("Tool", &t.name.value, &t.scopes);
-    let register = quote! {
+    quote! {
         ::ferromcp::__private::add_tool(
             registry,
             #handler::descriptor()?,
@@ -210,8 +248,7 @@ pub(crate) fn expand(self_ty: &Type, t: &ToolDef) -> (TokenStream, TokenStream) 
             #timeout,
         )?;
         #scopes
-    };
-    (items, register)
+    }
 }
 
 /// The return type as it can be named inside the handler's impl: `Self` replaced by the
@@ -249,95 +286,30 @@ struct Params {
     takes: TokenStream,
 }
 
+/// [`Params`] as it is being built, parameter by parameter.
+#[derive(Default)]
+struct Parts {
+    fns: TokenStream,
+    describe: TokenStream,
+    known: TokenStream,
+    takes: TokenStream,
+}
+
 impl Params {
     fn of(handler: &syn::Ident, t: &ToolDef) -> Params {
-        let mut fns = TokenStream::new();
-        let mut describe = TokenStream::new();
-        let mut known = TokenStream::new();
-        let mut takes = TokenStream::new();
+        let mut parts = Parts::default();
         for (i, p) in t.method.params.iter().enumerate() {
             let ParamKind::Value(v) = &p.kind else {
                 continue;
             };
-            let ty = &p.ty;
-            let (ops, spec, var) = (
-                format_ident!("__ops{}", i),
-                format_ident!("__SPEC{}", i),
-                format_ident!("__v{}", i),
-            );
-            // Marked #[arg]: an argument for certain, so the probe starts one reference
-            // lower, past the extractor impl, and a type that is no argument is an error
-            // saying #[arg] marks arguments.
-            let probe = if v.explicit {
-                quote_spanned! {ty.span()=>
-                    {
-                        use ::ferromcp::__private::{ArgumentParam as _, MarkedParam as _};
-                        (&&::ferromcp::__private::Param::<#ty>::new()).ops()
-                    }
-                }
-            } else {
-                quote_spanned! {ty.span()=>
-                    {
-                        use ::ferromcp::__private::{
-                            ArgumentParam as _, ExtractorParam as _, UnusableParam as _,
-                        };
-                        (&&&::ferromcp::__private::Param::<#ty>::new()).ops()
-                    }
-                }
-            };
-            let (default_fn, default_json) = match &v.default {
-                Some(expr) => {
-                    let d = format_ident!("__default{}", i);
-                    fns.extend(quote! {
-                        fn #d() -> #ty {
-                            #expr
-                        }
-                    });
-                    (
-                        quote!(::ferromcp::__private::Option::Some(#handler::#d as fn() -> #ty)),
-                        quote!(::ferromcp::__private::Option::Some(
-                            || ::ferromcp::__private::default_json(&#handler::#d())
-                        )),
-                    )
-                }
-                None => (
-                    quote!(::ferromcp::__private::Option::None),
-                    quote!(::ferromcp::__private::Option::None),
-                ),
-            };
-            let name = &v.name.value;
-            let description = opt_string(v.description.as_ref());
-            let header = opt_str(v.header.as_ref());
-            fns.extend(quote! {
-                fn #ops() -> ::ferromcp::__private::ParamOps<#ty> {
-                    #probe
-                }
-                const #spec: ::ferromcp::__private::ArgSpec = ::ferromcp::__private::ArgSpec {
-                    name: #name,
-                    description: #description,
-                    default: #default_json,
-                    header: #header,
-                };
-            });
-            describe.extend(quote! {
-                (#handler::#ops().describe)(&mut __schema, &#handler::#spec);
-            });
-            known.extend(quote! {
-                if #handler::#ops().argument {
-                    __known.push(#handler::#spec.name);
-                }
-            });
-            takes.extend(quote! {
-                let #var = match (#handler::#ops().take)(&mut __args, &ctx, &#handler::#spec, #default_fn) {
-                    ::ferromcp::__private::Result::Ok(v) => v,
-                    ::ferromcp::__private::Result::Err(e) => {
-                        return ::ferromcp::__private::Result::Err(
-                            ::ferromcp::__private::param_error(e),
-                        );
-                    }
-                };
-            });
+            parts.add(handler, i, &p.ty, v);
         }
+        let Parts {
+            fns,
+            describe,
+            known,
+            takes,
+        } = parts;
         let takes = if describe.is_empty()
             && t.method
                 .params
@@ -370,6 +342,95 @@ impl Params {
             },
             describe,
             takes,
+        }
+    }
+}
+
+impl Parts {
+    /// The items, schema property, known name and `let` of the value parameter `i`.
+    fn add(&mut self, handler: &syn::Ident, i: usize, ty: &Type, v: &ValueParam) {
+        let (ops, spec, var) = (
+            format_ident!("__ops{}", i),
+            format_ident!("__SPEC{}", i),
+            format_ident!("__v{}", i),
+        );
+        let probe = probe(ty, v.explicit);
+        let (default_fn, default_json) = match &v.default {
+            Some(expr) => {
+                let d = format_ident!("__default{}", i);
+                self.fns.extend(quote! {
+                    fn #d() -> #ty {
+                        #expr
+                    }
+                });
+                (
+                    quote!(::ferromcp::__private::Option::Some(#handler::#d as fn() -> #ty)),
+                    quote!(::ferromcp::__private::Option::Some(
+                        || ::ferromcp::__private::default_json(&#handler::#d())
+                    )),
+                )
+            }
+            None => (
+                quote!(::ferromcp::__private::Option::None),
+                quote!(::ferromcp::__private::Option::None),
+            ),
+        };
+        let name = &v.name.value;
+        let description = opt_string(v.description.as_ref());
+        let header = opt_str(v.header.as_ref());
+        self.fns.extend(quote! {
+            fn #ops() -> ::ferromcp::__private::ParamOps<#ty> {
+                #probe
+            }
+            const #spec: ::ferromcp::__private::ArgSpec = ::ferromcp::__private::ArgSpec {
+                name: #name,
+                description: #description,
+                default: #default_json,
+                header: #header,
+            };
+        });
+        self.describe.extend(quote! {
+            (#handler::#ops().describe)(&mut __schema, &#handler::#spec);
+        });
+        self.known.extend(quote! {
+            if #handler::#ops().argument {
+                __known.push(#handler::#spec.name);
+            }
+        });
+        self.takes.extend(quote! {
+                let #var = match (#handler::#ops().take)(&mut __args, &ctx, &#handler::#spec, #default_fn) {
+                    ::ferromcp::__private::Result::Ok(v) => v,
+                    ::ferromcp::__private::Result::Err(e) => {
+                        return ::ferromcp::__private::Result::Err(
+                            ::ferromcp::__private::param_error(e),
+                        );
+                    }
+                };
+            });
+    }
+}
+
+/// The probe asking the parameter type's traits whether it is an argument or an extractor,
+/// spanned at the type.
+fn probe(ty: &Type, explicit: bool) -> TokenStream {
+    // Marked #[arg]: an argument for certain, so the probe starts one reference
+    // lower, past the extractor impl, and a type that is no argument is an error
+    // saying #[arg] marks arguments.
+    if explicit {
+        quote_spanned! {ty.span()=>
+            {
+                use ::ferromcp::__private::{ArgumentParam as _, MarkedParam as _};
+                (&&::ferromcp::__private::Param::<#ty>::new()).ops()
+            }
+        }
+    } else {
+        quote_spanned! {ty.span()=>
+            {
+                use ::ferromcp::__private::{
+                    ArgumentParam as _, ExtractorParam as _, UnusableParam as _,
+                };
+                (&&&::ferromcp::__private::Param::<#ty>::new()).ops()
+            }
         }
     }
 }

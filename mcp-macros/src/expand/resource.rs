@@ -3,56 +3,27 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::Type;
 use syn::spanned::Spanned;
+use syn::{Ident, Type};
 
 use super::{arguments, handler_type, invoke, opt_str, opt_string, output_span};
-use crate::model::{ParamKind, ResourceDef};
+use crate::model::{ParamKind, ResourceDef, ValueParam};
 
 pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStream) {
-    let m = &r.method;
-    let (handler, mut items) = handler_type("Resource", m, self_ty);
-
-    // Template variables are read before the future starts (`vars` is borrowed) and their
-    // errors are raised inside it, in parameter order.
-    let mut reads = TokenStream::new();
-    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
-    let (lets, call_args) = arguments(m, &on_error, |i, p| {
-        let ParamKind::Value(v) = &p.kind else {
-            return TokenStream::new();
-        };
-        let var = format_ident!("__v{}", i);
-        let name = &v.name.value;
-        let read = match (&v.optional, &v.default) {
-            (Some(inner), None) => quote_spanned!(inner.span()=>
-                ::ferromcp::__private::uri_var_opt::<#inner>(vars, #name)),
-            (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
-                ::ferromcp::__private::uri_var_opt::<#inner>(vars, #name)
-                    .map(|v| v.or_else(|| #default))),
-            (None, Some(default)) => {
-                let ty = &p.ty;
-                quote_spanned!(ty.span()=>
-                    ::ferromcp::__private::uri_var_opt::<#ty>(vars, #name)
-                        .map(|v| v.unwrap_or_else(|| #default)))
-            }
-            (None, None) => {
-                let ty = &p.ty;
-                quote_spanned!(ty.span()=> ::ferromcp::__private::uri_var::<#ty>(vars, #name))
-            }
-        };
-        reads.extend(quote!(let #var = #read;));
-        quote!(#var?)
-    });
-    let call = invoke(self_ty, m, &call_args);
+    let (handler, mut items) = handler_type("Resource", &r.method, self_ty);
     let mime = opt_str(r.mime_type.as_ref());
-    let convert = quote_spanned!(output_span(m)=>
-        ::ferromcp::__private::read_result(__out, &uri, #mime));
+    items.extend(spec(r, &handler, &mime));
+    items.extend(handler_impl(self_ty, r, &handler, &mime));
+    (items, register(r, &handler))
+}
 
+/// `impl Handler { const SPEC }`: the resource or template as it is listed.
+fn spec(r: &ResourceDef, handler: &Ident, mime: &TokenStream) -> TokenStream {
     let uri = &r.uri;
     let name = &r.name.value;
     let title = opt_str(r.title.as_ref());
     let description = opt_string(r.description.as_ref());
-    items.extend(quote! {
+    quote! {
         impl #handler {
             const SPEC: ::ferromcp::__private::ResourceSpec = ::ferromcp::__private::ResourceSpec {
                 uri: #uri,
@@ -62,7 +33,34 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
                 mime_type: #mime,
             };
         }
+    }
+}
 
+/// The `ResourceHandler` impl: the template variables read, then the call in the future.
+fn handler_impl(
+    self_ty: &Type,
+    r: &ResourceDef,
+    handler: &Ident,
+    mime: &TokenStream,
+) -> TokenStream {
+    let m = &r.method;
+    // Template variables are read before the future starts (`vars` is borrowed) and their
+    // errors are raised inside it, in parameter order.
+    let mut reads = TokenStream::new();
+    let on_error = quote!(return ::ferromcp::__private::Result::Err(e));
+    let (lets, call_args) = arguments(m, &on_error, |i, p| {
+        let ParamKind::Value(v) = &p.kind else {
+            return TokenStream::new();
+        };
+        let var = format_ident!("__v{}", i);
+        let read = read(&p.ty, v);
+        reads.extend(quote!(let #var = #read;));
+        quote!(#var?)
+    });
+    let call = invoke(self_ty, m, &call_args);
+    let convert = quote_spanned!(output_span(m)=>
+        ::ferromcp::__private::read_result(__out, &uri, #mime));
+    quote! {
         #[automatically_derived]
         impl ::ferromcp::__private::ResourceHandler for #handler {
             fn read(
@@ -86,20 +84,46 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
                 })
             }
         }
-    });
+    }
+}
 
+/// The variable read from the template match as `FromStr` (an `Option` or a defaulted one
+/// may be absent).
+fn read(ty: &Type, v: &ValueParam) -> TokenStream {
+    let name = &v.name.value;
+    match (&v.optional, &v.default) {
+        (Some(inner), None) => quote_spanned!(inner.span()=>
+                ::ferromcp::__private::uri_var_opt::<#inner>(vars, #name)),
+        (Some(inner), Some(default)) => quote_spanned!(inner.span()=>
+                ::ferromcp::__private::uri_var_opt::<#inner>(vars, #name)
+                    .map(|v| v.or_else(|| #default))),
+        (None, Some(default)) => {
+            quote_spanned!(ty.span()=>
+                    ::ferromcp::__private::uri_var_opt::<#ty>(vars, #name)
+                        .map(|v| v.unwrap_or_else(|| #default)))
+        }
+        (None, None) => {
+            quote_spanned!(ty.span()=> ::ferromcp::__private::uri_var::<#ty>(vars, #name))
+        }
+    }
+}
+
+/// The registration in `McpServer::register`: a static resource, a template, or a template
+/// with variables exempt from the path check; with the scopes.
+fn register(r: &ResourceDef, handler: &Ident) -> TokenStream {
     let kind = if r.is_template {
         "ResourceTemplate"
     } else {
         "Resource"
     };
     let scopes = super::require_scopes(kind, &r.uri.value(), &r.scopes);
-    let unchecked: Vec<&str> = m
+    let unchecked: Vec<&str> = r
+        .method
         .values()
         .filter(|v| v.unchecked_path)
         .map(|v| v.name.value.as_str())
         .collect();
-    let add = if r.is_template && !unchecked.is_empty() {
+    if r.is_template && !unchecked.is_empty() {
         quote! {
             registry.add_resource_template_unchecked(
                 ::ferromcp::__private::resource_template(&#handler::SPEC),
@@ -124,6 +148,5 @@ pub(crate) fn expand(self_ty: &Type, r: &ResourceDef) -> (TokenStream, TokenStre
             )?;
             #scopes
         }
-    };
-    (items, add)
+    }
 }

@@ -66,83 +66,14 @@ pub(crate) fn variables(template: &str) -> Result<Vec<Variable>, TemplateError> 
 /// Parses the expression whose `{` is at `open`; returns the offset after its `}`.
 fn expression(t: &str, open: usize, vars: &mut Vec<Variable>) -> Result<usize, TemplateError> {
     let b = t.as_bytes();
-    let unclosed = || err(open, "the `{` has no matching `}`");
-    let mut i = open + 1;
-    match b.get(i).copied().ok_or_else(unclosed)? {
-        b'+' | b'#' | b'.' | b'/' | b';' | b'?' | b'&' => i += 1,
-        c @ (b'=' | b',' | b'!' | b'@' | b'|') => {
-            return Err(err(
-                i,
-                format!(
-                    "operator `{}` is reserved for future extensions",
-                    char::from(c)
-                ),
-            ));
-        }
-        b'}' => return Err(err(open, "empty expression `{}`")),
-        _ => {}
-    }
+    let mut i = operator(b, open)?;
     loop {
         let start = i;
-        let c = loop {
-            let c = b.get(i).copied().ok_or_else(unclosed)?;
-            match c {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' => i += 1,
-                b'%' => {
-                    pct(b, i)?;
-                    i += 3;
-                }
-                b'.' => {
-                    if i == start || b[i - 1] == b'.' {
-                        return Err(misplaced_dot(i));
-                    }
-                    i += 1;
-                }
-                _ => break c,
-            }
-        };
-        if i == start {
-            return Err(match c {
-                b',' | b'}' | b':' | b'*' => err(i, "empty variable name"),
-                _ => invalid_var_char(t, i),
-            });
-        }
-        if b[i - 1] == b'.' {
-            return Err(misplaced_dot(i - 1));
-        }
-        let name = &t[start..i];
-        let mut explode = false;
-        match c {
-            b':' => {
-                i += 1;
-                let digits = i;
-                while b.get(i).is_some_and(u8::is_ascii_digit) {
-                    i += 1;
-                }
-                let n = &t[digits..i];
-                if n.is_empty() && i == b.len() {
-                    return Err(unclosed());
-                }
-                if n.is_empty() || n.len() > 4 || n.starts_with('0') {
-                    return Err(err(
-                        digits,
-                        "invalid prefix length: expected a number from 1 to 9999",
-                    ));
-                }
-                if b.get(i) == Some(&b'*') {
-                    return Err(err(i, "a variable cannot have both `*` and `:` modifiers"));
-                }
-            }
-            b'*' => {
-                i += 1;
-                explode = true;
-                if b.get(i) == Some(&b':') {
-                    return Err(err(i, "a variable cannot have both `*` and `:` modifiers"));
-                }
-            }
-            _ => {}
-        }
-        let modifier = c == b':' || c == b'*';
+        let (end, c) = name_end(t, open, start)?;
+        let name = &t[start..end];
+        let explode;
+        (i, explode) = modifier(t, open, end, c)?;
+        let has_modifier = c == b':' || c == b'*';
         match vars.iter_mut().find(|v| v.name == name) {
             Some(v) => v.explode |= explode,
             None => vars.push(Variable {
@@ -150,16 +81,112 @@ fn expression(t: &str, open: usize, vars: &mut Vec<Variable>) -> Result<usize, T
                 explode,
             }),
         }
-        match b.get(i).copied().ok_or_else(unclosed)? {
+        match b.get(i).copied().ok_or_else(|| unclosed(open))? {
             b',' => i += 1,
             b'}' => return Ok(i + 1),
-            _ if !modifier => return Err(invalid_var_char(t, i)),
+            _ if !has_modifier => return Err(invalid_var_char(t, i)),
             _ => {
                 let found = t[i..].chars().next().unwrap_or('\u{FFFD}');
                 return Err(err(i, format!("expected `,` or `}}`, found {found:?}")));
             }
         }
     }
+}
+
+/// The error for the expression whose `{` at `open` is never closed.
+fn unclosed(open: usize) -> TemplateError {
+    err(open, "the `{` has no matching `}`")
+}
+
+/// Skips the operator after the `{` at `open`, if any; returns where the first variable
+/// starts.
+fn operator(b: &[u8], open: usize) -> Result<usize, TemplateError> {
+    let i = open + 1;
+    match b.get(i).copied().ok_or_else(|| unclosed(open))? {
+        b'+' | b'#' | b'.' | b'/' | b';' | b'?' | b'&' => Ok(i + 1),
+        c @ (b'=' | b',' | b'!' | b'@' | b'|') => Err(err(
+            i,
+            format!(
+                "operator `{}` is reserved for future extensions",
+                char::from(c)
+            ),
+        )),
+        b'}' => Err(err(open, "empty expression `{}`")),
+        _ => Ok(i),
+    }
+}
+
+/// Scans the variable name that starts at `start` (in the expression opened at `open`);
+/// returns where it ends and the byte there.
+fn name_end(t: &str, open: usize, start: usize) -> Result<(usize, u8), TemplateError> {
+    let b = t.as_bytes();
+    let mut i = start;
+    let c = loop {
+        let c = b.get(i).copied().ok_or_else(|| unclosed(open))?;
+        match c {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' => i += 1,
+            b'%' => {
+                pct(b, i)?;
+                i += 3;
+            }
+            b'.' => {
+                if i == start || b[i - 1] == b'.' {
+                    return Err(misplaced_dot(i));
+                }
+                i += 1;
+            }
+            _ => break c,
+        }
+    };
+    if i == start {
+        return Err(match c {
+            b',' | b'}' | b':' | b'*' => err(i, "empty variable name"),
+            _ => invalid_var_char(t, i),
+        });
+    }
+    if b[i - 1] == b'.' {
+        return Err(misplaced_dot(i - 1));
+    }
+    Ok((i, c))
+}
+
+/// Reads the variable's modifier, if `c` (the byte at `i`) starts one: `:` and a prefix
+/// length, or `*`; returns where the variable ends and whether it is exploded.
+fn modifier(t: &str, open: usize, i: usize, c: u8) -> Result<(usize, bool), TemplateError> {
+    let b = t.as_bytes();
+    let mut i = i;
+    let mut explode = false;
+    match c {
+        b':' => {
+            i += 1;
+            let digits = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            let n = &t[digits..i];
+            if n.is_empty() && i == b.len() {
+                return Err(unclosed(open));
+            }
+            if n.is_empty() || n.len() > 4 || n.starts_with('0') {
+                return Err(err(
+                    digits,
+                    "invalid prefix length: expected a number from 1 to 9999",
+                ));
+            }
+            if b.get(i) == Some(&b'*') {
+                return Err(err(i, "a variable cannot have both `*` and `:` modifiers"));
+            }
+        }
+        b'*' => {
+            i += 1;
+            explode = true;
+            if b.get(i) == Some(&b':') {
+                return Err(err(i, "a variable cannot have both `*` and `:` modifiers"));
+            }
+        }
+        _ => {}
+    }
+    Ok((i, explode))
 }
 
 fn pct(b: &[u8], i: usize) -> Result<(), TemplateError> {

@@ -1,5 +1,5 @@
 //! From the impl block's syntax to the typed model. What the model can hold but the macro
-//! refuses is checked in [`validate`](crate::validate), called at the point each fact is known.
+//! refuses is checked in [`validate`], called at the point each fact is known.
 
 mod params;
 mod primitives;

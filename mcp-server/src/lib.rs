@@ -69,7 +69,6 @@ mod context;
 mod engine;
 pub mod env;
 pub mod extract;
-mod hash;
 mod macros;
 mod member;
 mod meta;

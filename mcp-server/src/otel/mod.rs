@@ -74,7 +74,7 @@ use opentelemetry::{Context, InstrumentationScope, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
-use crate::hash::FoldedState;
+use foldhash::fast::RandomState as MapHasher;
 
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
@@ -739,7 +739,7 @@ const MAX_BOUND: usize = 1024;
 struct BoundSamples {
     /// Each sample's hash, seeded. Chosen collisions would only lengthen a list that
     /// [`MAX_BOUND`] bounds.
-    hasher: FoldedState,
+    hasher: MapHasher,
     bound: RwLock<BoundMap>,
     /// How many are bound: once [`MAX_BOUND`], a new attribute set takes no write lock.
     len: AtomicUsize,
@@ -750,7 +750,7 @@ type BoundMap = HashMap<u64, Vec<(SampleKey, BoundHistogram<f64>)>, BuildHasherD
 impl Default for BoundSamples {
     fn default() -> BoundSamples {
         BoundSamples {
-            hasher: FoldedState::default(),
+            hasher: MapHasher::default(),
             bound: RwLock::default(),
             len: AtomicUsize::new(0),
         }

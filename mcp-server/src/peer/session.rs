@@ -19,8 +19,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::outbound::OutboundError;
 use super::sink::Sink;
-use crate::hash::FoldedState;
 use crate::sync::lock;
+use foldhash::fast::RandomState as MapHasher;
 
 /// What a legacy client told us in `initialize`.
 #[derive(Debug, Clone)]
@@ -351,7 +351,7 @@ pub(crate) enum ConnectionEra {
 #[derive(Debug)]
 pub(crate) struct Connection {
     era: Mutex<ConnectionEra>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken, FoldedState>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken, MapHasher>>,
     /// Where messages not tied to a request go (list changes, resource updates); shared with
     /// the routes of the connection's tasks.
     sink: Arc<Mutex<Sink>>,

@@ -16,16 +16,11 @@ cd "$(dirname "$0")/.."
 CARGO_PUBLIC_API_VERSION=0.52.0
 CRATES=(ferromcp ferromcp-core ferromcp-macros)
 
-# The pinned version: in .tools/ (this clone), else on PATH (e.g. $CARGO_HOME/bin), else
-# installed into .tools/.
-tool=.tools/cargo-public-api/bin/cargo-public-api
+# The pinned version, in cargo's own bin directory (installed there when missing or another
+# version), so later clones on the same machine reuse it.
+tool="${CARGO_HOME:-$HOME/.cargo}/bin/cargo-public-api"
 if [[ "$("$tool" --version 2>/dev/null || true)" != "cargo-public-api $CARGO_PUBLIC_API_VERSION" ]]; then
-  if [[ "$(cargo-public-api --version 2>/dev/null || true)" == "cargo-public-api $CARGO_PUBLIC_API_VERSION" ]]; then
-    tool=$(command -v cargo-public-api)
-  else
-    cargo install --locked cargo-public-api --version "$CARGO_PUBLIC_API_VERSION" \
-      --root .tools/cargo-public-api
-  fi
+  cargo install --locked cargo-public-api --version "$CARGO_PUBLIC_API_VERSION"
 fi
 
 check=false

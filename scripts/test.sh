@@ -22,19 +22,16 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 # database, which is downloaded, so it is a release step (CONTRIBUTING.md). Duplicate
 # versions are warnings (deny.toml): one line each, without the inclusion graph.
 CARGO_DENY_VERSION=0.20.2
-step "cargo deny check licenses bans sources (installs the pinned cargo-deny $CARGO_DENY_VERSION into .tools/)"
-cargo_deny=.tools/cargo-deny/bin/cargo-deny
+# Installed into cargo's own bin directory, so later clones on the same machine reuse it.
+step "cargo deny check licenses bans sources (installs the pinned cargo-deny $CARGO_DENY_VERSION with cargo install)"
+cargo_deny="${CARGO_HOME:-$HOME/.cargo}/bin/cargo-deny"
 if [[ "$("$cargo_deny" --version 2>/dev/null || true)" != "cargo-deny $CARGO_DENY_VERSION" ]]; then
-  if [[ "$(cargo-deny --version 2>/dev/null || true)" == "cargo-deny $CARGO_DENY_VERSION" ]]; then
-    cargo_deny=$(command -v cargo-deny)
-  else
-    cargo install --locked cargo-deny --version "$CARGO_DENY_VERSION" --root .tools/cargo-deny
-  fi
+  cargo install --locked cargo-deny --version "$CARGO_DENY_VERSION"
 fi
 "$cargo_deny" check --hide-inclusion-graph licenses bans sources
 
 # api/*.txt lists the public API of each published crate, so a change to it shows in review.
-step "the public API is the one listed in api/ (installs the pinned cargo-public-api into .tools/; scripts/public-api.sh regenerates the listings)"
+step "the public API is the one listed in api/ (installs the pinned cargo-public-api with cargo install; scripts/public-api.sh regenerates the listings)"
 scripts/public-api.sh --check
 
 # What the EXIT trap stops: each service started below adds its stop command.

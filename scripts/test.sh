@@ -4,7 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints the minutes since the start and the disk space left where target/ lives:
+# a full run needs ~20 GB there, and a linker that runs out of it dies with a bus error.
+step() {
+  printf '\n==> [%dm%02ds, %s free] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) \
+    "$(df -h --output=avail . | tail -1 | tr -d ' ')" "$*"
+}
 
 # One build per run: incremental artefacts would only add ~10 GB to target/ on a fresh clone.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}

@@ -20,6 +20,9 @@ cargo fmt --all -- --check
 step "ferromcp's top-level modules depend on each other without cycles"
 python3 scripts/check-layers.py mcp-server/src
 
+step "no library file over 600 lines, no library function over 80 lines"
+python3 scripts/check-size.py
+
 step "cargo clippy (all targets, all features, warnings are errors)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 

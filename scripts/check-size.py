@@ -51,8 +51,6 @@ ALLOWED = {
     "mcp-core/src/uri_template/parse.rs fn expression",
     "mcp-server/src/context/mod.rs",
     "mcp-server/src/registry/mod.rs",
-    "mcp-server/src/transport/stdio.rs",
-    "mcp-server/src/transport/stdio.rs fn serve_in_session",
     "mcp-server/src/engine/headers.rs fn validate",
     "mcp-server/src/engine/mod.rs fn modern_request",
     "mcp-server/src/engine/tasks/call.rs fn call_as_task",

@@ -174,7 +174,9 @@ pub async fn serve(
             }
             if let Some(url) = redis {
                 let store = ferromcp::http::RedisSessionStore::connect(&url).await?;
-                options = options.session_store(std::sync::Arc::new(store));
+                options = options
+                    .session_store(std::sync::Arc::new(store.clone()))
+                    .event_store(std::sync::Arc::new(store));
             }
             server.serve_http(addr.as_str()).options(options).await?;
         }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio::io::AsyncRead;
 
 use crate::engine;
-use crate::transport::http::{resume, service};
+use crate::transport::http::{endpoint, resume};
 use crate::transport::stdio::{Line, LineReader};
 
 /// One line as the stdio framer delivers it.
@@ -97,7 +97,7 @@ pub fn check_modern_headers(
 /// or not visible ASCII.
 #[allow(clippy::result_unit_err)]
 pub fn session_id(headers: &http::HeaderMap) -> Result<Option<&str>, ()> {
-    service::session_id(headers)
+    endpoint::session_id(headers)
 }
 
 /// The resumable event log of the HTTP transport's SSE streams, with one open stream whose

@@ -112,10 +112,9 @@ pub mod __fuzz;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
-        BodyLimitLayer, Checked, CheckedFuture, ENDED_STREAM_KEPT, HostOriginLayer, HostPolicy,
-        HttpOptions, HttpSession, LiveSessionStore, MAX_STORED_EVENTS, MediaTypeLayer,
-        MemoryLiveSessionStore, MemorySessionStore, NotificationBus, OriginPolicy, SESSION_HEADER,
-        ServeHttp, SessionStore, StoredStream, StreamKind, StreamWrite, shutdown_signal,
+        BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
+        HttpSession, LiveSessionStore, MediaTypeLayer, MemoryLiveSessionStore, OriginPolicy,
+        SESSION_HEADER, ServeHttp, shutdown_signal,
     };
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

@@ -656,7 +656,7 @@ async fn running_tasks_and_listen_streams_are_counted() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_session_restored_from_a_shared_store_counts_where_it_is_held() {
     let o = observed();
-    let shared = std::sync::Arc::new(ferromcp::http::MemorySessionStore::default());
+    let shared = std::sync::Arc::new(ferromcp::store::MemorySessionStore::default());
     let endpoint = || {
         axum::Router::new().nest_service(
             "/mcp",

@@ -16,9 +16,8 @@ mod support {
 use std::sync::Arc;
 use std::time::Duration;
 
-use ferromcp::http::{
-    HttpOptions, RedisNotificationBus, RedisSessionStore, RedisTaskStore, SessionStore,
-};
+use ferromcp::http::{HttpOptions, RedisNotificationBus, RedisSessionStore, RedisTaskStore};
+use ferromcp::store::{EventStore, SessionStore};
 use ferromcp::{Server, ServerBuilder};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -501,7 +500,7 @@ async fn changes_on_one_instance_reach_listeners_and_sessions_on_another() {
 #[tokio::test]
 #[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn the_redis_bus_delivers_what_is_published() {
-    use ferromcp::http::NotificationBus;
+    use ferromcp::store::NotificationBus;
     let url = env("MCP_TEST_REDIS_URL");
     let channel = prefix();
     let bus = Arc::new(
@@ -922,7 +921,8 @@ async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
 /// answers.
 async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
     let store = redis_store(url, prefix).await;
-    let (server, app) = support::replica::instance(Arc::new(store), Duration::ZERO);
+    let options = HttpOptions::default().event_store(Arc::new(store.clone()));
+    let (server, app) = support::replica::instance_with(Arc::new(store), Duration::ZERO, options);
     add_note(&server);
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     server
@@ -1167,8 +1167,8 @@ async fn a_get_stream_resumes_on_another_instance_and_goes_on_there() {
 }
 
 /// What every store that keeps streams must do, checked on `store`.
-async fn stream_store_contract(store: &dyn SessionStore) {
-    use ferromcp::http::{MAX_STORED_EVENTS, StreamKind, StreamWrite};
+async fn stream_store_contract(store: &dyn EventStore) {
+    use ferromcp::store::{MAX_STORED_EVENTS, StreamKind, StreamWrite};
     let ttl = Duration::from_secs(60);
     let key = "s:ev:t:1".to_owned();
     let event = |n: u64| {
@@ -1234,7 +1234,7 @@ async fn stream_store_contract(store: &dyn SessionStore) {
 
 #[tokio::test]
 async fn the_memory_stream_store_keeps_the_latest_events_in_order_and_expires() {
-    stream_store_contract(&ferromcp::http::MemorySessionStore::new()).await;
+    stream_store_contract(&ferromcp::store::MemoryEventStore::new()).await;
 }
 
 #[tokio::test]

@@ -14,8 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
-use ferromcp::http::{MemorySessionStore, SessionStore};
-use ferromcp::store::StoreFuture;
+use ferromcp::store::{MemorySessionStore, SessionStore, StoreFuture};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;

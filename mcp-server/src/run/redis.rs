@@ -80,7 +80,8 @@ impl Shared {
             .await
             .map_err(|e| redis_error(url, e))?;
         Ok(options
-            .session_store(Arc::new(sessions))
+            .session_store(Arc::new(sessions.clone()))
+            .event_store(Arc::new(sessions))
             .notification_bus(Arc::new(bus)))
     }
 

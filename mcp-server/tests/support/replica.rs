@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ferromcp::Principal;
-use ferromcp::http::{HttpOptions, SessionStore};
+use ferromcp::http::HttpOptions;
 use ferromcp::registry::tool_fn;
+use ferromcp::store::SessionStore;
 use ferromcp::types::Tool;
 use ferromcp::{Server, ServerBuilder};
 use serde_json::{Value, json};

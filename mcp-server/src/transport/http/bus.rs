@@ -1,7 +1,7 @@
 //! Change notifications shared by the instances of a server behind a load balancer: what
 //! one instance's registry announces (`list_changed`, `resources/updated`) and the changes
 //! of the 2026 tasks it runs are published on a [`NotificationBus`] (Redis pub/sub, with
-//! the `redis` feature), and every other instance announces them to the sessions and
+//! `ferromcp-redis`), and every other instance announces them to the sessions and
 //! `subscriptions/listen` streams it holds.
 //!
 //! Delivery is at most once: a message published while an instance is reconnecting to the
@@ -21,19 +21,7 @@ use super::session::LiveSessionStore;
 use crate::engine::Engine;
 use crate::engine::tasks::TaskChange;
 use crate::registry::RegistryEvent;
-use crate::store::StoreFuture;
-
-/// Where the instances of a server tell each other what changed.
-///
-/// Every operation must finish in bounded time, and [`subscribe`](Self::subscribe)
-/// reconnects by itself: a bus that is down costs notifications, never requests.
-pub trait NotificationBus: Send + Sync + 'static {
-    /// Sends `message` to every instance subscribed (this one included).
-    fn publish<'a>(&'a self, message: String) -> StoreFuture<'a, ()>;
-    /// Hands every message published from now on to `messages`, reconnecting after
-    /// failures, until `messages` is closed.
-    fn subscribe<'a>(&'a self, messages: mpsc::Sender<String>) -> StoreFuture<'a, ()>;
-}
+use crate::store::NotificationBus;
 
 /// One event on the wire.
 #[derive(Debug, Serialize, Deserialize)]

@@ -16,30 +16,28 @@
 //! a legacy elicitation) and the client accepts `text/event-stream`: then it is an SSE
 //! stream of those messages ending with the result.
 //!
-//! The modules follow a request: [`options`] (settings), [`serve`] (listener, connection
-//! watchdog, shutdown), [`layers`] (the checks before the body is read), [`service`] (the
-//! router, session lookup, GET and DELETE), [`post`] (POST and its answer), [`reply`] (every
-//! response the endpoint builds), with [`session`], [`resume`] and [`sse`] beside them.
+//! The modules are layered, each depending only on those before it: the stores
+//! ([`crate::store`]); sessions and their events ([`session`], [`resume`], [`sse`],
+//! [`reply`], and [`bus`], which relays changes between instances); [`options`] (settings);
+//! [`layers`] (the checks before the body is read); [`endpoint`] (session lookup, POST,
+//! GET, DELETE); [`router`] and [`serve`] (listener, connection watchdog, shutdown).
 
 mod bus;
-mod handover;
+pub(crate) mod endpoint;
 mod layers;
 mod options;
 mod origin;
-mod post;
 #[cfg(feature = "redis")]
 mod redis;
 #[cfg(feature = "redis")]
 mod redis_tasks;
 mod reply;
 pub(crate) mod resume;
+mod router;
 mod serve;
-pub(crate) mod service;
 mod session;
-mod shared;
 mod sse;
 
-pub use bus::NotificationBus;
 pub use layers::{BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, MediaTypeLayer};
 pub use options::HttpOptions;
 pub use origin::{HostPolicy, OriginPolicy};
@@ -49,12 +47,8 @@ pub use redis::{RedisNotificationBus, RedisSessionStore};
 pub use redis_tasks::RedisTaskStore;
 pub use serve::{ServeHttp, shutdown_signal};
 pub use session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
-pub use shared::{
-    ENDED_STREAM_KEPT, MAX_STORED_EVENTS, MemorySessionStore, SessionStore, StoredStream,
-    StreamKind, StreamWrite,
-};
 
-pub(crate) use service::Endpoint;
+pub(crate) use endpoint::Endpoint;
 
 /// The header naming a legacy session.
 pub const SESSION_HEADER: &str = "mcp-session-id";

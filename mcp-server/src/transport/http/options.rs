@@ -3,10 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::bus::NotificationBus;
 use super::origin::{HostPolicy, OriginPolicy};
 use super::session::LiveSessionStore;
-use super::shared::SessionStore;
+use crate::store::{EventStore, NotificationBus, SessionStore};
 
 /// Settings of the HTTP endpoint and of the server that [`Server::serve_http`]
 /// runs. Every default is safe for a server reachable by untrusted clients.
@@ -37,6 +36,7 @@ pub struct HttpOptions {
     pub(crate) sse_responses: bool,
     pub(crate) store: Option<Arc<dyn LiveSessionStore>>,
     pub(crate) shared: Option<Arc<dyn SessionStore>>,
+    pub(crate) events: Option<Arc<dyn EventStore>>,
     pub(crate) bus: Option<Arc<dyn NotificationBus>>,
     pub(crate) shared_recheck: Duration,
     pub(crate) session_idle_timeout: Duration,
@@ -60,6 +60,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("max_sessions", &self.max_sessions)
             .field("shared_sessions", &self.shared.is_some())
+            .field("event_store", &self.events.is_some())
             .field("shared_session_recheck", &self.shared_recheck)
             .field("notification_bus", &self.bus.is_some())
             .field("header_read_timeout", &self.header_read_timeout)
@@ -83,6 +84,7 @@ impl Default for HttpOptions {
             sse_responses: false,
             store: None,
             shared: None,
+            events: None,
             bus: None,
             shared_recheck: Duration::from_secs(1),
             session_idle_timeout: Duration::from_secs(30 * 60),
@@ -173,6 +175,32 @@ impl HttpOptions {
     /// With the `redis` feature, `RedisSessionStore` keeps them in Redis.
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.shared = Some(store);
+        self
+    }
+
+    /// Writes the events of legacy SSE streams to `store` before they are sent (default:
+    /// none, a stream is resumable on the instance that holds it only), so that a client
+    /// whose reconnection (`Last-Event-ID`) reaches another instance behind the load
+    /// balancer gets the events it missed from there. Streams expire after
+    /// [`session_idle_timeout`](Self::session_idle_timeout) without writes. Use it with
+    /// [`session_store`](Self::session_store): the other instance must know the session.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use ferromcp::http::HttpOptions;
+    /// use ferromcp::store::{MemoryEventStore, MemorySessionStore};
+    ///
+    /// // Two endpoints of one process sharing sessions and streams.
+    /// let options = HttpOptions::default()
+    ///     .session_store(Arc::new(MemorySessionStore::new()))
+    ///     .event_store(Arc::new(MemoryEventStore::new()));
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.events = Some(store);
         self
     }
 

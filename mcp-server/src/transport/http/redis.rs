@@ -8,11 +8,10 @@ use futures_util::StreamExt as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::mpsc;
 
-use super::bus::NotificationBus;
-use super::shared::{
-    ENDED_STREAM_KEPT, MAX_STORED_EVENTS, SessionStore, StoredStream, StreamKind, StreamWrite,
+use crate::store::{
+    ENDED_STREAM_KEPT, EventStore, MAX_STORED_EVENTS, NotificationBus, SessionStore, StoreError,
+    StoreFuture, StoredStream, StreamKind, StreamWrite,
 };
-use crate::store::{StoreError, StoreFuture};
 
 /// One multiplexed connection that reconnects by itself, each operation bounded by a
 /// timeout.
@@ -214,7 +213,9 @@ impl SessionStore for RedisSessionStore {
             self.run::<()>(cmd).await
         })
     }
+}
 
+impl EventStore for RedisSessionStore {
     fn write_stream<'a>(
         &'a self,
         stream: &'a str,

@@ -10,7 +10,7 @@
 //! stream (it can resume). Event ids carry a random tag of the session's log on this
 //! instance, so an id from another session never replays anything here.
 //!
-//! With a shared session store ([`SharedEvents`]), each event is also written to the store
+//! With an event store ([`SharedEvents`]), each event is also written to the store
 //! before it is sent, under a key made of the session id, the tag and the stream: a client
 //! whose reconnection reaches another instance gets the missed events from there (see
 //! `Endpoint::get`).
@@ -24,11 +24,11 @@ use base64::Engine as _;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use super::shared::{SessionStore, StreamKind, StreamWrite};
+use crate::store::{EventStore, MAX_STORED_EVENTS, StreamKind, StreamWrite};
 use crate::sync::lock;
 
 /// Events kept per stream for replay.
-pub(crate) const MAX_EVENTS: usize = 256;
+pub(crate) const MAX_EVENTS: usize = MAX_STORED_EVENTS;
 /// Streams kept per session; the oldest finished ones go first.
 pub(crate) const MAX_STREAMS: usize = 32;
 /// Events buffered for a connected client before it is detached as too slow.
@@ -73,7 +73,7 @@ pub(crate) fn stream_key(session: &str, tag: &str, stream: u64) -> String {
 
 /// Where a session's events are written besides this instance's memory.
 pub(crate) struct SharedEvents {
-    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) store: Arc<dyn EventStore>,
     pub(crate) session: String,
     /// How long a stream is kept after its last write (the session's idle timeout).
     pub(crate) ttl: Duration,

@@ -33,9 +33,9 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::{Layer, Service};
 
+use super::endpoint::Endpoint;
 use super::options::HttpOptions;
 use super::origin::HostPolicy;
-use super::service::Endpoint;
 use crate::engine::Engine;
 use crate::server::Server;
 
@@ -197,9 +197,6 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> io::Result<()> {
     let local = listener.local_addr()?;
-    crate::transport::heap::keep_freed_buffers(
-        options.max_body_size.max(engine.config().max_message_size),
-    );
     warn_if_exposed(local, &options);
     tracing::info!(url = %format!("http://{local}/mcp"), "serving MCP over Streamable HTTP");
     let streams = CancellationToken::new();

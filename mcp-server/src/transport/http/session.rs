@@ -2,6 +2,7 @@
 //! live sessions, and binding to the authenticated principal.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,10 +12,10 @@ use tokio::time::Instant;
 use base64::Engine as _;
 
 use super::resume::{EventLog, SharedEvents};
-use super::shared::{SessionStore, SharedMark};
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
+use crate::store::EventStore;
 use crate::sync::lock;
 
 /// One live legacy session.
@@ -41,8 +42,8 @@ impl std::fmt::Debug for HttpSession {
     }
 }
 
-/// A shared session store and the time its stream events live (the session idle timeout).
-pub(crate) type SharedStreams = Option<(Arc<dyn SessionStore>, Duration)>;
+/// An event store and the time its stream events live (the session idle timeout).
+pub(crate) type SharedStreams = Option<(Arc<dyn EventStore>, Duration)>;
 
 impl HttpSession {
     pub(crate) fn new(
@@ -109,6 +110,30 @@ impl HttpSession {
     pub(crate) fn end(&self) {
         self.conn.abort();
         self.conn.set_sink(Sink::Discard);
+    }
+}
+
+/// A session's standing with the shared store.
+#[derive(Debug, Default)]
+pub(crate) struct SharedMark {
+    /// When the shared record was last read or written; `None`: read it before trusting
+    /// the local copy.
+    pub(crate) checked: Mutex<Option<Instant>>,
+    /// The session's revision the shared record holds.
+    pub(crate) saved: AtomicU64,
+}
+
+impl SharedMark {
+    pub(crate) fn fresh(&self, window: Duration) -> bool {
+        lock(&self.checked).is_some_and(|at| at.elapsed() < window)
+    }
+
+    pub(crate) fn checked_now(&self) {
+        *lock(&self.checked) = Some(Instant::now());
+    }
+
+    pub(crate) fn forget(&self) {
+        *lock(&self.checked) = None;
     }
 }
 

@@ -1,7 +1,7 @@
 //! A legacy SSE stream resumed on an instance that did not open it: the client's
 //! reconnection (GET with `Last-Event-ID`) reached another instance behind the load
 //! balancer, or the instance that held the stream is gone. The shared session store has the
-//! stream's events (written before they were sent, see [`resume`](super::resume)), so:
+//! stream's events (written before they were sent, see [`resume`](crate::transport::http::resume)), so:
 //!
 //! - a **response stream** (the answer to one POST) is replayed from the event after the
 //!   client's last one, then followed in the store until it ends. The instance answering the
@@ -26,12 +26,12 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::reply;
-use super::resume::{LIVE_CAPACITY, parse_event_id, stream_key};
-use super::service::Endpoint;
-use super::session::HttpSession;
-use super::shared::{SessionStore, StreamKind};
-use super::sse::SseBody;
+use super::Endpoint;
+use crate::store::{EventStore, StreamKind};
+use crate::transport::http::reply;
+use crate::transport::http::resume::{LIVE_CAPACITY, parse_event_id, stream_key};
+use crate::transport::http::session::HttpSession;
+use crate::transport::http::sse::SseBody;
 
 /// How often a followed stream is read from the store.
 pub(crate) const FOLLOW_POLL: Duration = Duration::from_millis(100);
@@ -110,7 +110,7 @@ impl Endpoint {
 /// the stream ends or expires, the client goes, the server shuts down, or nothing new
 /// arrives for `idle`.
 async fn follow(
-    store: Arc<dyn SessionStore>,
+    store: Arc<dyn EventStore>,
     key: String,
     mut after: u64,
     tx: mpsc::Sender<Bytes>,

@@ -14,15 +14,15 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::layers::{BodyLimit, accepts};
-use super::reply;
-use super::service::{Endpoint, session_id, set_session_header};
-use super::session::HttpSession;
-use super::shared::StreamKind;
-use super::sse::SseBody;
+use super::{Endpoint, session_id, set_session_header};
 use crate::engine::{self, Engine, Envelope, Reply, Response as EngineResponse, Status};
 use crate::peer::session::{Connection, Transport};
 use crate::peer::sink::Sink;
+use crate::store::StreamKind;
+use crate::transport::http::layers::{BodyLimit, accepts};
+use crate::transport::http::reply;
+use crate::transport::http::session::HttpSession;
+use crate::transport::http::sse::SseBody;
 
 impl Endpoint {
     pub(crate) async fn post(self: Arc<Self>, request: Request<Body>) -> Response {

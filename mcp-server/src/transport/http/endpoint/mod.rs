@@ -1,34 +1,33 @@
-//! The endpoint: its state, its axum router (the check layers around three handlers), the
-//! legacy session lookup, and the tasks it runs besides requests.
+//! The endpoint: its state, the legacy session lookup, and the tasks it runs besides
+//! requests; its methods, one module each: [`post`], [`get`] (with [`handover`], a stream
+//! resumed from another instance) and [`delete`]; [`lookup`] restores and rechecks
+//! sessions shared through a session store. The router (`super::router`) puts them behind
+//! the checks.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
+mod delete;
+mod get;
+mod handover;
+mod lookup;
+mod post;
+
 use axum::response::Response;
-use axum::routing::post;
 use ferromcp_core::jsonrpc::RequestId;
-use http::{HeaderValue, Request, StatusCode};
-use tokio::sync::{Semaphore, mpsc};
+use http::{HeaderValue, StatusCode};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::handover::Elsewhere;
-use super::layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer, accepts};
 use super::options::HttpOptions;
 use super::reply;
-use super::resume;
 use super::session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
-use super::shared::StreamKind;
-use super::sse::SseBody;
 use super::{Principal, SESSION_HEADER};
 use crate::engine;
 use crate::engine::Engine;
 use crate::engine::headers::Headers;
 use crate::peer::session::ConnectionEra;
-use crate::peer::sink::Sink;
 use ferromcp_core::error::ErrorObject;
 
 /// The endpoint's shared state.
@@ -75,37 +74,13 @@ impl Endpoint {
         self.tasks.clone()
     }
 
-    /// The endpoint at `/`: Host/Origin guard, then body limit, then media type, then the
-    /// handlers.
-    pub(crate) fn router(self: &Arc<Self>) -> Router {
-        self.routes().layer(self.guard())
-    }
-
-    /// The endpoint without its Host/Origin guard, for a server that puts the guard in
-    /// front of everything else it does (`serve_http*`: before authentication).
-    pub(crate) fn routes(self: &Arc<Self>) -> Router {
-        if tokio::runtime::Handle::try_current().is_ok() {
-            self.ensure_bus();
-        }
-        Router::new()
-            .route("/", post(handle_post).get(handle_get).delete(handle_delete))
-            .layer(MediaTypeLayer::new())
-            .layer(BodyLimitLayer::new(self.options.max_body_size))
-            .with_state(self.clone())
-    }
-
-    /// The Host/Origin guard of these options.
-    pub(crate) fn guard(&self) -> HostOriginLayer {
-        HostOriginLayer::new(self.options.hosts.clone(), self.options.origins.clone())
-    }
-
     /// Starts, once, the exchange of registry changes with the other instances, if there
     /// is a notification bus (when the router is made, or at the first request when it was
     /// made outside a runtime).
     pub(crate) fn ensure_bus(self: &Arc<Self>) {
         let Some(bus) = &self.options.bus else { return };
         self.bus.get_or_init(|| {
-            let run = super::bus::run(
+            let run = crate::transport::http::bus::run(
                 bus.clone(),
                 self.engine.clone(),
                 self.store.clone(),
@@ -204,108 +179,6 @@ impl Endpoint {
             None => Ok(session),
         }
     }
-
-    /// The session of a GET or DELETE: without a session id these methods are not allowed.
-    #[allow(clippy::result_large_err)]
-    async fn stream_session(
-        self: &Arc<Self>,
-        parts: &http::request::Parts,
-    ) -> Result<Arc<HttpSession>, Response> {
-        // Without one they are not allowed; a malformed one is a bad request (`session`).
-        if matches!(session_id(&parts.headers), Ok(None)) {
-            return Err(reply::method_not_allowed());
-        }
-        self.session(parts, None).await
-    }
-
-    /// GET: a legacy session's stream of server-initiated messages, or the rest of a stream
-    /// named by `Last-Event-ID`.
-    async fn get(self: Arc<Self>, request: Request<Body>) -> Response {
-        let (parts, _) = request.into_parts();
-        let session = match self.stream_session(&parts).await {
-            Ok(s) => s,
-            Err(r) => return r,
-        };
-        if !accepts(&parts.headers, "text/event-stream") {
-            return reply::error(
-                StatusCode::NOT_ACCEPTABLE,
-                None,
-                &ferromcp_core::error::ErrorObject::invalid_request(
-                    "Not Acceptable: the GET stream is text/event-stream",
-                ),
-            );
-        }
-        let keep_alive = Some(self.options.keep_alive);
-        // Resumption: the missed events of the stream the id names, then the rest of it.
-        let mut replayed = Vec::new();
-        if let Some(last) = parts.headers.get("last-event-id") {
-            let Ok(last) = last.to_str() else {
-                return reply::bad_request(None, "Bad Request: malformed Last-Event-ID");
-            };
-            match session.events.resume(last) {
-                Ok(Some(feed)) => return reply::sse(SseBody::frames(feed, keep_alive)),
-                // Not a stream of this instance: perhaps one of another's (shared store).
-                Ok(None) => match self.resume_elsewhere(&session, last).await {
-                    Ok(Elsewhere::Followed(response)) => return response,
-                    Ok(Elsewhere::Standalone(frames)) => replayed = frames,
-                    // Another session's id, or a stream long gone: nothing to replay.
-                    Ok(Elsewhere::Unknown) => {}
-                    Err(response) => return response,
-                },
-                Err(resume::MalformedEventId) => {
-                    return reply::bad_request(None, "Bad Request: malformed Last-Event-ID");
-                }
-            }
-        }
-        let (stream, feed) = session.events.open_with_room(replayed.len());
-        for frame in replayed {
-            session.events.send_unlogged(stream, frame);
-        }
-        let (tx, mut rx) = mpsc::channel::<String>(256);
-        // A new stream replaces the previous one, which then ends.
-        session.conn.set_sink(Sink::Channel(tx));
-        let forwarded = session.clone();
-        let shutdown = self.shutdown.clone();
-        self.tasks.spawn(async move {
-            // Known to the shared store (if any) before the client can name it.
-            forwarded
-                .events
-                .opened(stream, StreamKind::Standalone)
-                .await;
-            if forwarded.primes_streams() {
-                forwarded
-                    .events
-                    .send_unlogged(stream, forwarded.events.priming(stream));
-            }
-            loop {
-                tokio::select! {
-                    message = rx.recv() => match message {
-                        Some(message) => forwarded.events.push(stream, &message).await,
-                        None => break,
-                    },
-                    () = shutdown.cancelled() => break,
-                }
-            }
-            forwarded.events.finish(stream).await;
-        });
-        reply::sse(SseBody::frames(feed, keep_alive))
-    }
-
-    /// DELETE: ends a legacy session.
-    async fn delete(self: Arc<Self>, request: Request<Body>) -> Response {
-        let (parts, _) = request.into_parts();
-        let session = match self.stream_session(&parts).await {
-            Ok(s) => s,
-            Err(r) => return r,
-        };
-        if let Err(r) = self.remove_shared(session.id()).await {
-            return r;
-        }
-        if let Some(session) = self.store.remove(session.id()) {
-            session.end();
-        }
-        reply::empty(StatusCode::OK)
-    }
 }
 
 /// The engine reads the era rules' headers through this: one value, visible ASCII, trimmed.
@@ -337,18 +210,4 @@ pub(crate) fn set_session_header(response: &mut Response, session: &HttpSession)
     if let Ok(value) = HeaderValue::from_str(session.id()) {
         response.headers_mut().insert(SESSION_HEADER, value);
     }
-}
-
-async fn handle_post(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
-    endpoint.ensure_bus();
-    endpoint.post(request).await
-}
-
-async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
-    endpoint.ensure_bus();
-    endpoint.get(request).await
-}
-
-async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request<Body>) -> Response {
-    endpoint.delete(request).await
 }

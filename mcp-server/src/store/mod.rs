@@ -1,10 +1,32 @@
-//! What every store has in common — the session store and notification bus of
-//! [`http`](crate::http), the [`tasks`](crate::tasks) store: the future their operations
-//! return and the error a backend answers with.
+//! The stores a server keeps its state in, and what they have in common. A leaf of the
+//! crate: no transport, no HTTP types, so that a store can be written (as `ferromcp-redis`
+//! writes its Redis ones) against this module alone.
+//!
+//! | trait | what it keeps | in this process |
+//! | --- | --- | --- |
+//! | [`SessionStore`] | legacy HTTP sessions shared by several instances | [`MemorySessionStore`] |
+//! | [`EventStore`] | the events of legacy SSE streams, so any instance resumes them | [`MemoryEventStore`] |
+//! | [`TaskStore`](crate::tasks::TaskStore) | tasks, so any instance answers `tasks/*` | [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) |
+//! | [`NotificationBus`] | change notifications between instances | (none: one process has no one to tell) |
+//!
+//! Every operation returns a [`StoreFuture`] and fails with a [`StoreError`] (tasks: a
+//! [`TaskStoreError`](crate::tasks::TaskStoreError), which wraps it).
 
 use std::error::Error;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod bus;
+mod event;
+mod session;
+
+pub use bus::NotificationBus;
+pub use event::{
+    ENDED_STREAM_KEPT, EventStore, MAX_STORED_EVENTS, MemoryEventStore, StoredStream, StreamKind,
+    StreamWrite,
+};
+pub use session::{MemorySessionStore, SessionStore};
 
 /// The future a store operation returns: boxed, so that the store traits stay object safe.
 ///
@@ -60,5 +82,23 @@ impl StoreError {
     /// A stored record that does not read back, with what is wrong with it.
     pub fn malformed(cause: impl Into<Box<dyn Error + Send + Sync>>) -> StoreError {
         StoreError::Malformed(cause.into())
+    }
+}
+
+/// The switch of a memory store that simulates an outage.
+#[derive(Debug, Default)]
+struct Outage(AtomicBool);
+
+impl Outage {
+    fn set_available(&self, available: bool) {
+        self.0.store(!available, Ordering::Relaxed);
+    }
+
+    fn check(&self) -> Result<(), StoreError> {
+        if self.0.load(Ordering::Relaxed) {
+            Err(StoreError::Unavailable)
+        } else {
+            Ok(())
+        }
     }
 }

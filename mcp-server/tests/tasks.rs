@@ -356,8 +356,11 @@ async fn tasks_expire_after_their_time_to_live() {
     let task = legacy_call(&client, "gated", 60_000).await;
     assert_eq!(task["ttl"], 150);
     let id = task["taskId"].clone();
-    // Still running at the end of its time to live: stopped, then gone.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Still running at the end of its time to live: stopped, then gone. Paused, the clock
+    // moves only as far as it is advanced.
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_millis(300)).await;
+    tokio::time::resume();
     let err = client
         .request("tasks/get", Some(json!({"taskId": id})))
         .await

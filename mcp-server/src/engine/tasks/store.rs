@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use tokio::time::Instant;
+
 use ferromcp_core::ProtocolVersion;
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::types::TaskStatus;
@@ -167,6 +169,9 @@ struct Memory {
     /// Creation order, for listing with a stable cursor.
     order: BTreeMap<u64, String>,
     next: u64,
+    /// By id: when the task expires, on tokio's clock (monotonic, and paused with a test's
+    /// runtime, as the deadline that stops a running task is).
+    ends: HashMap<String, Instant>,
 }
 
 impl Memory {
@@ -174,14 +179,20 @@ impl Memory {
         if let Some((seq, _)) = self.tasks.remove(id) {
             self.order.remove(&seq);
         }
+        self.ends.remove(id);
+    }
+
+    /// Whether the task `id` is past its time to live at `now`.
+    fn expired(&self, id: &str, now: Instant) -> bool {
+        self.ends.get(id).is_some_and(|end| now >= *end)
     }
 
     /// Drops expired tasks; then, if still at `capacity`, the oldest ended one.
-    fn make_room(&mut self, capacity: usize, now: SystemTime) -> bool {
+    fn make_room(&mut self, capacity: usize, now: Instant) -> bool {
         let expired: Vec<String> = self
-            .tasks
+            .ends
             .iter()
-            .filter(|(_, (_, r))| r.is_expired(now))
+            .filter(|(_, end)| now >= **end)
             .map(|(id, _)| id.clone())
             .collect();
         for id in expired {
@@ -205,8 +216,20 @@ impl Memory {
     }
 }
 
+/// When `record` expires on tokio's clock (`None`: never): what is left of its time to live
+/// after its `created_at`, on the wall clock when it is stored, then counted on the monotonic
+/// clock, so that a test's paused runtime moves it.
+fn expiry(record: &TaskRecord) -> Option<Instant> {
+    let end = record.created_at.checked_add(record.ttl?)?;
+    let left = end.duration_since(SystemTime::now()).unwrap_or_default();
+    Instant::now().checked_add(left)
+}
+
 /// Tasks in this process's memory, up to a capacity: past it, expired tasks go first, then
 /// the oldest ended ones; when every task is still running, creating one fails.
+///
+/// Time to live is counted on tokio's clock, so a test that pauses its runtime
+/// (`tokio::time::pause`) and advances it sees tasks expire without waiting.
 pub struct MemoryTaskStore {
     capacity: usize,
     inner: Mutex<Memory>,
@@ -254,9 +277,12 @@ impl TaskStore for MemoryTaskStore {
         let mut m = lock(&self.inner);
         let result = if m.tasks.contains_key(&record.id) {
             Err(TaskStoreError::Duplicate)
-        } else if !m.make_room(self.capacity, SystemTime::now()) {
+        } else if !m.make_room(self.capacity, Instant::now()) {
             Err(TaskStoreError::Full(self.capacity))
         } else {
+            if let Some(end) = expiry(&record) {
+                m.ends.insert(record.id.clone(), end);
+            }
             let seq = m.next;
             m.next += 1;
             m.order.insert(seq, record.id.clone());
@@ -269,7 +295,7 @@ impl TaskStore for MemoryTaskStore {
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         let mut m = lock(&self.inner);
         let found = match m.tasks.get(id) {
-            Some((_, r)) if r.is_expired(SystemTime::now()) => {
+            Some(_) if m.expired(id, Instant::now()) => {
                 m.remove(id);
                 None
             }
@@ -305,13 +331,13 @@ impl TaskStore for MemoryTaskStore {
                 None => 0,
             };
             let m = lock(&self.inner);
-            let now = SystemTime::now();
+            let now = Instant::now();
             let mut page = TaskPage::default();
             for (seq, id) in m.order.range(start..) {
                 let Some((_, r)) = m.tasks.get(id) else {
                     continue;
                 };
-                if r.owner.as_deref() != owner || r.is_expired(now) {
+                if r.owner.as_deref() != owner || m.expired(id, now) {
                     continue;
                 }
                 if page.tasks.len() == limit.max(1) {

@@ -153,6 +153,15 @@ const USAGE: &str = "usage:
   mcp-bench serve    --soak [--http ADDR] [--tick-ms MS]
   mcp-bench soak     [--seconds S] [--port P] [--sessions N] [--stdio-pids FILE] -- CMD ARGS...";
 
+/// Lets glibc keep the freed buffers of messages up to 4 MiB for reuse, as an application
+/// serving large messages would (docs/stdio.md, "Tuning glibc's allocator"): one untouched
+/// block of that size, allocated and freed, raises its dynamic trimming and mapping
+/// thresholds. The large-message benchmarks were measured with it.
+fn keep_freed_buffers() {
+    let block: Vec<u8> = Vec::with_capacity(4 << 20);
+    drop(std::hint::black_box(block));
+}
+
 fn main() {
     let mut argv = std::env::args().skip(1);
     let mode = argv.next().unwrap_or_default();
@@ -246,6 +255,7 @@ fn run(mode: &str, args: Args) -> Result<(), Error> {
                 ],
                 false,
             )?;
+            keep_freed_buffers();
             let runtime = if args.has("current-thread") {
                 tokio::runtime::Builder::new_current_thread()
                     .enable_all()

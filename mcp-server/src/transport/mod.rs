@@ -1,6 +1,5 @@
 //! Transports: how messages reach the engine.
 
-pub(crate) mod heap;
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]

@@ -24,13 +24,13 @@ mod output;
 mod pipes;
 mod session;
 
+#[cfg(feature = "fuzzing")]
 pub(crate) use lines::{Line, LineReader};
 
 /// Serves `server` over the process's stdin and stdout until stdin closes. The engine is
 /// owned (a clone), so the future can be spawned or boxed without a wrapper.
 pub(crate) async fn serve_stdio(engine: Engine) -> std::io::Result<()> {
     let engine = &engine;
-    super::heap::keep_freed_buffers(engine.config().max_message_size);
     #[cfg(unix)]
     {
         let input: Box<dyn AsyncRead + Unpin + Send> = match pipes::stdin() {

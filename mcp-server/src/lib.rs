@@ -72,6 +72,7 @@ pub mod extract;
 mod macros;
 mod member;
 mod meta;
+pub mod observe;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;

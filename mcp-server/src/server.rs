@@ -194,8 +194,7 @@ impl<H> ServerBuilder<H> {
                 max_in_flight: 64,
                 max_message_size: 4 * 1024 * 1024,
                 max_response_size: 10 * 1024 * 1024,
-                #[cfg(feature = "otel")]
-                telemetry: None,
+                observer: Arc::new(crate::observe::Tracing),
             },
             keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
@@ -245,13 +244,13 @@ impl<H> ServerBuilder<H> {
         self
     }
 
-    /// Emits OpenTelemetry spans and metrics for every request and legacy session, by the
-    /// semantic conventions for MCP ([`otel`](crate::otel)). `None` (what
-    /// `otel::Otel::telemetry` gives when nothing is exported) leaves telemetry off.
-    #[cfg(feature = "otel")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
-    pub fn telemetry(mut self, telemetry: impl Into<Option<crate::otel::Telemetry>>) -> Self {
-        self.config.telemetry = telemetry.into();
+    /// What every request, legacy session, task and outgoing message is reported to
+    /// ([`observe`](crate::observe)), in place of the default [`observe::Tracing`]
+    /// (`tracing` spans and events). `(observe::Tracing, other)` keeps the default too.
+    ///
+    /// [`observe::Tracing`]: crate::observe::Tracing
+    pub fn observer(mut self, observer: impl crate::observe::Observer) -> Self {
+        self.config.observer = Arc::new(observer);
         self
     }
 

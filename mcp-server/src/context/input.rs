@@ -195,8 +195,7 @@ impl InputRequestBuilder<'_> {
                     return Err(ContextError::Disconnected);
                 };
                 // Inside a traced request, the input request carries its trace context.
-                #[cfg(feature = "otel")]
-                let request = crate::otel::input_request_with_trace_context(request);
+                let request = with_meta(ctx.inner.host.observer(), request);
                 if let Some(task) = ctx.inner.task.as_ref().filter(|t| t.is_running()) {
                     return wait_for_answer(mrtr, task, self.key, kind, request).await;
                 }
@@ -295,6 +294,26 @@ async fn wait_for_answer<R: DeserializeOwned>(
 }
 
 /// The method and params of an input request, to send it as a legacy request.
+/// `request` with what the observer adds to `_meta` (inside a traced request, its trace
+/// context) in its params' `_meta`: a 2026 input request, which the client answers in the
+/// call's next round, links to the server span that asked, as a 2025 server-to-client
+/// request does.
+fn with_meta(observer: &dyn crate::observe::Observer, request: InputRequest) -> InputRequest {
+    let Some(meta) = observer.message_meta() else {
+        return request;
+    };
+    let Ok(mut value) = serde_json::to_value(&request) else {
+        return request;
+    };
+    if let Value::Object(members) = &mut value {
+        let params = members
+            .entry("params")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        crate::observe::add_meta(params, meta);
+    }
+    serde_json::from_value(value).unwrap_or(request)
+}
+
 fn method_and_params(request: &InputRequest) -> Result<(&'static str, Value), ContextError> {
     let params = match request {
         InputRequest::CreateMessage(r) => serde_json::to_value(&r.params),

@@ -108,6 +108,8 @@ pub(crate) trait Host: Send + Sync + 'static {
     fn state(&self, type_id: TypeId) -> Option<Arc<dyn Any + Send + Sync>>;
     /// The host itself, to recover its concrete type.
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+    /// What the server reports to.
+    fn observer(&self) -> &dyn crate::observe::Observer;
 }
 
 /// The client a request comes from, as the engine has established it: from the legacy
@@ -511,12 +513,11 @@ impl Context {
     }
 
     async fn notify<P: Serialize>(&self, method: &str, params: &P) {
-        // Inside a traced request, the notification carries its trace context in `_meta`.
-        #[cfg(feature = "otel")]
-        if let Some(trace) = crate::otel::trace_context() {
+        // What the observer adds to `_meta` (inside a traced request, its trace context).
+        if let Some(meta) = self.inner.host.observer().message_meta() {
             match serde_json::to_value(params) {
                 Ok(mut value) => {
-                    crate::otel::add_trace_context(&mut value, &trace);
+                    crate::observe::add_meta(&mut value, meta);
                     return self.send_notification(method, &value).await;
                 }
                 Err(e) => {

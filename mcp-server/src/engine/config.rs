@@ -13,10 +13,11 @@ use serde_json::value::RawValue;
 use super::seal::Sealer;
 use super::tasks::Tasks;
 use crate::context::Host;
+use crate::observe::Observer;
 use crate::registry::Registry;
 
 /// A server's configuration, set by `ServerBuilder`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Config {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
@@ -30,8 +31,18 @@ pub(crate) struct Config {
     pub(crate) max_in_flight: usize,
     pub(crate) max_message_size: usize,
     pub(crate) max_response_size: usize,
-    #[cfg(feature = "otel")]
-    pub(crate) telemetry: Option<crate::otel::Telemetry>,
+    /// What requests, sessions, tasks and messages are reported to.
+    pub(crate) observer: Arc<dyn Observer>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("info", &self.info)
+            .field("versions", &self.versions)
+            .field("tool_timeout", &self.tool_timeout)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Application state by type, shared by every request.
@@ -128,5 +139,9 @@ impl Host for Inner {
 
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
         self
+    }
+
+    fn observer(&self) -> &dyn Observer {
+        &*self.config.observer
     }
 }

@@ -83,9 +83,8 @@ pub(crate) struct Listen {
     /// The request's cancellation: its id stays in flight while the stream lasts, so a
     /// `notifications/cancelled` (stdio) or a closed HTTP stream ends it.
     cancel: CancellationToken,
-    /// Counts the stream as open while it lives.
-    #[cfg(feature = "otel")]
-    _counted: Option<crate::otel::Counted>,
+    /// The observer's guard, held while the stream is open.
+    _observed: Option<crate::observe::Guard>,
 }
 
 impl Listen {
@@ -154,12 +153,7 @@ impl Listen {
             events,
             tasks,
             cancel,
-            #[cfg(feature = "otel")]
-            _counted: server
-                .config()
-                .telemetry
-                .as_ref()
-                .map(crate::otel::Telemetry::listen_stream),
+            _observed: server.config().observer.on_listen(),
         })
     }
 

@@ -36,9 +36,9 @@ use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tracing::Instrument as _;
 
 use crate::context::{Client, Context, Mrtr, Override};
+use crate::observe::{InScope, RequestInfo, ResponseInfo};
 use crate::peer::session::{Connection, ConnectionEra, LegacySession, Negotiated};
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
@@ -251,47 +251,36 @@ impl Engine {
         let envelope = envelope.map_or_else(|| Envelope::read(&req), Ok);
         async move {
             let (this, conn) = (engine.borrow(), conn.borrow());
-            let span = span::request(&req);
-            let started = span::started();
-            #[cfg(feature = "otel")]
-            if let Some(telemetry) = &this.config().telemetry {
-                use opentelemetry::context::FutureExt as _;
-                let meta = envelope.as_ref().ok().and_then(Envelope::meta);
-                let observed = span::start(telemetry, &req, meta, conn);
-                // Made in each arm, not before the match: a future bound to a local first
-                // is moved (copied whole) into the await's slot.
-                let routed = || this.route(conn, &req, &envelope, sink, cancel, principal);
-                // Wrapped in a context only when there is one to enter (a span, or the
-                // caller's trace context): entering it costs at every poll.
-                let reply = match (observed.context(), span.is_disabled()) {
-                    (Some(context), true) => routed().with_context(context).await,
-                    (Some(context), false) => {
-                        routed()
-                            .with_context(context)
-                            .instrument(span.clone())
-                            .await
+            let meta = envelope.as_ref().ok().and_then(Envelope::meta);
+            let info = RequestInfo {
+                req: &req,
+                meta,
+                conn,
+            };
+            let observer = this.config().observer.on_request(&info);
+            // Wrapping the future moves it: only when someone observes.
+            let reply = match &observer {
+                None => {
+                    this.route(conn, &req, &envelope, sink, cancel, principal)
+                        .await
+                }
+                Some(observer) => {
+                    InScope {
+                        observer: &**observer,
+                        future: this.route(conn, &req, &envelope, sink, cancel, principal),
                     }
-                    (None, true) => routed().await,
-                    (None, false) => routed().instrument(span.clone()).await,
-                };
-                end_unless_listening(conn, &req.id, &reply);
-                span::record_outcome(&span, &reply);
-                span::finish(observed, &reply, conn, meta);
-                span::log(started, &req, &reply);
-                return reply;
-            }
-            // Wrapping the future moves it: only when someone listens.
-            let reply = if span.is_disabled() {
-                this.route(conn, &req, &envelope, sink, cancel, principal)
                     .await
-            } else {
-                this.route(conn, &req, &envelope, sink, cancel, principal)
-                    .instrument(span.clone())
-                    .await
+                }
             };
             end_unless_listening(conn, &req.id, &reply);
-            span::record_outcome(&span, &reply);
-            span::log(started, &req, &reply);
+            if let Some(observer) = observer {
+                let meta = envelope.as_ref().ok().and_then(Envelope::meta);
+                observer.on_response(&ResponseInfo {
+                    reply: &reply,
+                    meta,
+                    conn,
+                });
+            }
             reply
         }
     }
@@ -385,13 +374,13 @@ impl Engine {
         match req.method.as_str() {
             "initialize" => {
                 let reply = self.initialize(session, id, params);
-                #[cfg(feature = "otel")]
-                if let (Some(telemetry), Reply::Response(Response { error: None, .. })) =
-                    (&self.config().telemetry, &reply)
-                    && let Some(negotiated) = session.negotiated()
+                if let (Reply::Response(Response { error: None, .. }), Some(negotiated)) =
+                    (&reply, session.negotiated())
                 {
-                    session.set_telemetry(
-                        telemetry.session(negotiated.version.as_str(), conn.transport().as_str()),
+                    session.observe(
+                        &self.config().observer,
+                        negotiated.version,
+                        conn.transport(),
                     );
                 }
                 return reply;

@@ -4,8 +4,8 @@
 //! Free when nothing listens: the fields are computed only for an enabled span, and the
 //! request's target (tool, prompt, URI) is read from its params only then.
 //!
-//! With feature `otel` and a `Telemetry`, the same facts make an OpenTelemetry span and a
-//! duration sample ([`crate::otel`]).
+//! [`Tracing`] is the default [`Observer`]: the span, entered while the handler runs, and the
+//! event.
 
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -16,36 +16,26 @@ use tracing::Span;
 use tracing::field::Empty;
 
 use super::Reply;
+use crate::observe::{Observer, RequestInfo, RequestObserver, ResponseInfo, Target};
 use crate::scan::{self, string_end};
 
 /// The `name` or `uri` a request is about.
 #[derive(Deserialize)]
-struct Target<'a> {
+struct Members<'a> {
     #[serde(borrow, default)]
     name: Option<&'a str>,
     #[serde(borrow, default)]
     uri: Option<&'a str>,
 }
 
-/// What a request is about, for the methods that name something.
-#[derive(Clone, Copy)]
-pub(crate) enum About<'a> {
-    /// `tools/call`: the tool's name.
-    Tool(&'a str),
-    /// `prompts/get`: the prompt's name.
-    Prompt(&'a str),
-    /// `resources/read`, `resources/subscribe`, `resources/unsubscribe`: the URI.
-    Resource(&'a str),
-}
-
 /// The tool, prompt or resource `req` is about: read from the params up to that member
 /// only, so the members after it (a tool's arguments, however large) are not read again.
-fn about<'a>(req: &'a Request) -> Option<About<'a>> {
-    let (key, about): (_, fn(&'a str) -> About<'a>) = match req.method.as_str() {
-        "tools/call" => ("name", About::Tool),
-        "prompts/get" => ("name", About::Prompt),
+pub(crate) fn about<'a>(req: &'a Request) -> Option<Target<'a>> {
+    let (key, about): (_, fn(&'a str) -> Target<'a>) = match req.method.as_str() {
+        "tools/call" => ("name", Target::Tool),
+        "prompts/get" => ("name", Target::Prompt),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            ("uri", About::Resource)
+            ("uri", Target::Resource)
         }
         _ => return None,
     };
@@ -56,7 +46,7 @@ fn about<'a>(req: &'a Request) -> Option<About<'a>> {
         // An escape the scan does not decode: as serde reads it (borrowed, so an escaped
         // value is none, as before).
         Member::Unsure => {
-            let t = serde_json::from_str::<Target<'_>>(params).ok()?;
+            let t = serde_json::from_str::<Members<'_>>(params).ok()?;
             if key == "name" { t.name } else { t.uri }?
         }
     };
@@ -143,17 +133,17 @@ pub(crate) fn request(req: &Request) -> Span {
         return span;
     }
     let shown = match about(req) {
-        Some(About::Tool(n)) => {
+        Some(Target::Tool(n)) => {
             span.record("gen_ai.operation.name", "execute_tool");
             span.record("gen_ai.tool.name", n);
             Some(n)
         }
-        Some(About::Prompt(n)) => {
+        Some(Target::Prompt(n)) => {
             span.record("gen_ai.prompt.name", n);
             Some(n)
         }
         // The URI is an attribute, never the name: the conventions keep names low-cardinality.
-        Some(About::Resource(u)) => {
+        Some(Target::Resource(u)) => {
             span.record("mcp.resource.uri", u);
             None
         }
@@ -180,13 +170,13 @@ pub(crate) fn started() -> Option<Instant> {
 /// The request's `debug` event, when [`started`] gave it a start: method, id, the tool or
 /// prompt `name` or resource `uri`, duration and outcome (`ok`, `tool_error`, `error` with
 /// the JSON-RPC `code`, `cancelled`, `listening`).
-pub(crate) fn log(started: Option<Instant>, req: &Request, reply: &Reply) {
+fn log(started: Option<Instant>, req: &Named, reply: &Reply) {
     let Some(started) = started else {
         return;
     };
-    let (name, uri) = match about(req) {
-        Some(About::Tool(n) | About::Prompt(n)) => (Some(n), None),
-        Some(About::Resource(u)) => (None, Some(u)),
+    let (name, uri) = match &req.target {
+        Some((true, n)) => (Some(n.as_str()), None),
+        Some((false, u)) => (None, Some(u.as_str())),
         None => (None, None),
     };
     let (outcome, code) = match reply {
@@ -209,6 +199,28 @@ pub(crate) fn log(started: Option<Instant>, req: &Request, reply: &Reply) {
         code,
         "request"
     );
+}
+
+/// What a request's event names: its method, id, and the tool or prompt name (`true`) or
+/// resource URI (`false`).
+struct Named {
+    method: String,
+    id: ferromcp_core::jsonrpc::RequestId,
+    target: Option<(bool, String)>,
+}
+
+impl Named {
+    fn of(req: &Request) -> Named {
+        Named {
+            method: req.method.clone(),
+            id: req.id.clone(),
+            target: match about(req) {
+                Some(Target::Tool(n) | Target::Prompt(n)) => Some((true, n.to_owned())),
+                Some(Target::Resource(u)) => Some((false, u.to_owned())),
+                None => None,
+            },
+        }
+    }
 }
 
 /// Records the protocol revision a request was served in, once the engine knows it.
@@ -237,108 +249,66 @@ pub(crate) fn record_outcome(span: &Span, reply: &Reply) {
     }
 }
 
-#[cfg(feature = "otel")]
-pub(crate) use observed::{finish, start};
+/// The default [`Observer`]: a `tracing` span per request (at DEBUG, named and attributed
+/// by the OpenTelemetry semantic conventions for MCP, so that `tracing-opentelemetry` needs
+/// no mapping: `mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name`,
+/// `gen_ai.prompt.name`, `mcp.resource.uri`, `mcp.protocol.version`, `error.type`,
+/// `otel.name` = "{method} {target}"), entered while the handler runs; and one `debug`
+/// event per request under the target `ferromcp::request` (method, id, name or uri,
+/// duration, outcome and error code). When no subscriber wants either, a request costs a
+/// level check.
+///
+/// # Examples
+///
+/// ```
+/// use ferromcp::ServerBuilder;
+/// use ferromcp::observe::Tracing;
+///
+/// // What a server does unless told otherwise.
+/// let server = ServerBuilder::new("demo", "1.0.0").observer(Tracing).build();
+/// # let _ = server;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tracing;
 
-/// The OpenTelemetry span and duration sample of a request.
-#[cfg(feature = "otel")]
-mod observed {
-    use ferromcp_core::ProtocolVersion;
-    use ferromcp_core::jsonrpc::Request;
-    use ferromcp_core::types::RequestMetaObject;
-    use serde::Deserialize;
-    use serde_json::Value;
-
-    use super::About;
-    use super::Reply;
-    use crate::otel::{Outcome, RequestFacts, RequestTelemetry, Target, Telemetry, TraceCarrier};
-    use crate::peer::session::Connection;
-
-    /// Starts the span of `req`, a child of the trace context in its `_meta` if any.
-    pub(crate) fn start<'a>(
-        telemetry: &'a Telemetry,
-        req: &'a Request,
-        meta: Option<&'a RequestMetaObject>,
-        conn: &'a Connection,
-    ) -> RequestTelemetry<'a> {
-        let about = super::about(req);
-        let method = req.method.as_str();
-        let text = |key: &str| match meta?.extra.get(key)? {
-            Value::String(s) => Some(s.as_str()),
-            _ => None,
-        };
-        let (target, uri) = match about {
-            Some(About::Tool(t)) => (Some(Target::Tool(t)), None),
-            Some(About::Prompt(p)) => (Some(Target::Prompt(p)), None),
-            Some(About::Resource(u)) => (None, Some(u)),
-            None => (None, None),
-        };
-        telemetry.request(RequestFacts {
-            method,
-            id: &req.id,
-            target,
-            uri,
-            session_id: conn.session_id(),
-            transport: conn.transport().as_str(),
-            version: version(conn, meta),
-            trace_parent: text("traceparent").map(|traceparent| TraceCarrier {
-                traceparent,
-                tracestate: text("tracestate"),
-            }),
-        })
+impl Observer for Tracing {
+    #[inline]
+    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+        let span = self::request(request.req);
+        let started = started();
+        if span.is_disabled() && started.is_none() {
+            return None;
+        }
+        Some(Box::new(Traced {
+            span,
+            started,
+            req: started.map(|_| Named::of(request.req)),
+        }))
     }
+}
 
-    /// The request's protocol revision: its legacy session's, or the one its `_meta` names.
-    fn version(conn: &Connection, meta: Option<&RequestMetaObject>) -> Option<ProtocolVersion> {
-        match conn.legacy_version() {
-            Some(negotiated) => negotiated,
-            None => meta.and_then(|m| {
-                m.protocol_version
-                    .as_deref()?
-                    .parse::<ProtocolVersion>()
-                    .ok()
-            }),
+/// A request's span, and its start when its event is to be written.
+struct Traced {
+    span: Span,
+    started: Option<Instant>,
+    /// What the event names, when it is to be written.
+    req: Option<Named>,
+}
+
+impl RequestObserver for Traced {
+    fn in_scope(&self, poll: &mut dyn FnMut()) {
+        if self.span.is_disabled() {
+            poll();
+        } else {
+            self.span.in_scope(poll);
         }
     }
 
-    #[derive(Deserialize)]
-    struct ErrorReply {
-        error: ErrorMessage,
-    }
-
-    #[derive(Deserialize)]
-    struct ErrorMessage {
-        message: String,
-    }
-
-    /// Ends the span of a request answered with `reply`.
-    pub(crate) fn finish(
-        telemetry: RequestTelemetry<'_>,
-        reply: &Reply,
-        conn: &Connection,
-        meta: Option<&RequestMetaObject>,
-    ) {
-        let version = version(conn, meta);
-        let (error, tool_error) = match reply {
-            Reply::Response(r) => (
-                r.error.map(|code| {
-                    // The message is the span's status; without a span, nothing reads it.
-                    let message = telemetry
-                        .traced()
-                        .then(|| serde_json::from_str::<ErrorReply>(&r.json).ok())
-                        .flatten()
-                        .map(|e| e.error.message);
-                    (code.0, message)
-                }),
-                r.tool_error,
-            ),
-            Reply::Silent | Reply::Listen(_) => (None, false),
-        };
-        telemetry.finish(Outcome {
-            version,
-            error,
-            tool_error,
-        });
+    fn on_response(self: Box<Self>, response: &ResponseInfo<'_>) {
+        record_outcome(&self.span, response.reply);
+        if let Some(req) = &self.req {
+            log(self.started, req, response.reply);
+        }
     }
 }
 

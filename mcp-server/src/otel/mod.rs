@@ -76,6 +76,12 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
 use foldhash::fast::RandomState as MapHasher;
 
+use crate::observe::Outcome as ResponseOutcome;
+use crate::observe::{
+    ClientOutcome, ClientRequestInfo, ClientRequestObserver, Guard, Meta, Observer, RequestInfo,
+    RequestObserver, ResponseInfo, SessionInfo, Target as RequestTarget,
+};
+
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
 pub use otlp::{Otel, OtelError};
@@ -278,42 +284,93 @@ impl Telemetry {
             }),
         }
     }
+}
 
+impl Observer for Telemetry {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+        Some(Box::new(self.request(request)))
+    }
+
+    fn on_session(&self, session: &SessionInfo) -> Option<Guard> {
+        Some(Box::new(self.session(
+            session.version.as_str(),
+            session.transport.as_str(),
+        )))
+    }
+
+    fn on_task(&self) -> Option<Guard> {
+        Some(Box::new(Counted::new(&self.inner.active_tasks)))
+    }
+
+    fn on_listen(&self) -> Option<Guard> {
+        Some(Box::new(Counted::new(&self.inner.listen_streams)))
+    }
+
+    fn on_client_request(
+        &self,
+        request: &ClientRequestInfo<'_>,
+    ) -> Option<Box<dyn ClientRequestObserver>> {
+        Some(Box::new(self.outgoing(
+            request.method,
+            request.id,
+            request.session_id,
+            request.version,
+            request.transport.as_str(),
+        )))
+    }
+
+    fn message_meta(&self) -> Option<Meta> {
+        trace_context().map(|context| meta_of(&context))
+    }
+}
+
+impl Telemetry {
     /// Starts the span and the clock of one request.
-    pub(crate) fn request<'a>(&'a self, req: RequestFacts<'a>) -> RequestTelemetry<'a> {
+    fn request(&self, req: &RequestInfo<'_>) -> RequestTelemetry {
         let i = &*self.inner;
-        let parent = req
-            .trace_parent
-            .as_ref()
-            .map(|carrier| i.propagator.extract_with_context(&Context::new(), carrier));
+        let parent = req.meta("traceparent").map(|traceparent| {
+            let carrier = TraceCarrier {
+                traceparent,
+                tracestate: req.meta("tracestate"),
+            };
+            i.propagator.extract_with_context(&Context::new(), &carrier)
+        });
+        let target = match req.target() {
+            Some(RequestTarget::Tool(t)) => Some(Owned::Tool(t.to_owned())),
+            Some(RequestTarget::Prompt(p)) => Some(Owned::Prompt(p.to_owned())),
+            _ => None,
+        };
+        let method: Cow<'static, str> = match known_method(req.method()) {
+            Some(m) => m.into(),
+            None => req.method().to_owned().into(),
+        };
+        let transport = req.transport().as_str();
+        let version = req.protocol_version();
         let context = match &i.tracer {
             Some(tracer) => {
                 let parent = parent.unwrap_or_default();
-                let span = start_span(tracer, &req, &parent);
+                let span = start_span(
+                    tracer,
+                    req,
+                    method.clone(),
+                    target.as_ref(),
+                    version,
+                    &parent,
+                );
                 Some(parent.with_span(span))
             }
             None => parent,
         };
-        i.active_requests.add(req.transport, 1);
+        i.active_requests.add(transport, 1);
         RequestTelemetry {
-            telemetry: self,
+            telemetry: self.clone(),
             context,
-            method: req.method,
-            target: req.target,
-            transport: req.transport,
-            version: req.version,
+            method,
+            target,
+            transport,
+            version,
             started: Instant::now(),
         }
-    }
-
-    /// Counts a running task until the returned value is dropped.
-    pub(crate) fn task(&self) -> Counted {
-        Counted::new(&self.inner.active_tasks)
-    }
-
-    /// Counts an open listen stream until the returned value is dropped.
-    pub(crate) fn listen_stream(&self) -> Counted {
-        Counted::new(&self.inner.listen_streams)
     }
 
     /// Counts a legacy session from its `initialize` on; the session's duration is recorded
@@ -326,7 +383,6 @@ impl Telemetry {
         self.inner.active_sessions.add(transport, 1);
         SessionTelemetry {
             telemetry: self.clone(),
-            transport,
             attributes: [
                 KeyValue::new("mcp.protocol.version", version),
                 KeyValue::new("network.transport", transport),
@@ -336,48 +392,33 @@ impl Telemetry {
     }
 }
 
+impl<H> crate::ServerBuilder<H> {
+    /// Emits OpenTelemetry spans and metrics for every request and legacy session, by the
+    /// semantic conventions for MCP ([`otel`](crate::otel)), besides the default `tracing`
+    /// spans. `None` (what `otel::Otel::telemetry` gives when nothing is exported) leaves
+    /// telemetry off.
+    pub fn telemetry(self, telemetry: impl Into<Option<Telemetry>>) -> Self {
+        match telemetry.into() {
+            Some(telemetry) => self.observer((crate::observe::Tracing, telemetry)),
+            None => self,
+        }
+    }
+}
+
 /// The current OpenTelemetry context when it has a span (the request's, or the caller's
 /// from its `_meta`) whose trace context a message the server sends should carry.
-pub(crate) fn trace_context() -> Option<Context> {
+fn trace_context() -> Option<Context> {
     let context = Context::current();
     context.span().span_context().is_valid().then_some(context)
 }
 
-/// Adds the trace context of `context` (`traceparent`, and `tracestate` when not empty) to
-/// the `_meta` of `params`, an object, as a request's `_meta` brings it in: so a client's
-/// tracing links a server-to-client request or notification to the server span it came
-/// from. `_meta` members already there are kept.
-pub(crate) fn add_trace_context(params: &mut serde_json::Value, context: &Context) {
-    let serde_json::Value::Object(members) = params else {
-        return;
-    };
-    let meta = members
-        .entry("_meta")
-        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
-    if let serde_json::Value::Object(meta) = meta {
-        TraceContextPropagator::new().inject_context(context, &mut MetaInjector(meta));
-    }
-}
-
-/// `request` with the current trace context (when a span is current) in its params'
-/// `_meta`: a 2026 input request, which the client answers in the call's next round, links
-/// to the server span that asked, as a 2025 server-to-client request does.
-pub(crate) fn input_request_with_trace_context(
-    request: ferromcp_core::types::InputRequest,
-) -> ferromcp_core::types::InputRequest {
-    let Some(trace) = trace_context() else {
-        return request;
-    };
-    let Ok(mut value) = serde_json::to_value(&request) else {
-        return request;
-    };
-    if let serde_json::Value::Object(members) = &mut value {
-        let params = members
-            .entry("params")
-            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
-        add_trace_context(params, &trace);
-    }
-    serde_json::from_value(value).unwrap_or(request)
+/// The trace context of `context` (`traceparent`, and `tracestate` when not empty) as
+/// `_meta` members, as a request's `_meta` brings it in: so a client's tracing links a
+/// server-to-client request or notification to the server span it came from.
+fn meta_of(context: &Context) -> Meta {
+    let mut meta = Meta::new();
+    TraceContextPropagator::new().inject_context(context, &mut MetaInjector(&mut meta));
+    meta
 }
 
 /// Writes propagated fields into a `_meta` object.
@@ -420,22 +461,6 @@ fn known_method(method: &str) -> Option<&'static str> {
     KNOWN.into_iter().find(|m| *m == method)
 }
 
-/// What the engine knows of a request when it arrives.
-pub(crate) struct RequestFacts<'a> {
-    pub(crate) method: &'a str,
-    pub(crate) id: &'a ferromcp_core::jsonrpc::RequestId,
-    /// The tool or prompt it names.
-    pub(crate) target: Option<Target<'a>>,
-    pub(crate) uri: Option<&'a str>,
-    pub(crate) session_id: Option<&'a str>,
-    /// `network.transport`: `pipe` or `tcp`.
-    pub(crate) transport: &'static str,
-    /// The protocol revision, when known before the request is handled (not for
-    /// `initialize`, which settles it).
-    pub(crate) version: Option<ProtocolVersion>,
-    pub(crate) trace_parent: Option<TraceCarrier<'a>>,
-}
-
 /// The W3C trace context members of a request's `params._meta`.
 pub(crate) struct TraceCarrier<'a> {
     pub(crate) traceparent: &'a str,
@@ -472,37 +497,55 @@ pub(crate) enum Target<'a> {
     Prompt(&'a str),
 }
 
+/// [`Target`], owned by the request's telemetry.
+enum Owned {
+    Tool(String),
+    Prompt(String),
+}
+
+impl Owned {
+    fn borrow(&self) -> Target<'_> {
+        match self {
+            Owned::Tool(t) => Target::Tool(t),
+            Owned::Prompt(p) => Target::Prompt(p),
+        }
+    }
+}
+
 /// The SERVER span of a request, a child of `parent`.
 fn start_span(
     tracer: &SdkTracer,
-    req: &RequestFacts<'_>,
+    req: &RequestInfo<'_>,
+    method: Cow<'static, str>,
+    target: Option<&Owned>,
+    version: Option<ProtocolVersion>,
     parent: &Context,
 ) -> opentelemetry_sdk::trace::Span {
-    let name: Cow<'static, str> = match (req.target, known_method(req.method)) {
-        (Some(Target::Tool(t) | Target::Prompt(t)), _) => {
+    let target = target.map(Owned::borrow);
+    let name: Cow<'static, str> = match target {
+        Some(Target::Tool(t) | Target::Prompt(t)) => {
             // Not `format!`: its machinery costs several times the two copies.
-            let mut name = String::with_capacity(req.method.len() + 1 + t.len());
-            name.push_str(req.method);
+            let mut name = String::with_capacity(method.len() + 1 + t.len());
+            name.push_str(&method);
             name.push(' ');
             name.push_str(t);
             name.into()
         }
-        (None, Some(m)) => m.into(),
-        (None, None) => req.method.to_owned().into(),
+        None => method.clone(),
     };
-    let mut attributes = shared_attributes(req.method, req.transport, req.target);
-    let id = match req.id {
+    let mut attributes = shared_attributes(&method, req.transport().as_str(), target);
+    let id = match req.id() {
         ferromcp_core::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
         ferromcp_core::jsonrpc::RequestId::String(s) => s.clone(),
     };
     attributes.push(KeyValue::new("jsonrpc.request.id", id));
-    if let Some(version) = req.version {
+    if let Some(version) = version {
         attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
     }
-    if let Some(uri) = req.uri {
+    if let Some(RequestTarget::Resource(uri)) = req.target() {
         attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
     }
-    if let Some(session) = req.session_id {
+    if let Some(session) = req.session_id() {
         attributes.push(KeyValue::new("mcp.session.id", session.to_owned()));
     }
     tracer
@@ -537,26 +580,53 @@ fn shared_attributes(
 }
 
 /// One request's span and clock; ending it records the duration sample.
-pub(crate) struct RequestTelemetry<'a> {
-    telemetry: &'a Telemetry,
+pub(crate) struct RequestTelemetry {
+    telemetry: Telemetry,
     /// The request's span in its parent's context; without spans, the caller's context
     /// when it sent one.
     context: Option<Context>,
-    method: &'a str,
-    target: Option<Target<'a>>,
+    method: Cow<'static, str>,
+    target: Option<Owned>,
     transport: &'static str,
     /// The revision the span started with.
     version: Option<ProtocolVersion>,
     started: Instant,
 }
 
-impl RequestTelemetry<'_> {
-    /// The context the handler runs in: the request's span, or the caller's context. `None`
-    /// when there is neither.
-    pub(crate) fn context(&self) -> Option<Context> {
-        self.context.clone()
+impl RequestObserver for RequestTelemetry {
+    fn in_scope(&self, poll: &mut dyn FnMut()) {
+        // Entered only when there is one (a span, or the caller's trace context).
+        match &self.context {
+            Some(context) => {
+                let _entered = context.clone().attach();
+                poll();
+            }
+            None => poll(),
+        }
     }
 
+    fn on_response(self: Box<Self>, response: &ResponseInfo<'_>) {
+        let (error, tool_error) = match response.outcome() {
+            // The message is the span's status; without a span, nothing reads it.
+            ResponseOutcome::Error(code) => (
+                Some((
+                    code,
+                    self.traced().then(|| response.error_message()).flatten(),
+                )),
+                false,
+            ),
+            ResponseOutcome::ToolError => (None, true),
+            _ => (None, false),
+        };
+        (*self).finish(Outcome {
+            version: response.protocol_version(),
+            error,
+            tool_error,
+        });
+    }
+}
+
+impl RequestTelemetry {
     /// Whether the request has a span of its own (whose status wants an error's message).
     pub(crate) fn traced(&self) -> bool {
         self.telemetry.inner.tracer.is_some()
@@ -571,8 +641,8 @@ impl RequestTelemetry<'_> {
             None => Ending::Ok,
         };
         let sample = Sample {
-            method: self.method,
-            target: self.target,
+            method: &self.method,
+            target: self.target.as_ref().map(Owned::borrow),
             transport: self.transport,
             version: outcome.version,
             ending,
@@ -595,7 +665,7 @@ impl RequestTelemetry<'_> {
     }
 }
 
-impl Drop for RequestTelemetry<'_> {
+impl Drop for RequestTelemetry {
     fn drop(&mut self) {
         // Also when the request's future is dropped unfinished (its connection went away).
         self.telemetry.inner.active_requests.add(self.transport, -1);
@@ -815,12 +885,11 @@ impl Hasher for Prehashed {
 /// One live legacy session; dropping it records the session's duration.
 pub(crate) struct SessionTelemetry {
     telemetry: Telemetry,
-    transport: &'static str,
     attributes: [KeyValue; 2],
     started: Instant,
 }
 
-impl SessionTelemetry {
+impl Telemetry {
     /// The CLIENT span of a request the server sends the client in this session (sampling,
     /// elicitation, roots, ping): a child of the current context (the handler's request
     /// span), named by its method, and the context its `_meta` carries, so that the client's
@@ -831,25 +900,26 @@ impl SessionTelemetry {
         id: &ferromcp_core::jsonrpc::RequestId,
         session_id: Option<&str>,
         version: Option<ProtocolVersion>,
-    ) -> Option<OutgoingTelemetry> {
+        transport: &'static str,
+    ) -> OutgoingTelemetry {
         let name: Cow<'static, str> = match OUTGOING.into_iter().find(|m| *m == method) {
             Some(known) => known.into(),
             None => method.to_owned().into(),
         };
         let mut sample = Vec::with_capacity(5);
         sample.push(KeyValue::new("mcp.method.name", name.clone()));
-        sample.push(KeyValue::new("network.transport", self.transport));
+        sample.push(KeyValue::new("network.transport", transport));
         if let Some(version) = version {
             sample.push(KeyValue::new("mcp.protocol.version", version.as_str()));
         }
-        let Some(tracer) = self.telemetry.inner.tracer.as_ref() else {
-            return Some(OutgoingTelemetry {
-                telemetry: self.telemetry.clone(),
+        let Some(tracer) = self.inner.tracer.as_ref() else {
+            return OutgoingTelemetry {
+                telemetry: self.clone(),
                 context: None,
                 sample,
                 started: Instant::now(),
                 finished: false,
-            });
+            };
         };
         let id = match id {
             ferromcp_core::jsonrpc::RequestId::Number(n) => {
@@ -859,7 +929,7 @@ impl SessionTelemetry {
         };
         let mut attributes = Vec::with_capacity(5);
         attributes.push(KeyValue::new("mcp.method.name", name.clone()));
-        attributes.push(KeyValue::new("network.transport", self.transport));
+        attributes.push(KeyValue::new("network.transport", transport));
         attributes.push(KeyValue::new("jsonrpc.request.id", id));
         if let Some(version) = version {
             attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
@@ -873,13 +943,13 @@ impl SessionTelemetry {
             .with_kind(SpanKind::Client)
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);
-        Some(OutgoingTelemetry {
-            telemetry: self.telemetry.clone(),
+        OutgoingTelemetry {
+            telemetry: self.clone(),
             context: Some(parent.with_span(span)),
             sample,
             started: Instant::now(),
             finished: false,
-        })
+        }
     }
 }
 
@@ -923,6 +993,24 @@ impl Drop for OutgoingTelemetry {
     }
 }
 
+impl ClientRequestObserver for OutgoingTelemetry {
+    fn meta(&self) -> Option<Meta> {
+        self.context.as_ref().map(meta_of)
+    }
+
+    fn on_response(mut self: Box<Self>, outcome: ClientOutcome<'_>) {
+        self.finished = true;
+        self.end(match outcome {
+            ClientOutcome::Error(code, message) => Some(OutgoingFailure::Code(code, message)),
+            ClientOutcome::Timeout => Some(OutgoingFailure::Timeout),
+            ClientOutcome::Abandoned => Some(OutgoingFailure::Abandoned),
+            _ => None,
+        });
+    }
+}
+
+// The tests end requests as the engine does, through these.
+#[cfg(test)]
 impl OutgoingTelemetry {
     /// The context the request's `_meta` carries: `None` without spans.
     pub(crate) fn context(&self) -> Option<&Context> {
@@ -935,7 +1023,9 @@ impl OutgoingTelemetry {
         self.finished = true;
         self.end(failure);
     }
+}
 
+impl OutgoingTelemetry {
     fn end(&mut self, failure: Option<OutgoingFailure<'_>>) {
         let elapsed = self.started.elapsed().as_secs_f64();
         let mut ending = Vec::with_capacity(2);
@@ -1006,48 +1096,6 @@ mod tests {
             .map(|kv| kv.value.as_str().into_owned())
     }
 
-    /// A span carries `mcp.protocol.version` once: from its start when the revision is
-    /// known then, else from its end (`initialize`), and never both.
-    #[test]
-    fn the_revision_is_on_a_request_span_once() {
-        let spans = InMemorySpanExporter::default();
-        let tracers = SdkTracerProvider::builder()
-            .with_simple_exporter(spans.clone())
-            .build();
-        let telemetry = Telemetry::new(&tracers, &SdkMeterProvider::default());
-        let id = RequestId::Number(1);
-        for (method, at_start) in [
-            ("tools/call", Some(ProtocolVersion::V2025_06_18)),
-            ("initialize", None),
-        ] {
-            let request = telemetry.request(RequestFacts {
-                method,
-                id: &id,
-                target: None,
-                uri: None,
-                session_id: None,
-                transport: "pipe",
-                version: at_start,
-                trace_parent: None,
-            });
-            request.finish(Outcome {
-                version: Some(ProtocolVersion::V2025_11_25),
-                error: None,
-                tool_error: false,
-            });
-        }
-        let ended = spans.get_finished_spans().unwrap();
-        let versions = |span: &SpanData| -> Vec<String> {
-            span.attributes
-                .iter()
-                .filter(|kv| kv.key.as_str() == "mcp.protocol.version")
-                .map(|kv| kv.value.as_str().into_owned())
-                .collect()
-        };
-        assert_eq!(versions(&ended[0]), ["2025-06-18"]);
-        assert_eq!(versions(&ended[1]), ["2025-11-25"]);
-    }
-
     /// A request the server sends the client, ended each way it can end.
     #[test]
     fn outgoing_requests_are_client_spans_marked_by_how_they_ended() {
@@ -1060,16 +1108,14 @@ mod tests {
             .with_reader(prometheus.reader())
             .build();
         let telemetry = Telemetry::new(&tracers, &meters);
-        let session = telemetry.session("2025-06-18", "tcp");
         let send = |method: &str, n: i64, failure: Option<OutgoingFailure<'_>>| {
-            let outgoing = session
-                .outgoing(
-                    method,
-                    &RequestId::Number(n),
-                    Some("session-1"),
-                    Some(ProtocolVersion::V2025_06_18),
-                )
-                .expect("a span with a tracer");
+            let outgoing = telemetry.outgoing(
+                method,
+                &RequestId::Number(n),
+                Some("session-1"),
+                Some(ProtocolVersion::V2025_06_18),
+                "tcp",
+            );
             assert!(outgoing.context().unwrap().span().span_context().is_valid());
             outgoing.finish(failure);
         };
@@ -1112,11 +1158,7 @@ mod tests {
         assert_eq!(attr(abandoned, "rpc.response.status_code"), None);
 
         // Dropped before it was answered: abandoned.
-        drop(
-            session
-                .outgoing("roots/list", &RequestId::Number(5), None, None)
-                .unwrap(),
-        );
+        drop(telemetry.outgoing("roots/list", &RequestId::Number(5), None, None, "tcp"));
         let ended = spans.get_finished_spans().unwrap();
         assert_eq!(ended.len(), 5);
         assert_eq!(attr(&ended[4], "error.type").as_deref(), Some("cancelled"));
@@ -1152,10 +1194,8 @@ mod tests {
             .with_reader(prometheus.reader())
             .build();
         let metrics_only = Telemetry::metrics_only(&meters);
-        let session = metrics_only.session("2025-06-18", "pipe");
-        let outgoing = session
-            .outgoing("roots/list", &RequestId::Number(1), None, None)
-            .unwrap();
+        let outgoing =
+            metrics_only.outgoing("roots/list", &RequestId::Number(1), None, None, "pipe");
         assert!(outgoing.context().is_none());
         outgoing.finish(None);
         let text = prometheus.render().unwrap();

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::outbound::OutboundError;
 use super::sink::Sink;
+use crate::observe::{ClientOutcome, ClientRequestInfo, Guard, Observer, SessionInfo};
 use crate::sync::lock;
 use foldhash::fast::RandomState as MapHasher;
 
@@ -35,8 +36,7 @@ pub(crate) struct Negotiated {
 pub(crate) struct LegacySession {
     negotiated: Mutex<Option<Negotiated>>,
     /// The negotiated revision's place in [`ProtocolVersion::ALL`] plus one, 0 before
-    /// `initialize`: what telemetry reads on every request, without the lock.
-    #[cfg(feature = "otel")]
+    /// `initialize`: what the observer reads on every request, without the lock.
     version: AtomicU8,
     /// 0: `logging/setLevel` never called (everything is sent); otherwise level index + 1.
     log_level: AtomicU8,
@@ -54,9 +54,24 @@ pub(crate) struct LegacySession {
     /// Bumped by every change a shared session store must see (initialize, log level,
     /// subscriptions): the HTTP layer writes the session through when it moved.
     revision: AtomicU64,
-    /// Counts the session as live, and records its duration when it ends.
-    #[cfg(feature = "otel")]
-    telemetry: std::sync::OnceLock<crate::otel::SessionTelemetry>,
+    /// What the session reports to, once it is initialized.
+    observed: std::sync::OnceLock<Observed>,
+}
+
+/// A session's observer, the transport it is reached by, and the observer's guard, held
+/// while the session lives.
+struct Observed {
+    observer: Arc<dyn Observer>,
+    transport: Transport,
+    _guard: Option<Guard>,
+}
+
+impl std::fmt::Debug for Observed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Observed")
+            .field("transport", &self.transport)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LegacySession {
@@ -66,7 +81,6 @@ impl LegacySession {
             key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
             owner: std::sync::OnceLock::new(),
             negotiated: Mutex::new(None),
-            #[cfg(feature = "otel")]
             version: AtomicU8::new(0),
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::new(HashSet::new()),
@@ -75,15 +89,23 @@ impl LegacySession {
             closed: CancellationToken::new(),
             request_timeout,
             revision: AtomicU64::new(0),
-            #[cfg(feature = "otel")]
-            telemetry: std::sync::OnceLock::new(),
+            observed: std::sync::OnceLock::new(),
         }
     }
 
-    /// Attaches the session's telemetry, once it is initialized.
-    #[cfg(feature = "otel")]
-    pub(crate) fn set_telemetry(&self, telemetry: crate::otel::SessionTelemetry) {
-        let _ = self.telemetry.set(telemetry);
+    /// Reports the session, once it is initialized, to `observer`, which then hears of
+    /// the requests it sends the client.
+    pub(crate) fn observe(
+        &self,
+        observer: &Arc<dyn Observer>,
+        version: ProtocolVersion,
+        transport: Transport,
+    ) {
+        let _ = self.observed.get_or_init(|| Observed {
+            _guard: observer.on_session(&SessionInfo { version, transport }),
+            observer: observer.clone(),
+            transport,
+        });
     }
 
     // HTTP only (shared session stores).
@@ -153,7 +175,6 @@ impl LegacySession {
     }
 
     /// The negotiated revision, without the lock or cloning the rest.
-    #[cfg(feature = "otel")]
     pub(crate) fn negotiated_version(&self) -> Option<ProtocolVersion> {
         let at = usize::from(self.version.load(Ordering::Acquire));
         at.checked_sub(1)
@@ -166,7 +187,6 @@ impl LegacySession {
         if slot.is_some() {
             return false;
         }
-        #[cfg(feature = "otel")]
         if let Some(at) = ProtocolVersion::ALL
             .iter()
             .position(|v| *v == negotiated.version)
@@ -230,28 +250,30 @@ impl LegacySession {
             "ferromcp-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed)
         ));
-        // With spans, the request has a CLIENT span of its own, whose context its `_meta`
-        // carries; otherwise, inside a traced request, it carries that request's.
-        #[cfg(feature = "otel")]
-        let outgoing = self.telemetry.get().and_then(|t| {
-            t.outgoing(
+        // An observed request may carry its own trace context; otherwise, inside a traced
+        // request, it carries that request's.
+        let observed = self.observed.get();
+        let outgoing = observed.and_then(|o| {
+            o.observer.on_client_request(&ClientRequestInfo {
                 method,
-                &id,
-                self.owner.get().map(String::as_str),
-                self.negotiated_version(),
-            )
+                id: &id,
+                session_id: self.owner.get().map(String::as_str),
+                version: self.negotiated_version(),
+                transport: o.transport,
+            })
         });
-        #[cfg(feature = "otel")]
-        let params = {
-            let mut params = params;
-            let trace = match outgoing.as_ref().and_then(|o| o.context()) {
-                Some(context) => Some(context.clone()),
-                None => crate::otel::trace_context(),
-            };
-            if let Some(trace) = trace {
-                crate::otel::add_trace_context(&mut params, &trace);
+        let meta = match &outgoing {
+            Some(outgoing) => outgoing.meta(),
+            None => None,
+        }
+        .or_else(|| observed.and_then(|o| o.observer.message_meta()));
+        let params = match meta {
+            Some(meta) => {
+                let mut params = params;
+                crate::observe::add_meta(&mut params, meta);
+                params
             }
-            params
+            None => params,
         };
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
@@ -279,15 +301,13 @@ impl LegacySession {
         };
         guard.answered = !matches!(outcome, Err(OutboundError::Timeout)) && !cancel.is_cancelled();
         drop(guard);
-        #[cfg(feature = "otel")]
         if let Some(outgoing) = outgoing {
-            use crate::otel::OutgoingFailure;
-            outgoing.finish(match &outcome {
-                Ok(_) => None,
-                Err(OutboundError::Client(e)) => Some(OutgoingFailure::Code(e.code.0, &e.message)),
-                Err(OutboundError::Timeout) => Some(OutgoingFailure::Timeout),
+            outgoing.on_response(match &outcome {
+                Ok(_) => ClientOutcome::Ok,
+                Err(OutboundError::Client(e)) => ClientOutcome::Error(e.code.0, &e.message),
+                Err(OutboundError::Timeout) => ClientOutcome::Timeout,
                 Err(OutboundError::Disconnected | OutboundError::InvalidResponse(_)) => {
-                    Some(OutgoingFailure::Abandoned)
+                    ClientOutcome::Abandoned
                 }
             });
         }
@@ -359,31 +379,12 @@ pub(crate) struct Connection {
     transport: Transport,
     /// HTTP legacy sessions: the `Mcp-Session-Id`.
     session_id: std::sync::OnceLock<String>,
-    /// The legacy session, once [`decide`](Self::decide) made one: what telemetry reads on
-    /// every request without the era's lock.
-    #[cfg(feature = "otel")]
+    /// The legacy session, once [`decide`](Self::decide) made one: what the observer reads
+    /// on every request without the era's lock.
     legacy: std::sync::OnceLock<Arc<LegacySession>>,
 }
 
-/// How a connection reaches the server (the conventions' `network.transport`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Transport {
-    /// stdio.
-    Pipe,
-    /// Streamable HTTP.
-    Tcp,
-}
-
-impl Transport {
-    // Telemetry only.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Transport::Pipe => "pipe",
-            Transport::Tcp => "tcp",
-        }
-    }
-}
+pub(crate) use crate::observe::Transport;
 
 impl Connection {
     pub(crate) fn new(sink: Sink, request_timeout: Duration, transport: Transport) -> Connection {
@@ -394,19 +395,14 @@ impl Connection {
             request_timeout,
             transport,
             session_id: std::sync::OnceLock::new(),
-            #[cfg(feature = "otel")]
             legacy: std::sync::OnceLock::new(),
         }
     }
 
-    // Telemetry only.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) fn transport(&self) -> Transport {
         self.transport
     }
 
-    // Telemetry only.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) fn session_id(&self) -> Option<&str> {
         self.session_id.get().map(String::as_str)
     }
@@ -437,7 +433,6 @@ impl Connection {
 
     /// The revision a legacy session negotiated (`Some(None)` before `initialize`); `None`
     /// when the connection is not a legacy session. No lock is taken and nothing is cloned.
-    #[cfg(feature = "otel")]
     pub(crate) fn legacy_version(&self) -> Option<Option<ProtocolVersion>> {
         self.legacy
             .get()
@@ -456,7 +451,6 @@ impl Connection {
                     let _ = session.owner.set(id.clone());
                 }
                 let session = Arc::new(session);
-                #[cfg(feature = "otel")]
                 let _ = self.legacy.set(session.clone());
                 ConnectionEra::Legacy(session)
             };

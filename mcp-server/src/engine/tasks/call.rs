@@ -254,16 +254,10 @@ impl Engine {
         });
         lock(&tasks.running).insert(record.id.clone(), running.clone());
         let engine = self.clone();
-        #[cfg(feature = "otel")]
-        let counted = self
-            .config()
-            .telemetry
-            .as_ref()
-            .map(crate::otel::Telemetry::task);
+        let observed = self.config().observer.on_task();
         tasks.tracker.spawn(async move {
             engine.run(record, running, fut).await;
-            #[cfg(feature = "otel")]
-            drop(counted);
+            drop(observed);
         });
         Ok(())
     }

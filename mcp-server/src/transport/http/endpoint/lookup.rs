@@ -161,12 +161,9 @@ impl Endpoint {
             capabilities: Arc::new(record.caps),
             client_info: record.info.map(Arc::new),
         });
-        #[cfg(feature = "otel")]
-        if let Some(telemetry) = &self.engine.config().telemetry {
-            // Held here from now on: it counts here, and its time here is recorded when it
-            // ends here.
-            legacy.set_telemetry(telemetry.session(record.v.as_str(), "tcp"));
-        }
+        // Held here from now on: it counts here, and its time here is recorded when it
+        // ends here.
+        legacy.observe(&self.engine.config().observer, record.v, Transport::Tcp);
         legacy.adopt(record.log, record.subs);
         let session = Arc::new(HttpSession::restored(
             id.to_owned(),

@@ -526,6 +526,14 @@ async fn forged_and_stale_tokens_are_refused() {
     assert_eq!(status_of(&app, &good).await.0, StatusCode::OK);
 }
 
+/// Moves tokio's clock `by` at once, as if that much time had passed: the validators' caches
+/// and refetch intervals count on it. Time runs again afterwards, for the real sockets.
+async fn pass(by: Duration) {
+    tokio::time::pause();
+    tokio::time::advance(by).await;
+    tokio::time::resume();
+}
+
 #[tokio::test]
 async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
     let old = new_keys("old");
@@ -549,7 +557,7 @@ async fn rotated_keys_are_fetched_once_and_a_flood_of_unknown_kids_is_not() {
         .map(|i| sign(&new_keys(&format!("bogus-{i}")), &claims(&ks.issuer)))
         .collect();
     ks.published.lock().unwrap().push(new.jwk.clone());
-    tokio::time::sleep(interval + Duration::from_millis(50)).await;
+    pass(interval + Duration::from_millis(50)).await;
     assert_eq!(
         status_of(&app, &sign(&new, &claims(&ks.issuer))).await.0,
         StatusCode::OK
@@ -1143,8 +1151,9 @@ async fn whoami_on_host(
 async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
     const ISSUER: &str = "https://as.example";
     const RESOURCE_HERE: &str = "http://127.0.0.1/mcp";
-    /// Fixed tokens: two people for a minute, one for 1.2 s from its first validation.
-    struct Fixed(Arc<AtomicUsize>, std::sync::OnceLock<SystemTime>);
+    /// Fixed tokens: two people for a minute, one for 1.2 s (on tokio's clock) from its first
+    /// validation.
+    struct Fixed(Arc<AtomicUsize>, std::sync::OnceLock<tokio::time::Instant>);
     impl TokenValidator for Fixed {
         fn validate<'a>(&'a self, token: &'a str) -> ferromcp::auth::ValidateFuture<'a> {
             self.0.fetch_add(1, Ordering::SeqCst);
@@ -1152,12 +1161,16 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
             let (who, expiry) = match token {
                 "alice-token" => ("alice", minute),
                 "bob-token" => ("bob", minute),
-                "carol-token" => (
-                    "carol",
-                    *self
-                        .1
-                        .get_or_init(|| SystemTime::now() + Duration::from_millis(1_200)),
-                ),
+                "carol-token" => {
+                    // The end of the 1.2 s, as a time of day seen from now.
+                    let (now, wall) = (tokio::time::Instant::now(), SystemTime::now());
+                    let end = *self.1.get_or_init(|| now + Duration::from_millis(1_200));
+                    let expiry = match end.checked_duration_since(now) {
+                        Some(left) => wall + left,
+                        None => wall - now.duration_since(end),
+                    };
+                    ("carol", expiry)
+                }
                 _ => {
                     return Box::pin(async {
                         Err(ferromcp::auth::TokenError::Invalid("unknown token".into()))
@@ -1222,7 +1235,7 @@ async fn a_keep_alive_connection_is_checked_on_every_token_it_sends() {
         &whoami_on(&mut conn, Some("Bearer carol-token")).await,
         "carol"
     ));
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    pass(Duration::from_millis(1_500)).await;
     let (status, _) = whoami_on(&mut conn, Some("Bearer carol-token")).await;
     assert_eq!(status, 401, "expired");
     stop.cancel();

@@ -10,9 +10,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use siphasher::sip128::SipHasher24;
+use tokio::time::Instant;
 
 use crate::principal::Principal;
 use crate::sync::lock;

@@ -5,12 +5,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use axum::body::Body;
 use axum::response::Response;
 use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderValue, Method, Request, StatusCode};
+use tokio::time::Instant;
 use tower::{Layer, Service};
 
 use super::bearer::{Bearer, bearer_token, has_query_token};

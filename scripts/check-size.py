@@ -37,6 +37,7 @@ ALLOWED = {
     "mcp-server/src/otel/mod.rs fn build",
     "mcp-server/src/otel/otlp.rs fn configure",
     "mcp-server/src/otel/protobuf.rs fn metric_data",
+    "mcp-otel/src/telemetry.rs fn build",
     # REDIS owns transport/http/{bus,post,serve,...}.rs and the store modules.
     "mcp-server/src/transport/http/bus.rs fn run",
     "mcp-server/src/transport/http/post.rs fn request",
@@ -50,13 +51,11 @@ ALLOWED = {
     "mcp-core/src/uri_template/expand.rs fn expand",
     "mcp-core/src/uri_template/parse.rs fn expression",
     "mcp-server/src/context/mod.rs",
-    "mcp-server/src/registry/mod.rs",
     "mcp-server/src/engine/headers.rs fn validate",
     "mcp-server/src/engine/mod.rs fn modern_request",
     "mcp-server/src/engine/tasks/call.rs fn call_as_task",
     "mcp-server/src/engine/tasks/call.rs fn run",
     "mcp-server/src/engine/tasks/methods.rs fn task_request",
-    "mcp-server/src/registry/page.rs fn page",
 }
 
 

@@ -15,6 +15,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::*;
+use crate::registry::PageRequest;
 
 /// The params of `tools/call`, `prompts/get` and `resources/read` that drive multi
 /// round-trip requests.
@@ -90,14 +91,15 @@ impl Engine {
                 Ok(p) => p.cursor,
                 Err(e) => return Reply::Response(Response::error(Some(id), &e)),
             };
-            match self.registry().page(
+            let page = PageRequest {
                 kind,
                 version,
-                cursor.as_deref(),
-                self.server_info(),
-                self.config().list_cache,
-                scope.client.principal.as_deref().map(Principal::scopes),
-            ) {
+                cursor: cursor.as_deref(),
+                server_info: self.server_info(),
+                cache: self.config().list_cache,
+                granted: scope.client.principal.as_deref().map(Principal::scopes),
+            };
+            match self.registry().page(&page) {
                 Ok(page) => Reply::Response(self.respond_raw(id, &*page)),
                 Err(e) => Reply::Response(Response::error(Some(id), &e)),
             }

@@ -20,68 +20,45 @@ pub(crate) enum ListKind {
     Prompts,
 }
 
+/// What a list page is asked for: which list, for which revision, from where, and for whom.
+pub(crate) struct PageRequest<'a> {
+    pub(crate) kind: ListKind,
+    pub(crate) version: ProtocolVersion,
+    /// The client's cursor; `None` for the first page.
+    pub(crate) cursor: Option<&'a str>,
+    /// The server's self-description as JSON, attached to every 2026 page.
+    pub(crate) server_info: &'a RawValue,
+    pub(crate) cache: ferromcp_core::types::CacheHints,
+    /// An authenticated caller's scopes: items needing scopes it lacks are left out.
+    pub(crate) granted: Option<&'a [String]>,
+}
+
 impl Registry {
-    /// One page of a list, serialized for `version`, from the cache when it was built
-    /// before. `server_info` (the server's self-description as JSON) is attached to every
-    /// 2026 page. With `granted` (an
-    /// authenticated caller's scopes), items needing scopes it lacks are left out.
+    /// One page of a list, serialized for the request's version, from the cache when it was
+    /// built before.
     ///
     /// # Errors
     ///
     /// An invalid cursor (-32602).
-    pub(crate) fn page(
-        &self,
-        kind: ListKind,
-        version: ProtocolVersion,
-        cursor: Option<&str>,
-        server_info: &RawValue,
-        cache: ferromcp_core::types::CacheHints,
-        granted: Option<&[String]>,
-    ) -> Result<Arc<RawValue>, ErrorObject> {
-        let offset = match cursor {
+    pub(crate) fn page(&self, req: &PageRequest<'_>) -> Result<Arc<RawValue>, ErrorObject> {
+        let offset = match req.cursor {
             None => 0,
             Some(c) => {
                 decode_cursor(c).ok_or_else(|| ErrorObject::invalid_params("invalid cursor"))?
             }
         };
         let s = self.current();
-        let len = match kind {
-            ListKind::Tools => s.tools.len(),
-            ListKind::Resources => s.resources.len(),
-            ListKind::ResourceTemplates => s.templates.len(),
-            ListKind::Prompts => s.prompts.len(),
-        };
-        let key_of = |i: usize| match kind {
-            ListKind::Tools => s.tools[i].tool.name.as_str(),
-            ListKind::Resources => s.resources[i].resource.uri.as_str(),
-            ListKind::ResourceTemplates => s.templates[i].template.uri_template.as_str(),
-            ListKind::Prompts => s.prompts[i].prompt.name.as_str(),
-        };
-        // What an authenticated caller sees when items need scopes: the items whose scopes
-        // it holds, cached per set of its scopes that matter here. Otherwise everything.
-        let filtered: Option<(Vec<usize>, String)> = match granted {
-            Some(granted) if s.scopes.any() => {
-                let held: Vec<&str> = s
-                    .scopes
-                    .universe()
-                    .into_iter()
-                    .filter(|u| granted.iter().any(|g| g == u))
-                    .collect();
-                let visible = (0..len)
-                    .filter(|&i| scopes::satisfies(granted, s.scopes.of(kind, key_of(i))))
-                    .collect();
-                Some((visible, format!("\u{1}{}", held.join(" "))))
-            }
-            _ => None,
-        };
-        let total = filtered.as_ref().map_or(len, |(v, _)| v.len());
+        let filtered = visible(&s, req.kind, req.granted);
+        let total = filtered
+            .as_ref()
+            .map_or_else(|| s.len(req.kind), |(v, _)| v.len());
         if offset > total || (offset == total && offset != 0) {
             return Err(ErrorObject::invalid_params("invalid cursor"));
         }
         let scope_key = filtered
             .as_ref()
             .map_or_else(String::new, |(_, k)| k.clone());
-        let key = (kind, version, offset, scope_key);
+        let key = (req.kind, req.version, offset, scope_key);
         if let Some(page) = lock(&s.pages).get(&key) {
             return Ok(page.clone());
         }
@@ -93,48 +70,88 @@ impl Registry {
             Some((visible, _)) => visible[offset..end].to_vec(),
             None => (offset..end).collect(),
         };
-        let json = match kind {
-            ListKind::Tools => {
-                let mut r = ListToolsResult::new(
-                    shown
-                        .iter()
-                        .map(|&i| Tool::clone(&s.tools[i].tool))
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, server_info, cache)
-            }
-            ListKind::Resources => {
-                let mut r = ListResourcesResult::new(
-                    shown
-                        .iter()
-                        .map(|&i| s.resources[i].resource.clone())
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, server_info, cache)
-            }
-            ListKind::ResourceTemplates => {
-                let mut r = ListResourceTemplatesResult::new(
-                    shown
-                        .iter()
-                        .map(|&i| s.templates[i].template.clone())
-                        .collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, server_info, cache)
-            }
-            ListKind::Prompts => {
-                let mut r = ListPromptsResult::new(
-                    shown.iter().map(|&i| s.prompts[i].prompt.clone()).collect(),
-                );
-                r.next_cursor = next_cursor;
-                finish(r, version, server_info, cache)
-            }
-        }?;
-        let page: Arc<RawValue> = Arc::from(json);
+        let page: Arc<RawValue> = Arc::from(render(&s, req, &shown, next_cursor)?);
         lock(&s.pages).insert(key, page.clone());
         Ok(page)
+    }
+}
+
+impl Snapshot {
+    /// How many items the list has.
+    fn len(&self, kind: ListKind) -> usize {
+        match kind {
+            ListKind::Tools => self.tools.len(),
+            ListKind::Resources => self.resources.len(),
+            ListKind::ResourceTemplates => self.templates.len(),
+            ListKind::Prompts => self.prompts.len(),
+        }
+    }
+
+    /// The name (or URI) of the list's item `i`, by which its scopes are declared.
+    fn key_of(&self, kind: ListKind, i: usize) -> &str {
+        match kind {
+            ListKind::Tools => self.tools[i].tool.name.as_str(),
+            ListKind::Resources => self.resources[i].resource.uri.as_str(),
+            ListKind::ResourceTemplates => self.templates[i].template.uri_template.as_str(),
+            ListKind::Prompts => self.prompts[i].prompt.name.as_str(),
+        }
+    }
+}
+
+/// What an authenticated caller sees when items need scopes: the indexes of the items whose
+/// scopes it holds, and the cache key of the set of its scopes that matter here. `None`:
+/// everything.
+fn visible(
+    s: &Snapshot,
+    kind: ListKind,
+    granted: Option<&[String]>,
+) -> Option<(Vec<usize>, String)> {
+    let granted = granted.filter(|_| s.scopes.any())?;
+    let held: Vec<&str> = s
+        .scopes
+        .universe()
+        .into_iter()
+        .filter(|u| granted.iter().any(|g| g == u))
+        .collect();
+    let visible = (0..s.len(kind))
+        .filter(|&i| scopes::satisfies(granted, s.scopes.of(kind, s.key_of(kind, i))))
+        .collect();
+    Some((visible, format!("\u{1}{}", held.join(" "))))
+}
+
+/// The page of the items `shown`, serialized for the request's version.
+fn render(
+    s: &Snapshot,
+    req: &PageRequest<'_>,
+    shown: &[usize],
+    next_cursor: Option<String>,
+) -> Result<Box<RawValue>, ErrorObject> {
+    let (version, info, cache) = (req.version, req.server_info, req.cache);
+    match req.kind {
+        ListKind::Tools => {
+            let tools = shown.iter().map(|&i| Tool::clone(&s.tools[i].tool));
+            let mut r = ListToolsResult::new(tools.collect());
+            r.next_cursor = next_cursor;
+            finish(r, version, info, cache)
+        }
+        ListKind::Resources => {
+            let resources = shown.iter().map(|&i| s.resources[i].resource.clone());
+            let mut r = ListResourcesResult::new(resources.collect());
+            r.next_cursor = next_cursor;
+            finish(r, version, info, cache)
+        }
+        ListKind::ResourceTemplates => {
+            let templates = shown.iter().map(|&i| s.templates[i].template.clone());
+            let mut r = ListResourceTemplatesResult::new(templates.collect());
+            r.next_cursor = next_cursor;
+            finish(r, version, info, cache)
+        }
+        ListKind::Prompts => {
+            let prompts = shown.iter().map(|&i| s.prompts[i].prompt.clone());
+            let mut r = ListPromptsResult::new(prompts.collect());
+            r.next_cursor = next_cursor;
+            finish(r, version, info, cache)
+        }
     }
 }
 

@@ -6,11 +6,11 @@
 //! | --- | --- | --- |
 //! | [`SessionStore`] | legacy HTTP sessions shared by several instances | [`MemorySessionStore`] |
 //! | [`EventStore`] | the events of legacy SSE streams, so any instance resumes them | [`MemoryEventStore`] |
-//! | [`TaskStore`](crate::tasks::TaskStore) | tasks, so any instance answers `tasks/*` | [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) |
+//! | [`TaskStore`] | tasks, so any instance answers `tasks/*` | [`MemoryTaskStore`] |
 //! | [`NotificationBus`] | change notifications between instances | (none: one process has no one to tell) |
 //!
 //! Every operation returns a [`StoreFuture`] and fails with a [`StoreError`] (tasks: a
-//! [`TaskStoreError`](crate::tasks::TaskStoreError), which wraps it).
+//! [`TaskStoreError`], which wraps it).
 
 use std::error::Error;
 use std::future::Future;
@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod bus;
 mod event;
 mod session;
+mod task;
 
 pub use bus::NotificationBus;
 pub use event::{
@@ -27,6 +28,7 @@ pub use event::{
     StreamWrite,
 };
 pub use session::{MemorySessionStore, SessionStore};
+pub use task::{MemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 /// The future a store operation returns: boxed, so that the store traits stay object safe.
 ///

@@ -1,14 +1,13 @@
 //! Tasks: tool calls that outlive their request (2025-11-25 task-augmented requests and
 //! the 2026-07-28 `io.modelcontextprotocol/tasks` extension).
 //!
-//! [`store`] keeps task records behind the [`TaskStore`] trait; [`call`] decides whether a
+//! A [`TaskStore`] (in [`crate::store`]) keeps task records; [`call`] decides whether a
 //! `tools/call` becomes a task and runs it in the background; [`methods`] answers
 //! `tasks/*`. The running part of a task — its handler's future, its cancellation token,
 //! its pending input requests — lives here, in [`Tasks`], with the process that runs it.
 
 mod call;
 mod methods;
-pub(crate) mod store;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,9 +21,11 @@ use tokio_util::task::TaskTracker;
 
 use crate::context::Context;
 use crate::peer::sink::Sink;
+pub use crate::store::{
+    MemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+};
 use crate::sync::lock;
 pub(crate) use call::missing_extension;
-pub use store::{MemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 /// The limits of a server's tasks, set by `ServerBuilder`.
 #[derive(Debug, Clone)]

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::redis::Redis;
-use crate::engine::tasks::{TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError};
-use crate::store::{StoreError, StoreFuture};
+use crate::store::{
+    StoreError, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+};
 
 /// Stores a new task, lists it under its owner and takes its lease (KEYS[3], for ARGV[5]
 /// ms), at once: 1 when stored (or when this very record is there already: a retry whose

@@ -12,7 +12,7 @@ use ferromcp_core::error::ErrorObject;
 use ferromcp_core::types::TaskStatus;
 use serde_json::Value;
 
-use crate::store::{StoreError, StoreFuture};
+use super::{StoreError, StoreFuture};
 use crate::sync::lock;
 
 /// One task as a store keeps it.

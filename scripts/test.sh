@@ -42,9 +42,14 @@ fi
 step "the public API is the one listed in api/ (installs the pinned cargo-public-api with cargo install; scripts/public-api.sh regenerates the listings)"
 scripts/public-api.sh --check
 
-# What the EXIT trap stops: each service started below adds its stop command.
+# What the EXIT trap stops: each service started below adds its stop command. The services'
+# state files live in this run's own folder, so that two runs on one machine (two clones, or a
+# developer's `scripts/redis.sh start` beside a run) never stop each other's servers.
+run_state=$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-test.XXXXXX")
+export MCP_AUTH_STATE=$run_state/auth-server.state MCP_REDIS_STATE=$run_state/redis.state \
+  SQL_EXPLORER_PG_STATE=$run_state/postgres.state
 stops=()
-trap 'for s in "${stops[@]}"; do $s || true; done' EXIT
+trap 'for s in "${stops[@]}"; do $s || true; done; rm -rf "$run_state"' EXIT
 
 step "PostgreSQL for the sql-explorer tests (a throwaway cluster, stopped on exit)"
 stops+=("bash scripts/postgres.sh stop")

@@ -113,9 +113,9 @@ pub mod __fuzz;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {
     pub use crate::transport::http::{
-        BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, HostPolicy, HttpOptions,
-        HttpSession, LiveSessionStore, MediaTypeLayer, MemoryLiveSessionStore, OriginPolicy,
-        SESSION_HEADER, ServeHttp, shutdown_signal,
+        BodyLimitLayer, HostOriginLayer, HostPolicy, HttpOptions, HttpSession, LiveSessionStore,
+        MediaTypeLayer, MemoryLiveSessionStore, OriginPolicy, SESSION_HEADER, ServeHttp,
+        shutdown_signal,
     };
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

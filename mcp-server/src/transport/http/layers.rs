@@ -3,12 +3,9 @@
 //! [`HostOriginLayer`] (DNS rebinding protection, 403), [`BodyLimitLayer`] (413, counted
 //! while the body streams) and [`MediaTypeLayer`] (415 / 406 for POST).
 //!
-//! Each refuses with a JSON-RPC error body before the request body is read.
-
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+//! Each refuses with a JSON-RPC error body before the request body is read. Each is a
+//! tower-http [`ValidateRequest`] run by its [`ValidateRequestHeader`] service: the check
+//! is a plain function of the request, and the inner service's future is not boxed.
 
 use axum::body::Body;
 use axum::response::Response;
@@ -16,68 +13,11 @@ use ferromcp_core::error::ErrorObject;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::Limited;
-use tower::{Layer, Service};
+use tower::Layer;
+use tower_http::validate_request::{ValidateRequest, ValidateRequestHeader};
 
 use super::origin::{Guard, HostPolicy, OriginPolicy};
 use super::reply;
-
-/// A check run on a request before the inner service sees it (public but unnameable: the
-/// layers below are its only implementations).
-pub trait Check: Clone + Send + Sync + 'static {
-    /// `Err` is the finished refusal (large, but built only when a request is refused).
-    #[allow(clippy::result_large_err)]
-    fn check(&self, request: &mut Request<Body>) -> Result<(), Response>;
-}
-
-/// The service a check layer wraps around `S`.
-#[derive(Debug, Clone)]
-pub struct Checked<S, C> {
-    inner: S,
-    check: C,
-}
-
-/// The future of a [`Checked`] service: the refusal, or the inner service's answer.
-#[derive(Debug)]
-pub enum CheckedFuture<F> {
-    /// The check refused the request.
-    Refused(Option<Response>),
-    /// The inner service is answering.
-    Inner(Pin<Box<F>>),
-}
-
-impl<F: Future<Output = Result<Response, Infallible>>> Future for CheckedFuture<F> {
-    type Output = Result<Response, Infallible>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.get_mut() {
-            CheckedFuture::Refused(r) => Poll::Ready(Ok(r
-                .take()
-                .unwrap_or_else(|| reply::empty(StatusCode::INTERNAL_SERVER_ERROR)))),
-            CheckedFuture::Inner(f) => f.as_mut().poll(cx),
-        }
-    }
-}
-
-impl<S, C> Service<Request<Body>> for Checked<S, C>
-where
-    S: Service<Request<Body>, Response = Response, Error = Infallible>,
-    C: Check,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = CheckedFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
-        match self.check.check(&mut request) {
-            Ok(()) => CheckedFuture::Inner(Box::pin(self.inner.call(request))),
-            Err(refusal) => CheckedFuture::Refused(Some(refusal)),
-        }
-    }
-}
 
 /// Refuses (403) a request whose `Host` or `Origin` is not allowed: the DNS rebinding
 /// protection the spec requires of local servers.
@@ -96,13 +36,10 @@ where
 pub struct HostOriginLayer(Guard);
 
 impl<S> Layer<S> for HostOriginLayer {
-    type Service = Checked<S, HostOriginLayer>;
+    type Service = ValidateRequestHeader<S, HostOriginLayer>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Checked {
-            inner,
-            check: self.clone(),
-        }
+        ValidateRequestHeader::custom(inner, self.clone())
     }
 }
 
@@ -113,8 +50,10 @@ impl HostOriginLayer {
     }
 }
 
-impl Check for HostOriginLayer {
-    fn check(&self, request: &mut Request<Body>) -> Result<(), Response> {
+impl ValidateRequest<Body> for HostOriginLayer {
+    type ResponseBody = Body;
+
+    fn validate(&mut self, request: &mut Request<Body>) -> Result<(), Response> {
         let authority = request.uri().authority().map(|a| a.as_str());
         self.0
             .check(request.headers(), authority)
@@ -147,13 +86,10 @@ pub(crate) struct BodyLimit(pub(crate) usize);
 pub struct BodyLimitLayer(BodyLimit);
 
 impl<S> Layer<S> for BodyLimitLayer {
-    type Service = Checked<S, BodyLimitLayer>;
+    type Service = ValidateRequestHeader<S, BodyLimitLayer>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Checked {
-            inner,
-            check: self.clone(),
-        }
+        ValidateRequestHeader::custom(inner, self.clone())
     }
 }
 
@@ -164,8 +100,10 @@ impl BodyLimitLayer {
     }
 }
 
-impl Check for BodyLimitLayer {
-    fn check(&self, request: &mut Request<Body>) -> Result<(), Response> {
+impl ValidateRequest<Body> for BodyLimitLayer {
+    type ResponseBody = Body;
+
+    fn validate(&mut self, request: &mut Request<Body>) -> Result<(), Response> {
         let max = self.0.0;
         let declared = request
             .headers()
@@ -204,13 +142,10 @@ pub(crate) struct JsonPost;
 pub struct MediaTypeLayer(JsonPost);
 
 impl<S> Layer<S> for MediaTypeLayer {
-    type Service = Checked<S, MediaTypeLayer>;
+    type Service = ValidateRequestHeader<S, MediaTypeLayer>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Checked {
-            inner,
-            check: self.clone(),
-        }
+        ValidateRequestHeader::custom(inner, self.clone())
     }
 }
 
@@ -227,8 +162,10 @@ impl Default for MediaTypeLayer {
     }
 }
 
-impl Check for MediaTypeLayer {
-    fn check(&self, request: &mut Request<Body>) -> Result<(), Response> {
+impl ValidateRequest<Body> for MediaTypeLayer {
+    type ResponseBody = Body;
+
+    fn validate(&mut self, request: &mut Request<Body>) -> Result<(), Response> {
         if request.method() != Method::POST {
             return Ok(());
         }

@@ -38,7 +38,7 @@ mod serve;
 mod session;
 mod sse;
 
-pub use layers::{BodyLimitLayer, Checked, CheckedFuture, HostOriginLayer, MediaTypeLayer};
+pub use layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer};
 pub use options::HttpOptions;
 pub use origin::{HostPolicy, OriginPolicy};
 #[cfg(feature = "redis")]

@@ -4,6 +4,10 @@
 #![cfg(feature = "http")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod http;
+}
+
 use std::time::Duration;
 
 use axum::body::Body;
@@ -15,10 +19,12 @@ use ferromcp::{Context, Server, ServerBuilder};
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-const V: &str = "2026-07-28";
+use support::http::{
+    INIT, V, events, initialize, initialize_at, json, legacy, messages, modern_meta,
+    modern_request, post, router, send,
+};
 
 fn server() -> Server {
     let server = ServerBuilder::new("http-test", "1.0.0").build();
@@ -80,80 +86,14 @@ fn server() -> Server {
     server
 }
 
-fn router(server: &Server, options: HttpOptions) -> axum::Router {
-    axum::Router::new().nest_service(
-        "/mcp",
-        server.http_router(options, CancellationToken::new()),
-    )
-}
-
-fn post(body: &str) -> http::request::Builder {
-    let _ = body;
-    Request::post("/mcp")
-        .header("host", "127.0.0.1:3000")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-}
-
 fn modern_body(method: &str, params: Value) -> String {
     let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": V,
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
+    params["_meta"] = modern_meta();
     json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
 }
 
 fn modern(method: &str, name: Option<&str>, params: Value) -> Request<Body> {
     modern_request(method, name, modern_body(method, params))
-}
-
-/// A modern request with this body, and the headers that mirror it.
-fn modern_request(method: &str, name: Option<&str>, body: String) -> Request<Body> {
-    let mut b = post(&body)
-        .header("mcp-protocol-version", V)
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        b = b.header("mcp-name", name);
-    }
-    b.body(Body::from(body)).unwrap()
-}
-
-async fn send(router: &axum::Router, req: Request<Body>) -> (StatusCode, http::HeaderMap, String) {
-    let response = router.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, headers, String::from_utf8(bytes.to_vec()).unwrap())
-}
-
-fn json(body: &str) -> Value {
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
-}
-
-const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-
-async fn initialize(router: &axum::Router) -> String {
-    let (status, headers, body) = send(router, post(INIT).body(Body::from(INIT)).unwrap()).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(
-        messages(&body)[0]["result"]["protocolVersion"],
-        "2025-11-25"
-    );
-    headers
-        .get("mcp-session-id")
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
-
-fn legacy(session: &str, body: &str) -> Request<Body> {
-    post(body)
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(Body::from(body.to_owned()))
-        .unwrap()
 }
 
 #[tokio::test]
@@ -178,7 +118,7 @@ async fn hostile_hosts_and_origins_are_refused_before_the_body_is_read() {
         assert_eq!(json(&body)["id"], Value::Null);
     }
     for origin in [None, Some("http://localhost:5173")] {
-        let mut b = post(INIT);
+        let mut b = post();
         if let Some(o) = origin {
             b = b.header("origin", o);
         }
@@ -205,7 +145,7 @@ async fn media_types_and_body_limits() {
         .body(Body::from(INIT))
         .unwrap();
     assert_eq!(send(&router, req).await.0, StatusCode::OK);
-    let req = post(INIT)
+    let req = post()
         .header("accept", "text/html")
         .body(Body::from(INIT))
         .unwrap();
@@ -221,7 +161,7 @@ async fn media_types_and_body_limits() {
         "x".repeat(1024)
     );
     // Declared too large.
-    let req = post(&big)
+    let req = post()
         .header("content-length", big.len())
         .body(Body::from(big.clone()))
         .unwrap();
@@ -232,10 +172,10 @@ async fn media_types_and_body_limits() {
         .chunks(100)
         .map(bytes::Bytes::copy_from_slice)
         .collect();
-    let req = post(&big).body(Body::new(Chunks(chunks))).unwrap();
+    let req = post().body(Body::new(Chunks(chunks))).unwrap();
     assert_eq!(send(&router, req).await.0, StatusCode::PAYLOAD_TOO_LARGE);
     // A lying Content-Length.
-    let req = post(&big)
+    let req = post()
         .header("content-length", "10")
         .body(Body::from(big.clone()))
         .unwrap();
@@ -264,7 +204,7 @@ async fn legacy_sessions_are_minted_required_and_ended() {
     assert!(id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)));
 
     // An attacker-chosen id sent with initialize is never adopted.
-    let req = post(INIT)
+    let req = post()
         .header("mcp-session-id", "chosen-by-attacker")
         .body(Body::from(INIT))
         .unwrap();
@@ -278,13 +218,13 @@ async fn legacy_sessions_are_minted_required_and_ended() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(json(&body)["result"]["tools"].as_array().unwrap().len(), 5);
 
-    let (status, _, _) = send(&router, post(list).body(Body::from(list)).unwrap()).await;
+    let (status, _, _) = send(&router, post().body(Body::from(list)).unwrap()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "no session id");
     for bad in ["unknown", &"a".repeat(10_000)] {
         let (status, _, _) = send(&router, legacy(bad, list)).await;
         assert_eq!(status, StatusCode::NOT_FOUND);
     }
-    let non_ascii = post(list)
+    let non_ascii = post()
         .header(
             "mcp-session-id",
             http::HeaderValue::from_bytes(b"caf\xe9").unwrap(),
@@ -293,13 +233,13 @@ async fn legacy_sessions_are_minted_required_and_ended() {
         .unwrap();
     assert_eq!(send(&router, non_ascii).await.0, StatusCode::BAD_REQUEST);
 
-    let bad_version = post(list)
+    let bad_version = post()
         .header("mcp-session-id", &id)
         .header("mcp-protocol-version", "1999-01-01")
         .body(Body::from(list))
         .unwrap();
     assert_eq!(send(&router, bad_version).await.0, StatusCode::BAD_REQUEST);
-    let no_version = post(list)
+    let no_version = post()
         .header("mcp-session-id", &id)
         .body(Body::from(list))
         .unwrap();
@@ -339,7 +279,7 @@ async fn legacy_sessions_are_minted_required_and_ended() {
 #[tokio::test]
 async fn sessions_are_bound_to_their_principal() {
     let router = router(&server(), HttpOptions::default());
-    let mut req = post(INIT).body(Body::from(INIT)).unwrap();
+    let mut req = post().body(Body::from(INIT)).unwrap();
     req.extensions_mut().insert(Principal::new("alice"));
     let (_, headers, _) = send(&router, req).await;
     let id = headers
@@ -399,21 +339,21 @@ async fn modern_requests_check_headers_envelope_and_methods() {
     // Header problems: 400 / -32020.
     let body = modern_body("tools/call", json!({"name": "hi"}));
     for req in [
-        post(&body)
+        post()
             .header("mcp-protocol-version", V)
             .header("mcp-name", "hi"),
-        post(&body)
+        post()
             .header("mcp-protocol-version", V)
             .header("mcp-method", "tools/list")
             .header("mcp-name", "hi"),
-        post(&body)
+        post()
             .header("mcp-protocol-version", V)
             .header("mcp-method", "tools/call"),
-        post(&body)
+        post()
             .header("mcp-protocol-version", V)
             .header("mcp-method", "tools/call")
             .header("mcp-name", "other"),
-        post(&body)
+        post()
             .header("mcp-method", "tools/call")
             .header("mcp-name", "hi"),
     ] {
@@ -428,7 +368,7 @@ async fn modern_requests_check_headers_envelope_and_methods() {
         json!({"name": "query", "arguments": {"region": "us-west1"}}),
     );
     let base = || {
-        post(&body)
+        post()
             .header("mcp-protocol-version", V)
             .header("mcp-method", "tools/call")
             .header("mcp-name", "query")
@@ -473,7 +413,7 @@ async fn modern_requests_check_headers_envelope_and_methods() {
     ] {
         let body = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": params})
             .to_string();
-        let req = post(&body)
+        let req = post()
             .header("mcp-protocol-version", V)
             .header("mcp-method", "tools/list")
             .body(Body::from(body.clone()))
@@ -490,7 +430,7 @@ async fn modern_requests_check_headers_envelope_and_methods() {
         "io.modelcontextprotocol/clientCapabilities": {}
     }}})
     .to_string();
-    let req = post(&body)
+    let req = post()
         .header("mcp-protocol-version", "1900-01-01")
         .header("mcp-method", "tools/list")
         .body(Body::from(body.clone()))
@@ -533,18 +473,14 @@ async fn modern_requests_check_headers_envelope_and_methods() {
 
     // Batches do not exist in the modern era.
     let batch = format!("[{}]", modern_body("tools/list", json!({})));
-    let (status, _, out) = send(
-        &router,
-        post(&batch).body(Body::from(batch.clone())).unwrap(),
-    )
-    .await;
+    let (status, _, out) = send(&router, post().body(Body::from(batch.clone())).unwrap()).await;
     assert_eq!(
         (status, json(&out)["error"]["code"].clone()),
         (StatusCode::BAD_REQUEST, json!(-32600))
     );
 
     // Garbage: 400 / -32700.
-    let (status, _, out) = send(&router, post("{").body(Body::from("{")).unwrap()).await;
+    let (status, _, out) = send(&router, post().body(Body::from("{")).unwrap()).await;
     assert_eq!(
         (status, json(&out)["error"]["code"].clone()),
         (StatusCode::BAD_REQUEST, json!(-32700))
@@ -562,7 +498,7 @@ async fn messages_before_the_result_make_an_sse_stream() {
         v["params"]["_meta"]["progressToken"] = json!("t1");
         v.to_string()
     };
-    let req = post(&body)
+    let req = post()
         .header("mcp-protocol-version", V)
         .header("mcp-method", "tools/call")
         .header("mcp-name", "progress")
@@ -624,7 +560,7 @@ async fn sse_responses_stream_every_answer_but_errors_keep_their_status() {
     assert_eq!(status, StatusCode::NOT_FOUND, "{out}");
     assert_eq!(headers.get("content-type").unwrap(), "application/json");
     // Legacy era, in a session: `initialize` is streamed too.
-    let (status, headers, out) = send(&router, post(INIT).body(Body::from(INIT)).unwrap()).await;
+    let (status, headers, out) = send(&router, post().body(Body::from(INIT)).unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(headers.get("content-type").unwrap(), "text/event-stream");
     assert_eq!(
@@ -673,7 +609,7 @@ async fn listen_streams_acknowledge_then_deliver_tagged_notifications() {
         "_meta": {"io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {}}
     }})
     .to_string();
-    let req = post(&body)
+    let req = post()
         .header("mcp-protocol-version", V)
         .header("mcp-method", "subscriptions/listen")
         .body(Body::from(body.clone()))
@@ -720,16 +656,6 @@ async fn listen_streams_acknowledge_then_deliver_tagged_notifications() {
     );
 }
 
-/// `initialize` at `version`, and the session id it minted.
-async fn initialize_at(router: &axum::Router, version: &str) -> String {
-    let init = INIT.replace("2025-11-25", version);
-    let (status, headers, body) =
-        send(router, post(&init).body(Body::from(init.clone())).unwrap()).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(messages(&body)[0]["result"]["protocolVersion"], version);
-    headers["mcp-session-id"].to_str().unwrap().to_owned()
-}
-
 /// A request to `session` with these headers besides the session id.
 fn to_session(
     method: http::Method,
@@ -737,7 +663,7 @@ fn to_session(
     extra: &[(&str, &str)],
     body: &str,
 ) -> Request<Body> {
-    let mut b = post(body).method(method).header("mcp-session-id", session);
+    let mut b = post().method(method).header("mcp-session-id", session);
     for (name, value) in extra {
         b = b.header(*name, *value);
     }
@@ -781,7 +707,7 @@ async fn every_message_to_a_session_has_its_protocol_version_and_session_id_chec
         (http::Method::GET, ""),
         (http::Method::DELETE, ""),
     ] {
-        let req = post(body)
+        let req = post()
             .method(method.clone())
             .header("mcp-session-id", &id)
             .header("mcp-session-id", &id)
@@ -924,35 +850,6 @@ async fn a_batchs_requests_count_against_the_in_flight_limits() {
             assert!(json(&answer)["error"]["message"].is_string(), "{answer}");
         }
     }
-}
-
-fn events(body: &str) -> Vec<(Option<String>, Option<Value>)> {
-    body.split("\n\n")
-        .filter(|e| !e.trim().is_empty() && !e.starts_with(':'))
-        .map(|e| {
-            let id = e
-                .lines()
-                .find_map(|l| l.strip_prefix("id: "))
-                .map(str::to_owned);
-            let data = e
-                .lines()
-                .find_map(|l| l.strip_prefix("data: "))
-                .filter(|d| !d.is_empty())
-                .map(json);
-            (id, data)
-        })
-        .collect()
-}
-
-/// The JSON-RPC messages of a response body, JSON or SSE.
-fn messages(body: &str) -> Vec<Value> {
-    if body.starts_with('{') {
-        return vec![json(body)];
-    }
-    events(body)
-        .into_iter()
-        .filter_map(|(_, data)| data)
-        .collect()
 }
 
 async fn get_stream(
@@ -1183,7 +1080,7 @@ async fn a_legacy_task_asks_for_input_on_the_tasks_result_stream() {
         .unwrap();
     let router = router(&server, HttpOptions::default());
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let (_, headers, _) = send(&router, post(init).body(Body::from(init)).unwrap()).await;
+    let (_, headers, _) = send(&router, post().body(Body::from(init)).unwrap()).await;
     let session = headers["mcp-session-id"].to_str().unwrap().to_owned();
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{},"task":{"ttl":60000}}}"#;
     let (_, _, body) = send(&router, legacy(&session, call)).await;

@@ -7,6 +7,10 @@
 #![cfg(feature = "http")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod http;
+}
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,10 +29,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, oneshot};
 use tower::ServiceExt;
 
+use support::http::{V, initialize, legacy, messages, modern_meta, modern_request, router, send};
+
 /// A generous bound on anything that should happen soon: a hang fails instead of blocking
 /// CI. Never a speed assertion.
 const SOON: Duration = Duration::from_secs(30);
-const V: &str = "2026-07-28";
 
 /// What the `stream` handlers did: how many run now, and how many ended cancelled.
 #[derive(Default)]
@@ -466,42 +471,21 @@ async fn a_legacy_client_gone_mid_stream_can_resume_or_cancel_and_others_go_on()
 // ---- Through the router ----
 
 fn router_for(server: &Server) -> axum::Router {
-    axum::Router::new().nest_service(
-        "/mcp",
-        server.http_router(
-            HttpOptions::default().keep_alive(Duration::from_secs(3600)),
-            CancellationToken::new(),
-        ),
+    router(
+        server,
+        HttpOptions::default().keep_alive(Duration::from_secs(3600)),
     )
-}
-
-fn request(body: &str) -> http::request::Builder {
-    Request::post("/mcp")
-        .header("host", "127.0.0.1")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("content-length", body.len())
-}
-
-fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": V,
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
 }
 
 fn listen_request(id: &str) -> Request<Body> {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
         "notifications": {"toolsListChanged": true}, "_meta": modern_meta()}})
     .to_string();
-    request(&body)
-        .header("mcp-protocol-version", V)
-        .header("mcp-method", "subscriptions/listen")
-        .body(Body::from(body))
-        .unwrap()
+    modern_request("subscriptions/listen", None, body)
 }
 
-fn modern_request(id: u64, method: &str, name: Option<&str>, mut params: Value) -> Request<Body> {
+/// A 2026 request `id` of `method`; a `progressToken` in `params` goes to its `_meta`.
+fn modern_rpc(id: u64, method: &str, name: Option<&str>, mut params: Value) -> Request<Body> {
     let mut meta = modern_meta();
     if let Some(token) = params.get("progressToken").cloned() {
         meta["progressToken"] = token;
@@ -509,13 +493,7 @@ fn modern_request(id: u64, method: &str, name: Option<&str>, mut params: Value) 
     }
     params["_meta"] = meta;
     let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-    let mut b = request(&body)
-        .header("mcp-protocol-version", V)
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        b = b.header("mcp-name", name);
-    }
-    b.body(Body::from(body)).unwrap()
+    modern_request(method, name, body)
 }
 
 /// Reads SSE events off a response body, one JSON-RPC message at a time.
@@ -561,15 +539,12 @@ impl Events {
     }
 }
 
+/// [`send`], bounded by [`SOON`]: the status and the body.
 async fn answer(router: &axum::Router, req: Request<Body>) -> (StatusCode, String) {
-    let response = router.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = tokio::time::timeout(SOON, response.into_body().collect())
+    let (status, _, body) = tokio::time::timeout(SOON, send(router, req))
         .await
-        .unwrap()
-        .unwrap()
-        .to_bytes();
-    (status, String::from_utf8(bytes.to_vec()).unwrap())
+        .expect("an answer within SOON");
+    (status, body)
 }
 
 /// Changes the tool list `times` times (the `marker` tool off and on), yielding after each
@@ -634,7 +609,7 @@ async fn a_listen_stream_whose_reader_never_reads_queues_a_bounded_backlog() {
     // The server serves, and a new listen stream gets the next change.
     let (status, body) = answer(
         &router,
-        modern_request(1, "tools/call", Some("hi"), json!({"name": "hi"})),
+        modern_rpc(1, "tools/call", Some("hi"), json!({"name": "hi"})),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -670,27 +645,13 @@ const STALLED_GET_BOUND: usize = 256 + 1;
 async fn a_get_stream_whose_reader_never_reads_is_bounded_then_detached() {
     let server = server(Arc::default(), gates());
     let router = router_for(&server);
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"stalled","version":"1"}}}"#;
-    let response = router
-        .clone()
-        .oneshot(request(init).body(Body::from(init)).unwrap())
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let legacy = |body: &str| {
-        request(body)
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(Body::from(body.to_owned()))
-            .unwrap()
-    };
+    let session = initialize(&router).await;
     let (status, _) = answer(
         &router,
-        legacy(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        legacy(
+            &session,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ),
     )
     .await;
     assert_eq!(status, StatusCode::ACCEPTED);
@@ -724,7 +685,7 @@ async fn a_get_stream_whose_reader_never_reads_is_bounded_then_detached() {
     assert!(queued > 0, "the changes reached the stream");
 
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    let (status, body) = answer(&router, legacy(list)).await;
+    let (status, body) = answer(&router, legacy(&session, list)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(body.contains("\"hi\""), "{body}");
     let mut fresh = Events::new(router.clone().oneshot(get()).await.unwrap());
@@ -742,7 +703,7 @@ async fn ten_thousand_listen_streams_are_acknowledged_notified_and_dropped() {
     let server = server(Arc::default(), gates());
     let router = router_for(&server);
     // The router's first request may start tasks of its own: measured after one.
-    let (status, _) = answer(&router, modern_request(1, "tools/list", None, json!({}))).await;
+    let (status, _) = answer(&router, modern_rpc(1, "tools/list", None, json!({}))).await;
     assert_eq!(status, StatusCode::OK);
     let baseline = alive_tasks();
 
@@ -777,7 +738,7 @@ async fn ten_thousand_listen_streams_are_acknowledged_notified_and_dropped() {
     eventually("every stream's task ends", || alive_tasks() <= baseline).await;
     let (status, body) = answer(
         &router,
-        modern_request(2, "tools/call", Some("hi"), json!({"name": "hi"})),
+        modern_rpc(2, "tools/call", Some("hi"), json!({"name": "hi"})),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -797,34 +758,20 @@ async fn a_hundred_megabyte_result_is_refused_by_the_response_cap_in_both_eras()
         assert_eq!(message["error"]["code"], -32603, "{shown}");
         assert_eq!(message["error"]["message"], "response too large");
     };
-    let messages = |body: &str| -> Vec<Value> {
-        if body.starts_with('{') {
-            return vec![serde_json::from_str(body).unwrap()];
-        }
-        body.lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .filter(|d| !d.is_empty())
-            .map(|d| serde_json::from_str(d).unwrap())
-            .collect()
-    };
 
     // 2026-07-28: a JSON answer (no progress asked), then an SSE stream (progress first).
     for (id, params) in [
         (1, json!({"name": "huge"})),
         (2, json!({"name": "huge", "progressToken": "big"})),
     ] {
-        let (_, body) = answer(
-            &router,
-            modern_request(id, "tools/call", Some("huge"), params),
-        )
-        .await;
+        let (_, body) = answer(&router, modern_rpc(id, "tools/call", Some("huge"), params)).await;
         let all = messages(&body);
         let last = all.last().unwrap();
         assert_eq!(last["id"], id);
         too_large(last);
         let (status, body) = answer(
             &router,
-            modern_request(id + 10, "tools/call", Some("hi"), json!({"name": "hi"})),
+            modern_rpc(id + 10, "tools/call", Some("hi"), json!({"name": "hi"})),
         )
         .await;
         assert_eq!(status, StatusCode::OK);
@@ -832,38 +779,19 @@ async fn a_hundred_megabyte_result_is_refused_by_the_response_cap_in_both_eras()
     }
 
     // 2025-11-25, in a session: the same.
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"big","version":"1"}}}"#;
-    let response = router
-        .clone()
-        .oneshot(request(init).body(Body::from(init)).unwrap())
-        .await
-        .unwrap();
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let session = initialize(&router).await;
     for (id, meta) in [(3, json!({})), (4, json!({"progressToken": "big"}))] {
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                           "params": {"name": "huge", "_meta": meta}})
         .to_string();
-        let req = request(&call)
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(Body::from(call.clone()))
-            .unwrap();
-        let (status, body) = answer(&router, req).await;
+        let (status, body) = answer(&router, legacy(&session, &call)).await;
         assert_eq!(status, StatusCode::OK);
         let all = messages(&body);
         let last = all.last().unwrap();
         assert_eq!(last["id"], id);
         too_large(last);
         let hi = r#"{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"hi"}}"#;
-        let req = request(hi)
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(Body::from(hi))
-            .unwrap();
-        let (status, body) = answer(&router, req).await;
+        let (status, body) = answer(&router, legacy(&session, hi)).await;
         assert_eq!(status, StatusCode::OK);
         assert!(body.contains("hello"), "{body}");
     }

@@ -51,11 +51,9 @@ ALLOWED = {
     "mcp-core/src/uri_template/expand.rs fn expand",
     "mcp-core/src/uri_template/parse.rs fn expression",
     "mcp-server/src/context/mod.rs",
-    "mcp-server/src/engine/headers.rs fn validate",
     "mcp-server/src/engine/mod.rs fn modern_request",
     "mcp-server/src/engine/tasks/call.rs fn call_as_task",
     "mcp-server/src/engine/tasks/call.rs fn run",
-    "mcp-server/src/engine/tasks/methods.rs fn task_request",
 }
 
 

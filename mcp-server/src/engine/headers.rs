@@ -123,6 +123,21 @@ fn validate(
     body_version: &str,
     mirrored: &[MirroredParam],
 ) -> Result<(), ErrorObject> {
+    validate_version_and_method(headers, method, body_version)?;
+    validate_name(headers, method, &target)?;
+    if method == "tools/call" && !mirrored.is_empty() {
+        validate_mirrored(headers, &target, mirrored)?;
+    }
+    Ok(())
+}
+
+/// `MCP-Protocol-Version` and `Mcp-Method` against the body's.
+#[inline]
+fn validate_version_and_method(
+    headers: &impl Headers,
+    method: &str,
+    body_version: &str,
+) -> Result<(), ErrorObject> {
     match headers.single(PROTOCOL_VERSION)? {
         Some(v) if v == body_version => {}
         Some(v) => {
@@ -145,6 +160,16 @@ fn validate(
         }
         None => return Err(ErrorObject::header_mismatch("Mcp-Method header is missing")),
     }
+    Ok(())
+}
+
+/// `Mcp-Name` against what the method is routed by (a name, a URI or a task id).
+#[inline]
+fn validate_name(
+    headers: &impl Headers,
+    method: &str,
+    target: &Target<'_>,
+) -> Result<(), ErrorObject> {
     let routed = match method {
         "tools/call" | "prompts/get" => Some(("name", &target.name)),
         "resources/read" => Some(("uri", &target.uri)),
@@ -177,38 +202,45 @@ fn validate(
         (Some(_), None) => return Err(ErrorObject::header_mismatch("Mcp-Name header is missing")),
         (None, _) => {}
     }
-    if method == "tools/call" && !mirrored.is_empty() {
-        let Ok(arguments) = target.arguments else {
-            return Err(ErrorObject::invalid_params("`arguments` is repeated"));
-        };
-        let arguments: Value = arguments
-            .and_then(|a| serde_json::from_str(a.get()).ok())
-            .unwrap_or(Value::Null);
-        for param in mirrored {
-            let display = &param.display;
-            let header = headers
-                .single(&param.key)?
-                .map(|v| decode(display, v))
-                .transpose()?;
-            let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
-            match (header, body) {
-                (None, None) => {}
-                (Some(h), Some(b)) if header_matches(&h, b) => {}
-                (Some(h), Some(b)) => {
-                    return Err(ErrorObject::header_mismatch(format_args!(
-                        "{display} header value '{h}' does not match body value {b}"
-                    )));
-                }
-                (None, Some(_)) => {
-                    return Err(ErrorObject::header_mismatch(format_args!(
-                        "{display} header is missing"
-                    )));
-                }
-                (Some(h), None) => {
-                    return Err(ErrorObject::header_mismatch(format_args!(
-                        "{display} header value '{h}' has no value in the body"
-                    )));
-                }
+    Ok(())
+}
+
+/// A `tools/call`'s `Mcp-Param-*` headers against the arguments they mirror.
+fn validate_mirrored(
+    headers: &impl Headers,
+    target: &Target<'_>,
+    mirrored: &[MirroredParam],
+) -> Result<(), ErrorObject> {
+    let Ok(arguments) = target.arguments else {
+        return Err(ErrorObject::invalid_params("`arguments` is repeated"));
+    };
+    let arguments: Value = arguments
+        .and_then(|a| serde_json::from_str(a.get()).ok())
+        .unwrap_or(Value::Null);
+    for param in mirrored {
+        let display = &param.display;
+        let header = headers
+            .single(&param.key)?
+            .map(|v| decode(display, v))
+            .transpose()?;
+        let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
+        match (header, body) {
+            (None, None) => {}
+            (Some(h), Some(b)) if header_matches(&h, b) => {}
+            (Some(h), Some(b)) => {
+                return Err(ErrorObject::header_mismatch(format_args!(
+                    "{display} header value '{h}' does not match body value {b}"
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(ErrorObject::header_mismatch(format_args!(
+                    "{display} header is missing"
+                )));
+            }
+            (Some(h), None) => {
+                return Err(ErrorObject::header_mismatch(format_args!(
+                    "{display} header value '{h}' has no value in the body"
+                )));
             }
         }
     }

@@ -25,108 +25,131 @@ impl Engine {
         scope: &Scope<'_>,
         sink: &Sink,
     ) -> Result<Reply, ErrorObject> {
+        match scope.client.version.era() {
+            Era::Legacy => self.legacy_task_request(req, scope, sink).await,
+            Era::Modern => self.modern_task_request(req, scope).await,
+        }
+    }
+
+    /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of 2025-11-25.
+    async fn legacy_task_request(
+        &self,
+        req: &Request,
+        scope: &Scope<'_>,
+        sink: &Sink,
+    ) -> Result<Reply, ErrorObject> {
         let version = scope.client.version;
         let params = req.params.as_ref();
-        match version.era() {
-            Era::Legacy => {
-                if version < ProtocolVersion::V2025_11_25 {
-                    return Err(ErrorObject::method_not_found(&req.method));
-                }
-                let owner = scope.client.task_owner();
-                let owner = owner.as_deref();
-                match req.method.as_str() {
-                    "tasks/list" => {
-                        let p: PaginatedRequestParams = parse_params(params)?;
-                        self.list_tasks(req, version, owner, p.cursor.as_deref())
-                            .await
-                    }
-                    method => {
-                        let p: TaskRequestParams = parse_params(params)?;
-                        let record = self.find(&p.task_id, Era::Legacy, owner).await?;
-                        match method {
-                            "tasks/get" => {
-                                let running = self.tasks().running(&record.id);
-                                let result =
-                                    GetTaskResult::from(legacy_task(&record, running.as_deref()));
-                                Ok(Reply::Response(self.respond(&req.id, version, result)))
-                            }
-                            "tasks/result" => self.task_result(req, record, sink).await,
-                            "tasks/cancel" => {
-                                let cancelled =
-                                    self.cancel_task(record).await?.ok_or_else(|| {
-                                        ErrorObject::invalid_params(
-                                            "the task has already ended and cannot be cancelled",
-                                        )
-                                    })?;
-                                let result = GetTaskResult::from(legacy_task(&cancelled, None));
-                                Ok(Reply::Response(self.respond(&req.id, version, result)))
-                            }
-                            other => Err(ErrorObject::method_not_found(other)),
-                        }
-                    }
-                }
-            }
-            Era::Modern => {
-                let owner = scope.client.task_owner();
-                // `tasks/result` and `tasks/list` are not part of the extension.
-                if !matches!(
-                    req.method.as_str(),
-                    "tasks/get" | "tasks/update" | "tasks/cancel"
-                ) {
-                    return Err(ErrorObject::method_not_found(&req.method));
-                }
-                // A server with no tool that runs as a task does not offer the extension
-                // (`server/discover` says so): its methods are not implemented here (404
-                // over HTTP), rather than a request to declare what the server lacks.
-                if !self.registry().offers().tasks {
-                    return Err(ErrorObject::method_not_found(&req.method));
-                }
-                if !scope
-                    .client
-                    .capabilities
-                    .supports_extension(TASKS_EXTENSION)
-                {
-                    return Err(missing_extension());
-                }
-                if req.method == "tasks/update" {
-                    let p: UpdateTaskRequestParams = parse_params(params)?;
-                    let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
-                    match self.tasks().running(&record.id) {
-                        Some(running) => {
-                            running.ctx.deliver_inputs(p.input_responses);
-                        }
-                        // Waiting for input on another instance (a shared store): the answers
-                        // cannot reach it from here; saying so beats dropping them.
-                        None if record.status == TaskStatus::InputRequired => {
-                            return Err(ErrorObject::internal_error(
-                                "the task runs on another instance of this server; send tasks/update to it \
-                                 (route tasks/* by their Mcp-Name header)",
-                            ));
-                        }
-                        None => {}
-                    }
-                    return Ok(Reply::Response(self.respond(
-                        &req.id,
-                        version,
-                        EmptyResult::default(),
-                    )));
-                }
-                let p: TaskRequestParams = parse_params(params)?;
-                let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
-                if req.method == "tasks/cancel" {
-                    // Cancelling an ended task changes nothing and is acknowledged alike.
-                    self.cancel_task(record).await?;
-                    return Ok(Reply::Response(self.respond(
-                        &req.id,
-                        version,
-                        EmptyResult::default(),
-                    )));
-                }
-                let running = self.tasks().running(&record.id);
-                let detailed = detailed(&record, running.as_deref());
-                Ok(Reply::Response(self.respond(&req.id, version, detailed)))
-            }
+        if version < ProtocolVersion::V2025_11_25 {
+            return Err(ErrorObject::method_not_found(&req.method));
         }
+        let owner = scope.client.task_owner();
+        let owner = owner.as_deref();
+        if req.method == "tasks/list" {
+            let p: PaginatedRequestParams = parse_params(params)?;
+            return self
+                .list_tasks(req, version, owner, p.cursor.as_deref())
+                .await;
+        }
+        let p: TaskRequestParams = parse_params(params)?;
+        let record = self.find(&p.task_id, Era::Legacy, owner).await?;
+        match req.method.as_str() {
+            "tasks/get" => {
+                let running = self.tasks().running(&record.id);
+                let result = GetTaskResult::from(legacy_task(&record, running.as_deref()));
+                Ok(Reply::Response(self.respond(&req.id, version, result)))
+            }
+            "tasks/result" => self.task_result(req, record, sink).await,
+            "tasks/cancel" => {
+                let cancelled = self.cancel_task(record).await?.ok_or_else(|| {
+                    ErrorObject::invalid_params(
+                        "the task has already ended and cannot be cancelled",
+                    )
+                })?;
+                let result = GetTaskResult::from(legacy_task(&cancelled, None));
+                Ok(Reply::Response(self.respond(&req.id, version, result)))
+            }
+            other => Err(ErrorObject::method_not_found(other)),
+        }
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` of the 2026 tasks extension.
+    async fn modern_task_request(
+        &self,
+        req: &Request,
+        scope: &Scope<'_>,
+    ) -> Result<Reply, ErrorObject> {
+        let version = scope.client.version;
+        let params = req.params.as_ref();
+        let owner = scope.client.task_owner();
+        // `tasks/result` and `tasks/list` are not part of the extension.
+        if !matches!(
+            req.method.as_str(),
+            "tasks/get" | "tasks/update" | "tasks/cancel"
+        ) {
+            return Err(ErrorObject::method_not_found(&req.method));
+        }
+        // A server with no tool that runs as a task does not offer the extension
+        // (`server/discover` says so): its methods are not implemented here (404
+        // over HTTP), rather than a request to declare what the server lacks.
+        if !self.registry().offers().tasks {
+            return Err(ErrorObject::method_not_found(&req.method));
+        }
+        if !scope
+            .client
+            .capabilities
+            .supports_extension(TASKS_EXTENSION)
+        {
+            return Err(missing_extension());
+        }
+        if req.method == "tasks/update" {
+            let p: UpdateTaskRequestParams = parse_params(params)?;
+            let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
+            return self.update_task(req, version, record, p);
+        }
+        let p: TaskRequestParams = parse_params(params)?;
+        let record = self.find(&p.task_id, Era::Modern, owner.as_deref()).await?;
+        if req.method == "tasks/cancel" {
+            // Cancelling an ended task changes nothing and is acknowledged alike.
+            self.cancel_task(record).await?;
+            return Ok(Reply::Response(self.respond(
+                &req.id,
+                version,
+                EmptyResult::default(),
+            )));
+        }
+        let running = self.tasks().running(&record.id);
+        let detailed = detailed(&record, running.as_deref());
+        Ok(Reply::Response(self.respond(&req.id, version, detailed)))
+    }
+
+    /// `tasks/update`: the client's answers handed to the task waiting for them.
+    fn update_task(
+        &self,
+        req: &Request,
+        version: ProtocolVersion,
+        record: TaskRecord,
+        p: UpdateTaskRequestParams,
+    ) -> Result<Reply, ErrorObject> {
+        match self.tasks().running(&record.id) {
+            Some(running) => {
+                running.ctx.deliver_inputs(p.input_responses);
+            }
+            // Waiting for input on another instance (a shared store): the answers
+            // cannot reach it from here; saying so beats dropping them.
+            None if record.status == TaskStatus::InputRequired => {
+                return Err(ErrorObject::internal_error(
+                    "the task runs on another instance of this server; send tasks/update to it \
+                     (route tasks/* by their Mcp-Name header)",
+                ));
+            }
+            None => {}
+        }
+        Ok(Reply::Response(self.respond(
+            &req.id,
+            version,
+            EmptyResult::default(),
+        )))
     }
 
     /// The task with this id, if the requester may see it: a task of the other era or of

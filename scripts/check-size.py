@@ -38,13 +38,6 @@ ALLOWED = {
     "mcp-server/src/otel/otlp.rs fn configure",
     "mcp-server/src/otel/protobuf.rs fn metric_data",
     "mcp-otel/src/telemetry.rs fn build",
-    # REDIS owns transport/http/{bus,post,serve,...}.rs and the store modules.
-    "mcp-server/src/transport/http/bus.rs fn run",
-    "mcp-server/src/transport/http/post.rs fn request",
-    "mcp-server/src/transport/http/post.rs fn dispatch",
-    "mcp-server/src/transport/http/endpoint/post.rs fn request",
-    "mcp-server/src/transport/http/endpoint/post.rs fn dispatch",
-    "mcp-server/src/transport/http/serve.rs fn serve",
     # TESTS owns testing/ (the shared HTTP test helpers).
     "mcp-server/src/testing/mod.rs fn connect",
     # SIZE (this change): split in the commits that follow this script.

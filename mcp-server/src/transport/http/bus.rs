@@ -102,20 +102,25 @@ pub(crate) async fn run(
     sessions: Arc<dyn LiveSessionStore>,
     shutdown: CancellationToken,
 ) {
-    let registry = engine.registry();
     let mut id = [0u8; 8];
     if getrandom::fill(&mut id).is_err() {
         tracing::error!("no randomness for the notification bus's instance id; bus not started");
         return;
     }
-    let me: String = id.iter().map(|b| format!("{b:02x}")).collect();
-    let mut local = registry.subscribe();
-    let tasks = engine.tasks();
+    let mut relay = Relay {
+        me: id.iter().map(|b| format!("{b:02x}")).collect(),
+        bus,
+        engine,
+        sessions,
+        echoes: Vec::new(),
+    };
+    let mut local = relay.engine.registry().subscribe();
+    let tasks = relay.engine.tasks();
     let mut task_changes = tasks.changes();
     let mut legacy_notes = tasks.legacy_notes();
     let (tx, mut remote) = mpsc::channel::<String>(1_024);
     let subscriber = {
-        let bus = bus.clone();
+        let bus = relay.bus.clone();
         async move {
             if let Err(e) = bus.subscribe(tx).await {
                 tracing::warn!(error = %e, "the notification bus's subscription ended");
@@ -123,7 +128,6 @@ pub(crate) async fn run(
         }
     };
     tokio::pin!(subscriber);
-    let mut echoes: Vec<RegistryEvent> = Vec::new();
     loop {
         tokio::select! {
             biased;
@@ -133,60 +137,85 @@ pub(crate) async fn run(
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 return;
             }
-            message = remote.recv() => {
-                let Some(message) = message else { return };
-                let Ok(wire) = serde_json::from_str::<Wire>(&message) else {
-                    tracing::debug!("ignoring a malformed notification bus message");
-                    continue;
-                };
-                if wire.from == me {
-                    continue;
-                }
-                if let Some((id, task, ended)) = wire.task {
-                    tasks.relay(id, ended, task);
-                    continue;
-                }
-                if let Some((owner, note)) = wire.note {
-                    // To the session's stream, if it is held here.
-                    if let Some(session) = owner.strip_prefix("session ").and_then(|id| sessions.get(id)) {
-                        session.conn.sink().try_send(note);
-                    }
-                    continue;
-                }
-                if let Some(event) = wire.event() {
-                    if echoes.len() == ECHOES_MAX {
-                        echoes.remove(0);
-                    }
-                    echoes.push(event.clone());
-                    registry.announce(event);
-                }
-            }
+            message = remote.recv() => match message {
+                Some(message) => relay.remote(&message),
+                None => return,
+            },
             event = local.recv() => match event {
-                Ok(event) => {
-                    // Identical events are interchangeable: whichever of them is taken for
-                    // the echo, the count published is right.
-                    if let Some(i) = echoes.iter().position(|e| *e == event) {
-                        echoes.remove(i);
-                        continue;
-                    }
-                    publish(&*bus, &Wire::new(&me, &event)).await;
-                }
+                Ok(event) => relay.local(event).await,
                 Err(broadcast::error::RecvError::Lagged(n)) => {
                     tracing::warn!(missed = n, "the notification bus fell behind this instance's changes");
-                    echoes.clear();
+                    relay.echoes.clear();
                 }
                 Err(broadcast::error::RecvError::Closed) => return,
             },
             change = task_changes.recv() => match change {
-                Ok(change) if !change.remote => publish(&*bus, &Wire::task(&me, &change)).await,
+                Ok(change) if !change.remote => publish(&*relay.bus, &Wire::task(&relay.me, &change)).await,
                 Ok(_) => {}
                 Err(e) => if fell_behind(e, "task changes") { return },
             },
             note = legacy_notes.recv() => match note {
-                Ok(note) => publish(&*bus, &Wire::legacy_task(&me, &note)).await,
+                Ok(note) => publish(&*relay.bus, &Wire::legacy_task(&relay.me, &note)).await,
                 Err(e) => if fell_behind(e, "task statuses") { return },
             },
         }
+    }
+}
+
+/// One instance's end of the bus.
+struct Relay {
+    /// This instance's id on the bus.
+    me: String,
+    bus: Arc<dyn NotificationBus>,
+    engine: Engine,
+    sessions: Arc<dyn LiveSessionStore>,
+    /// Events received from other instances and announced here, whose echo on this
+    /// instance's own registry must not be published again.
+    echoes: Vec<RegistryEvent>,
+}
+
+impl Relay {
+    /// Announces here what another instance published.
+    fn remote(&mut self, message: &str) {
+        let Ok(wire) = serde_json::from_str::<Wire>(message) else {
+            tracing::debug!("ignoring a malformed notification bus message");
+            return;
+        };
+        if wire.from == self.me {
+            return;
+        }
+        if let Some((id, task, ended)) = wire.task {
+            self.engine.tasks().relay(id, ended, task);
+            return;
+        }
+        if let Some((owner, note)) = wire.note {
+            // To the session's stream, if it is held here.
+            let held = owner
+                .strip_prefix("session ")
+                .and_then(|id| self.sessions.get(id));
+            if let Some(session) = held {
+                session.conn.sink().try_send(note);
+            }
+            return;
+        }
+        if let Some(event) = wire.event() {
+            if self.echoes.len() == ECHOES_MAX {
+                self.echoes.remove(0);
+            }
+            self.echoes.push(event.clone());
+            self.engine.registry().announce(event);
+        }
+    }
+
+    /// Publishes an event of this instance's registry, unless it echoes a remote one.
+    async fn local(&mut self, event: RegistryEvent) {
+        // Identical events are interchangeable: whichever of them is taken for the echo,
+        // the count published is right.
+        if let Some(i) = self.echoes.iter().position(|e| *e == event) {
+            self.echoes.remove(i);
+            return;
+        }
+        publish(&*self.bus, &Wire::new(&self.me, &event)).await;
     }
 }
 

@@ -34,6 +34,7 @@ use tokio_util::task::TaskTracker;
 use tower::{Layer, Service};
 
 use super::endpoint::Endpoint;
+use super::layers::HostOriginLayer;
 use super::options::HttpOptions;
 use super::origin::HostPolicy;
 use crate::engine::Engine;
@@ -202,64 +203,22 @@ pub(crate) async fn serve(
     let streams = CancellationToken::new();
     let endpoint = Endpoint::new(engine, options.clone(), streams.clone());
     let tasks = endpoint.tasks();
-    // The Host/Origin guard comes first, before authentication: a request from a rebinding
-    // page or a foreign origin is refused before its token costs a validation.
-    let guard = endpoint.guard();
-    let router = Router::new().nest_service("/mcp", endpoint.routes());
-    let guarded = guard.layer(router.clone());
-    let connections = TaskTracker::new();
-    let closing = CancellationToken::new();
-    let slots = Arc::new(Semaphore::new(options.max_connections));
-    let limits = Limits {
-        header_read: options.header_read_timeout,
-        idle: options.idle_timeout,
-    };
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let slot = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            slot = slots.clone().acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-        };
-        let accepted = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            accepted = listener.accept() => accepted,
-        };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
-            Err(e) => {
-                // Out of file descriptors (or a similar resource): back off rather than spin.
-                tracing::warn!(error = %e, "accepting a connection failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        // Small writes (an SSE event, a JSON answer) go out at once, not after Nagle's wait.
-        let _ = stream.set_nodelay(true);
-        // Authentication wraps each connection's router (it remembers the connection's last
-        // token).
+    let acceptor = Acceptor {
         #[cfg(feature = "auth")]
-        if let Some(auth) = &options.auth {
-            let app = guard.layer(auth.for_connection(router.clone(), engine));
-            connections.spawn(connection(stream, app, limits, closing.clone(), slot));
-            continue;
-        }
-        connections.spawn(connection(
-            stream,
-            guarded.clone(),
-            limits,
-            closing.clone(),
-            slot,
-        ));
-    }
-    drop(listener);
+        engine,
+        options: &options,
+        // The Host/Origin guard comes first, before authentication: a request from a
+        // rebinding page or a foreign origin is refused before its token costs a validation.
+        guard: endpoint.guard(),
+        router: Router::new().nest_service("/mcp", endpoint.routes()),
+        connections: TaskTracker::new(),
+        closing: CancellationToken::new(),
+    };
+    acceptor.run(listener, shutdown).await;
     tracing::info!("shutting down: no new connections; finishing requests in flight");
     streams.cancel();
-    closing.cancel();
+    acceptor.closing.cancel();
+    let connections = acceptor.connections;
     connections.close();
     tasks.close();
     let drained = tokio::time::timeout(options.shutdown_timeout, async {
@@ -277,6 +236,74 @@ pub(crate) async fn serve(
         );
     }
     Ok(())
+}
+
+/// The accept loop: a connection for each client, up to the cap, each with its watchdog.
+struct Acceptor<'a> {
+    /// For authentication's per-connection layer.
+    #[cfg(feature = "auth")]
+    engine: &'a Engine,
+    options: &'a HttpOptions,
+    guard: HostOriginLayer,
+    router: Router,
+    /// The connections' tasks.
+    connections: TaskTracker,
+    /// Closes every connection after its current response.
+    closing: CancellationToken,
+}
+
+impl Acceptor<'_> {
+    /// Accepts connections until `shutdown` completes; the listener is closed then.
+    async fn run(&self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send) {
+        let guarded = self.guard.layer(self.router.clone());
+        let slots = Arc::new(Semaphore::new(self.options.max_connections));
+        let limits = Limits {
+            header_read: self.options.header_read_timeout,
+            idle: self.options.idle_timeout,
+        };
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let slot = tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                slot = slots.clone().acquire_owned() => match slot {
+                    Ok(slot) => slot,
+                    Err(_) => break,
+                },
+            };
+            let accepted = tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                accepted = listener.accept() => accepted,
+            };
+            let stream = match accepted {
+                Ok((stream, _peer)) => stream,
+                Err(e) => {
+                    // Out of file descriptors (or a similar resource): back off, not spin.
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            // Small writes (an SSE event, a JSON answer) go out at once, not after Nagle's
+            // wait.
+            let _ = stream.set_nodelay(true);
+            let closing = self.closing.clone();
+            // Authentication wraps each connection's router (it remembers the connection's
+            // last token).
+            #[cfg(feature = "auth")]
+            if let Some(auth) = &self.options.auth {
+                let app = self
+                    .guard
+                    .layer(auth.for_connection(self.router.clone(), self.engine));
+                self.connections
+                    .spawn(connection(stream, app, limits, closing, slot));
+                continue;
+            }
+            self.connections
+                .spawn(connection(stream, guarded.clone(), limits, closing, slot));
+        }
+    }
 }
 
 fn warn_if_exposed(local: SocketAddr, options: &HttpOptions) {

@@ -80,37 +80,7 @@ impl Endpoint {
                 .await;
         }
         if request.method == "initialize" {
-            // A session id sent with `initialize` is ignored: ids are only ever minted here.
-            self.ensure_background();
-            let conn = Arc::new(Connection::new(
-                Sink::Discard,
-                self.engine.config().client_request_timeout,
-                Transport::Tcp,
-            ));
-            conn.decide(false);
-            let id = request.id.clone();
-            let session = Arc::new(HttpSession::new(
-                conn.clone(),
-                Self::principal(&parts),
-                self.shared_streams(),
-            ));
-            let mut response = self
-                .dispatch(&parts, conn.clone(), request, envelope, None, permit)
-                .await;
-            if conn.session().is_some_and(|s| s.negotiated().is_some()) {
-                // With a shared store, a session it does not know is no session at all.
-                if let Err(e) = self.write_through(&session).await {
-                    tracing::warn!(error = %e, "initialize: the shared session store failed");
-                    session.end();
-                    return reply::busy(
-                        Some(&id),
-                        "the session store is unreachable; retry shortly",
-                    );
-                }
-                set_session_header(&mut response, &session);
-                self.store.insert(session);
-            }
-            return response;
+            return self.initialize(&parts, request, envelope, permit).await;
         }
         let session = match self.session(&parts, Some(&request.id)).await {
             Ok(s) => s,
@@ -143,6 +113,45 @@ impl Endpoint {
         self.persist(&session, Some(&id), response).await
     }
 
+    /// `initialize`: a new legacy session, kept (and written to the session store, if any)
+    /// once the handshake succeeded. A session id sent with it is ignored: ids are only
+    /// ever minted here.
+    async fn initialize(
+        self: &Arc<Self>,
+        parts: &http::request::Parts,
+        request: jsonrpc::Request,
+        envelope: Envelope,
+        permit: OwnedSemaphorePermit,
+    ) -> Response {
+        self.ensure_background();
+        let conn = Arc::new(Connection::new(
+            Sink::Discard,
+            self.engine.config().client_request_timeout,
+            Transport::Tcp,
+        ));
+        conn.decide(false);
+        let id = request.id.clone();
+        let session = Arc::new(HttpSession::new(
+            conn.clone(),
+            Self::principal(parts),
+            self.shared_streams(),
+        ));
+        let mut response = self
+            .dispatch(parts, conn.clone(), request, envelope, None, permit)
+            .await;
+        if conn.session().is_some_and(|s| s.negotiated().is_some()) {
+            // With a shared store, a session it does not know is no session at all.
+            if let Err(e) = self.write_through(&session).await {
+                tracing::warn!(error = %e, "initialize: the shared session store failed");
+                session.end();
+                return reply::busy(Some(&id), "the session store is unreachable; retry shortly");
+            }
+            set_session_header(&mut response, &session);
+            self.store.insert(session);
+        }
+        response
+    }
+
     /// Runs a request and answers with JSON, or with SSE when messages come before its
     /// result and the client accepts SSE.
     async fn dispatch(
@@ -154,16 +163,14 @@ impl Endpoint {
         session: Option<Arc<HttpSession>>,
         permit: OwnedSemaphorePermit,
     ) -> Response {
-        let headers = &parts.headers;
-        let principal = Self::principal(parts);
-        let modern = envelope.is_modern();
         let id = request.id.clone();
         let Some(cancel) = conn.begin(&id) else {
             return reply::error(StatusCode::CONFLICT, Some(&id), &engine::duplicate_id(&id));
         };
-        let sse = !self.options.json_only && accepts(headers, "text/event-stream");
-        let (tx, mut notes) = mpsc::channel::<String>(64);
-        let (last_tx, mut last) = oneshot::channel::<EngineResponse>();
+        let modern = envelope.is_modern();
+        let sse = !self.options.json_only && accepts(&parts.headers, "text/event-stream");
+        let (tx, notes) = mpsc::channel::<String>(64);
+        let (last_tx, last) = oneshot::channel::<EngineResponse>();
         // A legacy session's SSE streams are resumable, and the handler may close them early.
         // A legacy session's requests are children of its span.
         let parent = session.as_ref().map(|s| s.span.clone());
@@ -179,9 +186,48 @@ impl Endpoint {
             None if modern => Sink::Discard,
             None => conn.sink(),
         };
+        self.run(Handling {
+            conn,
+            request,
+            envelope,
+            sink,
+            cancel: cancel.clone(),
+            principal: Self::principal(parts),
+            parent,
+            permit,
+            stream: tx,
+            last: last_tx,
+        })
+        .await;
+        let answer = Answer {
+            notes,
+            last,
+            sse,
+            modern,
+        };
+        match resumable {
+            Some(session) => self.answer_resumable(session, answer, close).await,
+            None => self.answer(answer, cancel).await,
+        }
+    }
+
+    /// Runs a request in the engine.
+    async fn run(&self, handling: Handling) {
+        let Handling {
+            conn,
+            request,
+            envelope,
+            sink,
+            cancel: task_cancel,
+            principal,
+            parent,
+            permit,
+            stream: tx,
+            last: last_tx,
+        } = handling;
+        let id = request.id.clone();
         let engine = self.engine.clone();
         let shutdown = self.shutdown.clone();
-        let task_cancel = cancel.clone();
         // Boxed once: the request's future is several KB. A request that completes without
         // waiting is answered from this task; one that waits goes on as its own (tracked)
         // task, polled again there with its own waker, so it outlives a dropped connection.
@@ -194,7 +240,7 @@ impl Endpoint {
                 request,
                 Some(envelope),
                 sink,
-                task_cancel.clone(),
+                task_cancel,
                 principal,
             );
             let reply = match parent {
@@ -229,48 +275,72 @@ impl Endpoint {
         if !finished {
             self.tasks.spawn(task);
         }
-        if let Some(session) = resumable {
-            // Legacy era: a dropped connection is not a cancellation (the client cancels with
-            // `notifications/cancelled`); the stream can be resumed with `Last-Event-ID`.
-            tokio::select! {
-                biased;
-                Some(first) = notes.recv() => {
-                    return self.resumable_stream(session, Some(first), notes, last, close);
-                }
-                () = close.cancelled() => {
-                    return self.resumable_stream(session, None, notes, last, close);
-                }
-                result = &mut last => {
-                    let queued = drain(&mut notes);
-                    return match result {
-                        // A step-up challenge is never streamed: its status is the message.
-                        Ok(response)
-                            if queued.is_empty()
-                                && (!self.options.sse_responses
-                                    || matches!(response.status, Status::InsufficientScope(_))) =>
-                        {
-                            reply::engine(response, false)
+    }
+
+    /// The answer to a legacy session's request read as SSE: a resumable stream when
+    /// messages come first (or every answer is streamed), JSON otherwise. A dropped
+    /// connection is not a cancellation (the client cancels with
+    /// `notifications/cancelled`); the stream can be resumed with `Last-Event-ID`.
+    async fn answer_resumable(
+        &self,
+        session: Arc<HttpSession>,
+        answer: Answer,
+        close: CancellationToken,
+    ) -> Response {
+        let Answer {
+            mut notes,
+            mut last,
+            ..
+        } = answer;
+        tokio::select! {
+            biased;
+            Some(first) = notes.recv() => {
+                self.resumable_stream(session, Some(first), notes, last, close)
+            }
+            () = close.cancelled() => {
+                self.resumable_stream(session, None, notes, last, close)
+            }
+            result = &mut last => {
+                let queued = drain(&mut notes);
+                match result {
+                    // A step-up challenge is never streamed: its status is the message.
+                    Ok(response)
+                        if queued.is_empty()
+                            && (!self.options.sse_responses
+                                || matches!(response.status, Status::InsufficientScope(_))) =>
+                    {
+                        reply::engine(response, false)
+                    }
+                    // Streamed all the same (messages came before it, or every answer
+                    // is streamed): through the session's event log, so its events have
+                    // ids and the stream can be resumed, as any other of the session's.
+                    Ok(response) => {
+                        let (feed, notes) = mpsc::channel(queued.len().max(1));
+                        for note in queued {
+                            let _ = feed.try_send(note);
                         }
-                        // Streamed all the same (messages came before it, or every answer
-                        // is streamed): through the session's event log, so its events have
-                        // ids and the stream can be resumed, as any other of the session's.
-                        Ok(response) => {
-                            let (feed, notes) = mpsc::channel(queued.len().max(1));
-                            for note in queued {
-                                let _ = feed.try_send(note);
-                            }
-                            drop(feed);
-                            let (last_tx, last) = oneshot::channel();
-                            let _ = last_tx.send(response);
-                            return self.resumable_stream(session, None, notes, last, close);
-                        }
-                        // Cancelled: nothing is sent for it, on a stream that ends (a
-                        // request is answered with a JSON or an event-stream body).
-                        Err(_) => reply::sse(SseBody::new(Vec::new(), None, None, None, None)),
-                    };
+                        drop(feed);
+                        let (last_tx, last) = oneshot::channel();
+                        let _ = last_tx.send(response);
+                        self.resumable_stream(session, None, notes, last, close)
+                    }
+                    // Cancelled: nothing is sent for it, on a stream that ends (a
+                    // request is answered with a JSON or an event-stream body).
+                    Err(_) => reply::sse(SseBody::new(Vec::new(), None, None, None, None)),
                 }
             }
         }
+    }
+
+    /// The answer to any other request: JSON, or SSE when messages come before the result
+    /// and the client reads SSE.
+    async fn answer(&self, answer: Answer, cancel: CancellationToken) -> Response {
+        let Answer {
+            mut notes,
+            mut last,
+            sse,
+            modern,
+        } = answer;
         // The request is cancelled if this future is dropped (the client went away) before
         // the answer is complete.
         let guard = cancel.drop_guard();
@@ -457,6 +527,31 @@ impl Endpoint {
         };
         self.persist(&session, None, response).await
     }
+}
+
+/// A request on its way into the engine, and where its messages and answer go.
+struct Handling {
+    conn: Arc<Connection>,
+    request: jsonrpc::Request,
+    envelope: Envelope,
+    sink: Sink,
+    cancel: CancellationToken,
+    principal: Option<Arc<crate::principal::Principal>>,
+    /// The span of the legacy session the request belongs to.
+    parent: Option<tracing::Span>,
+    permit: OwnedSemaphorePermit,
+    /// Where a listen stream's messages go.
+    stream: mpsc::Sender<String>,
+    last: oneshot::Sender<EngineResponse>,
+}
+
+/// What a running request sends back: messages before its result, then the result.
+struct Answer {
+    notes: mpsc::Receiver<String>,
+    last: oneshot::Receiver<EngineResponse>,
+    /// The client reads SSE.
+    sse: bool,
+    modern: bool,
 }
 
 fn drain(notes: &mut mpsc::Receiver<String>) -> Vec<String> {

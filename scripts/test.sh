@@ -17,8 +17,8 @@ export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "ferromcp's top-level modules depend on each other without cycles"
-python3 scripts/check-layers.py mcp-server/src
+step "every library crate's modules depend on each other without cycles, at every depth"
+python3 scripts/check-layers.py
 
 step "no library file over 600 lines, no library function over 80 lines"
 python3 scripts/check-size.py

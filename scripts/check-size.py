@@ -45,8 +45,6 @@ ALLOWED = {
     "mcp-core/src/uri_template/parse.rs fn expression",
     "mcp-server/src/context/mod.rs",
     "mcp-server/src/engine/mod.rs fn modern_request",
-    "mcp-server/src/engine/tasks/call.rs fn call_as_task",
-    "mcp-server/src/engine/tasks/call.rs fn run",
 }
 
 

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::tasks::TaskCall;
 use super::*;
 use crate::registry::PageRequest;
 
@@ -203,13 +204,15 @@ impl Engine {
         if (tool.tool.execution.is_some() || p.task.is_some())
             && let Some(reply) = Box::pin(self.call_as_task(
                 &scope,
-                id,
-                &sink,
-                &cancel,
-                &tool,
-                p.arguments,
-                &mrtr,
-                p.task,
+                &TaskCall {
+                    request_id: id,
+                    sink: &sink,
+                    cancel: &cancel,
+                    tool: &tool,
+                    arguments: p.arguments,
+                    mrtr: &mrtr,
+                    asked: p.task,
+                },
             ))
             .await?
         {

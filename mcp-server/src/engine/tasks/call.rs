@@ -105,29 +105,43 @@ pub(crate) fn missing_extension() -> ErrorObject {
     })
 }
 
+/// A `tools/call` that may run as a task: what the request brought.
+pub(in crate::engine) struct TaskCall<'a> {
+    pub(in crate::engine) request_id: &'a ferromcp_core::jsonrpc::RequestId,
+    /// Where the request's own messages go.
+    pub(in crate::engine) sink: &'a Sink,
+    /// The request's cancellation (not the task's).
+    pub(in crate::engine) cancel: &'a CancellationToken,
+    pub(in crate::engine) tool: &'a ToolEntry,
+    pub(in crate::engine) arguments: Option<&'a RawValue>,
+    pub(in crate::engine) mrtr: &'a MrtrParams,
+    /// The request's `task` member (2025-11-25: the client asks for a task).
+    pub(in crate::engine) asked: Option<&'a RawValue>,
+}
+
 impl Engine {
-    /// Runs a `tools/call` of `tool` as a task when the era's rules say so; `None` when it
-    /// runs as an ordinary call.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs a `tools/call` as a task when the era's rules say so; `None` when it runs as an
+    /// ordinary call.
     pub(in crate::engine) async fn call_as_task(
         &self,
         scope: &Scope<'_>,
-        request_id: &ferromcp_core::jsonrpc::RequestId,
-        sink: &Sink,
-        cancel: &CancellationToken,
-        tool: &ToolEntry,
-        arguments: Option<&RawValue>,
-        mrtr: &MrtrParams,
-        asked: Option<&RawValue>,
+        call: &TaskCall<'_>,
     ) -> Result<Option<Reply>, ErrorObject> {
-        let support = tool
+        let support = call
+            .tool
             .tool
             .execution
             .as_ref()
             .and_then(|e| e.task_support)
             .unwrap_or(ToolTaskSupport::Forbidden);
         let version = scope.client.version;
-        let mode = mode(self, version, &scope.client.capabilities, support, asked)?;
+        let mode = mode(
+            self,
+            version,
+            &scope.client.capabilities,
+            support,
+            call.asked,
+        )?;
         if matches!(mode, Mode::Sync) {
             return Ok(None);
         }
@@ -137,91 +151,116 @@ impl Engine {
                 self.tasks().limits.max_running
             )));
         }
+        match mode {
+            Mode::Legacy(ttl) => self.legacy_task(scope, call, ttl).await.map(Some),
+            Mode::Modern => self.modern_task(scope, call).await.map(Some),
+            Mode::Sync => Ok(None),
+        }
+    }
+
+    /// A 2025-11-25 task: started at once, the request answered with the task.
+    async fn legacy_task(
+        &self,
+        scope: &Scope<'_>,
+        call: &TaskCall<'_>,
+        ttl: Duration,
+    ) -> Result<Reply, ErrorObject> {
         let link = Arc::new(TaskLink::default());
         // A task is stopped by `tasks/cancel`, not by the end of the request that started it.
         let task_cancel = CancellationToken::new();
-        match mode {
-            Mode::Legacy(ttl) => {
-                let owner = scope.client.task_owner();
-                // The request is answered at once: its messages go to a `tasks/result`
-                // stream, or where the connection's go.
-                let task_sink = scope.conn.map_or(Sink::Discard, |c| c.task_route());
-                let ctx = self.context(
-                    request_id,
-                    scope,
-                    task_sink.clone(),
-                    task_cancel.clone(),
-                    None,
-                    Some(link.clone()),
-                )?;
+        let version = scope.client.version;
+        let owner = scope.client.task_owner();
+        // The request is answered at once: its messages go to a `tasks/result`
+        // stream, or where the connection's go.
+        let task_sink = scope.conn.map_or(Sink::Discard, |c| c.task_route());
+        let ctx = self.context(
+            call.request_id,
+            scope,
+            task_sink.clone(),
+            task_cancel.clone(),
+            None,
+            Some(link.clone()),
+        )?;
+        let id = new_id()?;
+        link.start(&id);
+        let mut record = TaskRecord::new(id, owner, version);
+        record.ttl = Some(ttl);
+        record.poll_interval = Some(self.tasks().limits.poll_interval);
+        let fut = match start(call.tool, call.arguments, &ctx) {
+            Some(fut) => fut,
+            None => return Ok(self.panicked(call.request_id)),
+        };
+        self.launch(record.clone(), ctx, task_cancel, task_sink, fut)
+            .await?;
+        let result = CreateTaskResult {
+            meta: None,
+            result_type: None,
+            task: legacy_task(&record, None),
+            extra: Default::default(),
+        };
+        Ok(Reply::Response(self.respond(
+            call.request_id,
+            version,
+            result,
+        )))
+    }
+
+    /// A 2026 task: the handler's first poll, in the request, decides whether the call
+    /// completes, asks for input, or goes on as a task.
+    async fn modern_task(
+        &self,
+        scope: &Scope<'_>,
+        call: &TaskCall<'_>,
+    ) -> Result<Reply, ErrorObject> {
+        let link = Arc::new(TaskLink::default());
+        let task_cancel = CancellationToken::new();
+        let version = scope.client.version;
+        let name = call.tool.tool.name.as_str();
+        let ctx = self.context(
+            call.request_id,
+            scope,
+            call.sink.clone(),
+            task_cancel.clone(),
+            Some((call.mrtr, "tools/call", name)),
+            Some(link.clone()),
+        )?;
+        let Some(mut fut) = start(call.tool, call.arguments, &ctx) else {
+            return Ok(self.panicked(call.request_id));
+        };
+        // The first poll, in the request: it decides what the call becomes.
+        let first = tokio::select! {
+            biased;
+            () = call.cancel.cancelled() => None,
+            polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))) => Some(polled),
+        };
+        let driven = match first {
+            None => {
+                task_cancel.cancel();
+                return Ok(Reply::Silent);
+            }
+            Some(Poll::Ready(Ok(result))) => Driven::Done(result),
+            Some(Poll::Ready(Err(()))) => Driven::Panicked,
+            Some(Poll::Pending) if ctx.has_pending_inputs() => Driven::InputRequired,
+            Some(Poll::Pending) => {
                 let id = new_id()?;
                 link.start(&id);
+                let owner = scope.client.task_owner();
                 let mut record = TaskRecord::new(id, owner, version);
-                record.ttl = Some(ttl);
+                record.ttl = Some(self.tasks().limits.default_ttl);
                 record.poll_interval = Some(self.tasks().limits.poll_interval);
-                let fut = match start(tool, arguments, &ctx) {
-                    Some(fut) => fut,
-                    None => return Ok(Some(self.panicked(request_id))),
-                };
-                self.launch(record.clone(), ctx, task_cancel, task_sink, fut)
+                // Stored before it is announced: a `tasks/get` right after finds it.
+                self.launch(record.clone(), ctx, task_cancel, Sink::Discard, fut)
                     .await?;
-                let result = CreateTaskResult {
-                    meta: None,
-                    result_type: None,
-                    task: legacy_task(&record, None),
-                    extra: Default::default(),
-                };
-                Ok(Some(Reply::Response(
-                    self.respond(request_id, version, result),
-                )))
+                let result = CreateTaskExtensionResult::new(task_state(&record, None));
+                return Ok(Reply::Response(self.respond(
+                    call.request_id,
+                    version,
+                    result,
+                )));
             }
-            Mode::Modern => {
-                let ctx = self.context(
-                    request_id,
-                    scope,
-                    sink.clone(),
-                    task_cancel.clone(),
-                    Some((mrtr, "tools/call", &tool.tool.name)),
-                    Some(link.clone()),
-                )?;
-                let Some(mut fut) = start(tool, arguments, &ctx) else {
-                    return Ok(Some(self.panicked(request_id)));
-                };
-                // The first poll, in the request: it decides what the call becomes.
-                let first = tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => None,
-                    polled = poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))) => Some(polled),
-                };
-                let target = Some(("tools/call", tool.tool.name.as_str()));
-                let driven = match first {
-                    None => {
-                        task_cancel.cancel();
-                        return Ok(Some(Reply::Silent));
-                    }
-                    Some(Poll::Ready(Ok(result))) => Driven::Done(result),
-                    Some(Poll::Ready(Err(()))) => Driven::Panicked,
-                    Some(Poll::Pending) if ctx.has_pending_inputs() => Driven::InputRequired,
-                    Some(Poll::Pending) => {
-                        let id = new_id()?;
-                        link.start(&id);
-                        let owner = scope.client.task_owner();
-                        let mut record = TaskRecord::new(id, owner, version);
-                        record.ttl = Some(self.tasks().limits.default_ttl);
-                        record.poll_interval = Some(self.tasks().limits.poll_interval);
-                        // Stored before it is announced: a `tasks/get` right after finds it.
-                        self.launch(record.clone(), ctx, task_cancel, Sink::Discard, fut)
-                            .await?;
-                        let result = CreateTaskExtensionResult::new(task_state(&record, None));
-                        return Ok(Some(Reply::Response(
-                            self.respond(request_id, version, result),
-                        )));
-                    }
-                };
-                Ok(Some(self.finish(&ctx, driven, "tool", target, None)))
-            }
-            Mode::Sync => Ok(None),
-        }
+        };
+        let target = Some(("tools/call", name));
+        Ok(self.finish(&ctx, driven, "tool", target, None))
     }
 
     fn panicked(&self, id: &ferromcp_core::jsonrpc::RequestId) -> Reply {
@@ -312,55 +351,7 @@ impl Engine {
             }
         };
         running.cancel.cancel();
-        let mut done = record.clone();
-        done.last_updated_at = SystemTime::now();
-        done.status_message = link.message();
-        let modern = record.version.era() == Era::Modern;
-        match ended {
-            Ended::Cancelled => done.status = TaskStatus::Cancelled,
-            Ended::Expired => {
-                done.status = TaskStatus::Failed;
-                done.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(
-                    "the task's time to live ran out before it finished",
-                )));
-            }
-            Ended::Panicked => {
-                tracing::error!(task = %record.id, "task handler panicked");
-                done.status = TaskStatus::Failed;
-                done.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(
-                    "the tool handler panicked",
-                )));
-            }
-            Ended::Done(result) => {
-                let (status, outcome) = match (running.ctx.take_override(), *result) {
-                    (Some(Override::Error(e)), _) | (None, Err(HandlerError::Rpc(e))) => {
-                        (TaskStatus::Failed, TaskOutcome::Error(e))
-                    }
-                    (None, Err(HandlerError::ResourceNotFound)) => (
-                        TaskStatus::Failed,
-                        TaskOutcome::Error(ErrorObject::internal_error("not found")),
-                    ),
-                    (None, Ok(mut result)) => {
-                        // 2025: a tool error fails the task; 2026: the task completed, and
-                        // its result says the tool failed.
-                        let failed = !modern && result.is_error == Some(true);
-                        result.prepare_for(record.version);
-                        match serde_json::to_value(&result) {
-                            Ok(v) if failed => (TaskStatus::Failed, TaskOutcome::Result(v)),
-                            Ok(v) => (TaskStatus::Completed, TaskOutcome::Result(v)),
-                            Err(e) => (
-                                TaskStatus::Failed,
-                                TaskOutcome::Error(ErrorObject::internal_error(format!(
-                                    "the result does not serialize: {e}"
-                                ))),
-                            ),
-                        }
-                    }
-                };
-                done.status = status;
-                done.outcome = Some(outcome);
-            }
-        }
+        let done = ended_record(&record, &running, &link, ended);
         self.publish(done, &running).await;
         lock(&tasks.running).remove(&record.id);
         running.ended.cancel();
@@ -430,6 +421,65 @@ enum Ended {
     Panicked,
     Cancelled,
     Expired,
+}
+
+/// The record of a task that ended so.
+fn ended_record(
+    record: &TaskRecord,
+    running: &Running,
+    link: &TaskLink,
+    ended: Ended,
+) -> TaskRecord {
+    let mut done = record.clone();
+    done.last_updated_at = SystemTime::now();
+    done.status_message = link.message();
+    let modern = record.version.era() == Era::Modern;
+    match ended {
+        Ended::Cancelled => done.status = TaskStatus::Cancelled,
+        Ended::Expired => {
+            done.status = TaskStatus::Failed;
+            done.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(
+                "the task's time to live ran out before it finished",
+            )));
+        }
+        Ended::Panicked => {
+            tracing::error!(task = %record.id, "task handler panicked");
+            done.status = TaskStatus::Failed;
+            done.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(
+                "the tool handler panicked",
+            )));
+        }
+        Ended::Done(result) => {
+            let (status, outcome) = match (running.ctx.take_override(), *result) {
+                (Some(Override::Error(e)), _) | (None, Err(HandlerError::Rpc(e))) => {
+                    (TaskStatus::Failed, TaskOutcome::Error(e))
+                }
+                (None, Err(HandlerError::ResourceNotFound)) => (
+                    TaskStatus::Failed,
+                    TaskOutcome::Error(ErrorObject::internal_error("not found")),
+                ),
+                (None, Ok(mut result)) => {
+                    // 2025: a tool error fails the task; 2026: the task completed, and
+                    // its result says the tool failed.
+                    let failed = !modern && result.is_error == Some(true);
+                    result.prepare_for(record.version);
+                    match serde_json::to_value(&result) {
+                        Ok(v) if failed => (TaskStatus::Failed, TaskOutcome::Result(v)),
+                        Ok(v) => (TaskStatus::Completed, TaskOutcome::Result(v)),
+                        Err(e) => (
+                            TaskStatus::Failed,
+                            TaskOutcome::Error(ErrorObject::internal_error(format!(
+                                "the result does not serialize: {e}"
+                            ))),
+                        ),
+                    }
+                }
+            };
+            done.status = status;
+            done.outcome = Some(outcome);
+        }
+    }
+    done
 }
 
 /// The handler's future, or `None` if making it panicked.

@@ -25,6 +25,7 @@ pub use crate::store::{
     MemoryTaskStore, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
 };
 use crate::sync::lock;
+pub(in crate::engine) use call::TaskCall;
 pub(crate) use call::missing_extension;
 
 /// The limits of a server's tasks, set by `ServerBuilder`.

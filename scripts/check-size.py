@@ -44,7 +44,6 @@ ALLOWED = {
     "mcp-core/src/uri_template/expand.rs fn expand",
     "mcp-core/src/uri_template/parse.rs fn expression",
     "mcp-server/src/context/mod.rs",
-    "mcp-server/src/engine/mod.rs fn modern_request",
 }
 
 

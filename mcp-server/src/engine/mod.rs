@@ -510,26 +510,7 @@ impl Engine {
         };
         let (version, capabilities, client_info) = envelope;
         match req.method.as_str() {
-            "server/discover" => {
-                // Every version the server speaks, newest first, as -32022 lists them: a
-                // client that speaks both eras may choose a 2025 one (by `initialize`).
-                let mut result = DiscoverResult {
-                    supported_versions: self
-                        .config()
-                        .versions
-                        .iter()
-                        .map(|v| v.as_str().to_owned())
-                        .collect(),
-                    capabilities: self.capabilities(Era::Modern),
-                    instructions: self.config().instructions.clone(),
-                    ..Default::default()
-                };
-                ferromcp_core::types::Cacheable::set_cache_hints(
-                    &mut result,
-                    self.config().discover_cache,
-                );
-                Reply::Response(self.respond(id, version, result))
-            }
+            "server/discover" => self.discover(id, version),
             "subscriptions/listen" => {
                 let client = Client {
                     version,
@@ -565,6 +546,25 @@ impl Engine {
                 outline::outline(self.common_request(req, scope, sink, cancel)).await
             }
         }
+    }
+
+    /// `server/discover`: the versions, capabilities and instructions of the server.
+    fn discover(&self, id: &RequestId, version: ProtocolVersion) -> Reply {
+        // Every version the server speaks, newest first, as -32022 lists them: a
+        // client that speaks both eras may choose a 2025 one (by `initialize`).
+        let mut result = DiscoverResult {
+            supported_versions: self
+                .config()
+                .versions
+                .iter()
+                .map(|v| v.as_str().to_owned())
+                .collect(),
+            capabilities: self.capabilities(Era::Modern),
+            instructions: self.config().instructions.clone(),
+            ..Default::default()
+        };
+        ferromcp_core::types::Cacheable::set_cache_hints(&mut result, self.config().discover_cache);
+        Reply::Response(self.respond(id, version, result))
     }
 }
 

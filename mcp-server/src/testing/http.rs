@@ -145,19 +145,20 @@ impl HttpTestClient {
         TestClient::start(options, Link::Http(Box::new(self.clone())), Arc::default()).await
     }
 
-    /// Sends `request` to the router as it is and reads the whole answer.
+    /// Sends `request` to the router as it is and reads the whole answer; a body that fails
+    /// midway is read as far as it went.
     pub async fn send(&self, request: Request<Body>) -> HttpResponse {
-        let (parts, body) = self.call(request).await.into_parts();
-        // A body that fails midway is read as far as it went.
-        let body = body
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
+        let (parts, mut body) = self.call(request).await.into_parts();
+        let mut read = Vec::new();
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Ok(data) = frame.into_data() {
+                read.extend_from_slice(&data);
+            }
+        }
         HttpResponse {
             status: parts.status,
             headers: parts.headers,
-            body,
+            body: Bytes::from(read),
         }
     }
 
@@ -469,5 +470,49 @@ impl HttpResponse {
             .rev()
             .find(|m| m.get("id").is_some() && m.get("method").is_none())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use http_body::Frame;
+
+    use super::*;
+
+    /// A body that sends its chunks, then fails.
+    struct Broken(VecDeque<Bytes>);
+
+    impl http_body::Body for Broken {
+        type Data = Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+            Poll::Ready(Some(match self.0.pop_front() {
+                Some(chunk) => Ok(Frame::data(chunk)),
+                None => Err(std::io::Error::other("the connection broke")),
+            }))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_that_fails_midway_is_read_as_far_as_it_went() {
+        let router = axum::Router::new().route(
+            "/broken",
+            axum::routing::get(|| async {
+                let chunks = [Bytes::from("data: one\n\n"), Bytes::from("data: two\n\n")];
+                Body::new(Broken(chunks.into()))
+            }),
+        );
+        let client = HttpTestClient::new(router, ClientOptions::legacy());
+        let response = client.get("/broken").await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.text(), "data: one\n\ndata: two\n\n");
     }
 }

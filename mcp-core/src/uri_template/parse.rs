@@ -104,96 +104,14 @@ impl Parser<'_> {
     fn expression(&mut self, open: usize) -> Result<(Expr, usize), UriTemplateError> {
         let b = self.b;
         let unclosed = UriTemplateError::UnclosedExpression { offset: open };
-        let mut i = open + 1;
-        let &c = b.get(i).ok_or(unclosed.clone())?;
-        let op = match c {
-            b'+' => Op::Reserved,
-            b'#' => Op::Fragment,
-            b'.' => Op::Label,
-            b'/' => Op::Path,
-            b';' => Op::PathParam,
-            b'?' => Op::Query,
-            b'&' => Op::QueryCont,
-            b'=' | b',' | b'!' | b'@' | b'|' => {
-                return Err(UriTemplateError::ReservedOperator {
-                    offset: i,
-                    operator: char::from(c),
-                });
-            }
-            b'}' => return Err(UriTemplateError::EmptyExpression { offset: open }),
-            _ => Op::Simple,
-        };
-        if op != Op::Simple {
-            i += 1;
-        }
+        let (op, mut i) = self.operator(open)?;
         let mut specs = Vec::new();
         loop {
-            // varname = varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded
             let start = i;
-            let c = loop {
-                let &c = b.get(i).ok_or(unclosed.clone())?;
-                match c {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' => i += 1,
-                    b'%' => {
-                        if !is_pct_at(b, i) {
-                            return Err(UriTemplateError::InvalidPercentEncoding { offset: i });
-                        }
-                        i += 3;
-                    }
-                    b'.' => {
-                        if i == start || b[i - 1] == b'.' {
-                            return Err(UriTemplateError::MisplacedDot { offset: i });
-                        }
-                        i += 1;
-                    }
-                    _ => break c,
-                }
-            };
-            if i == start {
-                return Err(match c {
-                    b',' | b'}' | b':' | b'*' => UriTemplateError::EmptyVariableName { offset: i },
-                    _ => UriTemplateError::InvalidVariableChar {
-                        offset: i,
-                        found: self.char_at(i),
-                    },
-                });
-            }
-            if b[i - 1] == b'.' {
-                return Err(UriTemplateError::MisplacedDot { offset: i - 1 });
-            }
-            let name = self.src.get(start..i).unwrap_or("");
-            let modifier = match c {
-                b':' => {
-                    i += 1;
-                    let digits = i;
-                    let mut len: u16 = 0;
-                    while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-                        if i - digits == 4 {
-                            return Err(UriTemplateError::InvalidPrefix { offset: digits });
-                        }
-                        len = len * 10 + u16::from(d - b'0');
-                        i += 1;
-                    }
-                    if i == digits && i == b.len() {
-                        return Err(unclosed);
-                    }
-                    if len == 0 || b[digits] == b'0' {
-                        return Err(UriTemplateError::InvalidPrefix { offset: digits });
-                    }
-                    if b.get(i) == Some(&b'*') {
-                        return Err(UriTemplateError::ExplodeWithPrefix { offset: i });
-                    }
-                    Modifier::Prefix(len)
-                }
-                b'*' => {
-                    i += 1;
-                    if b.get(i) == Some(&b':') {
-                        return Err(UriTemplateError::ExplodeWithPrefix { offset: i });
-                    }
-                    Modifier::Explode
-                }
-                _ => Modifier::None,
-            };
+            let (end, c) = self.var_name(start, &unclosed)?;
+            let name = self.src.get(start..end).unwrap_or("");
+            let (modifier, end) = self.modifier(c, end, &unclosed)?;
+            i = end;
             let &c = b.get(i).ok_or(unclosed.clone())?;
             let var = self.var_id(name);
             specs.push(Spec {
@@ -222,6 +140,119 @@ impl Parser<'_> {
             }
         }
         Ok((Expr::new(op, specs), i))
+    }
+
+    /// The operator of the expression whose `{` is at `open`, and the offset after it.
+    fn operator(&self, open: usize) -> Result<(Op, usize), UriTemplateError> {
+        let i = open + 1;
+        let &c = self
+            .b
+            .get(i)
+            .ok_or(UriTemplateError::UnclosedExpression { offset: open })?;
+        let op = match c {
+            b'+' => Op::Reserved,
+            b'#' => Op::Fragment,
+            b'.' => Op::Label,
+            b'/' => Op::Path,
+            b';' => Op::PathParam,
+            b'?' => Op::Query,
+            b'&' => Op::QueryCont,
+            b'=' | b',' | b'!' | b'@' | b'|' => {
+                return Err(UriTemplateError::ReservedOperator {
+                    offset: i,
+                    operator: char::from(c),
+                });
+            }
+            b'}' => return Err(UriTemplateError::EmptyExpression { offset: open }),
+            _ => Op::Simple,
+        };
+        Ok((op, if op == Op::Simple { i } else { i + 1 }))
+    }
+
+    /// The variable name from `start`: the offset after it and the byte there.
+    fn var_name(
+        &self,
+        start: usize,
+        unclosed: &UriTemplateError,
+    ) -> Result<(usize, u8), UriTemplateError> {
+        let b = self.b;
+        let mut i = start;
+        // varname = varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded
+        let c = loop {
+            let &c = b.get(i).ok_or(unclosed.clone())?;
+            match c {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' => i += 1,
+                b'%' => {
+                    if !is_pct_at(b, i) {
+                        return Err(UriTemplateError::InvalidPercentEncoding { offset: i });
+                    }
+                    i += 3;
+                }
+                b'.' => {
+                    if i == start || b[i - 1] == b'.' {
+                        return Err(UriTemplateError::MisplacedDot { offset: i });
+                    }
+                    i += 1;
+                }
+                _ => break c,
+            }
+        };
+        if i == start {
+            return Err(match c {
+                b',' | b'}' | b':' | b'*' => UriTemplateError::EmptyVariableName { offset: i },
+                _ => UriTemplateError::InvalidVariableChar {
+                    offset: i,
+                    found: self.char_at(i),
+                },
+            });
+        }
+        if b[i - 1] == b'.' {
+            return Err(UriTemplateError::MisplacedDot { offset: i - 1 });
+        }
+        Ok((i, c))
+    }
+
+    /// The modifier that `c` at `i` starts (`:N` or `*`), and the offset after it.
+    fn modifier(
+        &self,
+        c: u8,
+        mut i: usize,
+        unclosed: &UriTemplateError,
+    ) -> Result<(Modifier, usize), UriTemplateError> {
+        let b = self.b;
+        let modifier = match c {
+            b':' => {
+                i += 1;
+                let digits = i;
+                let mut len: u16 = 0;
+                while let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+                    if i - digits == 4 {
+                        return Err(UriTemplateError::InvalidPrefix { offset: digits });
+                    }
+                    len = len * 10 + u16::from(d - b'0');
+                    i += 1;
+                }
+                if i == digits && i == b.len() {
+                    return Err(unclosed.clone());
+                }
+                if len == 0 || b[digits] == b'0' {
+                    return Err(UriTemplateError::InvalidPrefix { offset: digits });
+                }
+                if b.get(i) == Some(&b'*') {
+                    return Err(UriTemplateError::ExplodeWithPrefix { offset: i });
+                }
+                Modifier::Prefix(len)
+            }
+            b'*' => {
+                i += 1;
+                if b.get(i) == Some(&b':') {
+                    return Err(UriTemplateError::ExplodeWithPrefix { offset: i });
+                }
+                Modifier::Explode
+            }
+            _ => Modifier::None,
+        };
+        Ok((modifier, i))
     }
 
     fn var_id(&mut self, name: &str) -> usize {

@@ -192,26 +192,74 @@ async fn another_principals_session_id_is_not_found() {
 #[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
 async fn sessions_expire_in_redis_after_the_idle_timeout() {
     let url = env("MCP_TEST_REDIS_URL");
+    let prefix = prefix();
     let store = RedisSessionStore::connect(&url)
         .await
         .unwrap()
-        .with_prefix(prefix());
-    store
-        .save("s", "{}".into(), Duration::from_millis(1000))
+        .with_prefix(&prefix);
+    let key = format!("{prefix}s");
+    let minute = Duration::from_secs(60);
+    store.save("s", "{}".into(), minute).await.unwrap();
+    let held = pttl(&key).await;
+    assert!(
+        0 < held && held <= 60_000,
+        "saved for the idle timeout: {held} ms"
+    );
+    // Most of the time to live gone by; a load resets it.
+    shorten(&key, 5_000).await;
+    let loaded = store.load("s", minute).await.unwrap();
+    assert_eq!(loaded.as_deref(), Some("{}"));
+    let held = pttl(&key).await;
+    assert!(
+        held > 5_000 && held <= 60_000,
+        "a load resets it: {held} ms"
+    );
+    // Its time to live runs out (watched without a load, which would reset it): the
+    // session is gone.
+    shorten(&key, 1).await;
+    assert!(eventually(async || pttl(&key).await == -2).await);
+    assert_eq!(store.load("s", minute).await.unwrap(), None);
+}
+
+/// A plain connection to the tests' Redis, to see what the stores keep there.
+async fn raw() -> redis::aio::MultiplexedConnection {
+    redis::Client::open(env("MCP_TEST_REDIS_URL"))
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+/// The time to live Redis holds for `key`, in ms (negative: none, or no such key).
+async fn pttl(key: &str) -> i64 {
+    redis::cmd("PTTL")
+        .arg(key)
+        .query_async(&mut raw().await)
+        .await
+        .unwrap()
+}
+
+/// Leaves `key` `ms` milliseconds to live, as if the rest of its time had gone by.
+async fn shorten(key: &str, ms: u64) {
+    let set: i64 = redis::cmd("PEXPIRE")
+        .arg(key)
+        .arg(ms)
+        .query_async(&mut raw().await)
         .await
         .unwrap();
-    // Each load resets the time to live: three loads 400 ms apart outlive the first 1 s,
-    // with 600 ms to spare for each round trip on a busy machine.
-    for _ in 0..3 {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        let loaded = store.load("s", Duration::from_millis(1000)).await.unwrap();
-        assert_eq!(loaded.as_deref(), Some("{}"));
+    assert_eq!(set, 1, "{key} exists");
+}
+
+/// Whether `done` comes to hold within a bounded number of polls (no time is asserted:
+/// a key left 1 ms to live is gone at the next look).
+async fn eventually(mut done: impl AsyncFnMut() -> bool) -> bool {
+    for _ in 0..500 {
+        if done().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert_eq!(
-        store.load("s", Duration::from_millis(1000)).await.unwrap(),
-        None
-    );
+    false
 }
 
 /// A redis-server of this test's own, on a fixed port, that it can stop and start again.
@@ -546,13 +594,17 @@ fn task(id: &str, owner: Option<&str>, ttl: Duration) -> ferromcp::tasks::TaskRe
 
 /// Two connections to one Redis task store under a fresh prefix, as two instances have.
 async fn task_stores() -> (RedisTaskStore, RedisTaskStore) {
+    task_stores_at(&prefix()).await
+}
+
+/// [`task_stores`] under `prefix`.
+async fn task_stores_at(prefix: &str) -> (RedisTaskStore, RedisTaskStore) {
     let url = env("MCP_TEST_REDIS_URL");
-    let prefix = prefix();
     let connect = || async {
         RedisTaskStore::connect(&url)
             .await
             .unwrap()
-            .with_prefix(&prefix)
+            .with_prefix(prefix)
     };
     (connect().await, connect().await)
 }
@@ -562,7 +614,8 @@ async fn task_stores() -> (RedisTaskStore, RedisTaskStore) {
 async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
     use ferromcp::tasks::{TaskOutcome, TaskStore, TaskStoreError};
     use ferromcp::types::TaskStatus;
-    let (store, other) = task_stores().await;
+    let prefix = prefix();
+    let (store, other) = task_stores_at(&prefix).await;
     let hour = Duration::from_secs(3_600);
     for i in 0..5 {
         let owner = if i % 2 == 0 { "session a" } else { "session b" };
@@ -617,13 +670,21 @@ async fn the_redis_task_store_keeps_lists_and_ends_tasks_once() {
 
     // A task past its time to live is gone, and so is its place in the list.
     store
-        .create(task("brief", Some("session c"), Duration::from_millis(700)))
+        .create(task("brief", Some("session c"), hour))
         .await
         .unwrap();
-    // 700 ms: room for the round trips on a busy machine before it expires.
     assert!(store.get("brief").await.unwrap().is_some());
-    tokio::time::sleep(Duration::from_millis(1_000)).await;
-    assert_eq!(store.get("brief").await.unwrap(), None);
+    let key = format!("{prefix}task:brief");
+    let held = pttl(&key).await;
+    assert!(
+        3_500_000 < held && held <= 3_600_000,
+        "kept for its time to live: {held} ms"
+    );
+    shorten(&key, 1).await;
+    assert!(
+        eventually(async || store.get("brief").await.unwrap().is_none()).await,
+        "an expired task reads as none"
+    );
     assert!(
         store
             .list(Some("session c"), None, 10)
@@ -1218,23 +1279,27 @@ async fn stream_store_contract(store: &dyn EventStore) {
     store.write_stream(&standalone, open, ttl).await.unwrap();
     let got = store.read_stream(&standalone, 0).await.unwrap().unwrap();
     assert_eq!((got.kind, got.events.len()), (StreamKind::Standalone, 1));
-
-    // Streams expire after their time to live without writes.
-    let short = "s:ev:t:3".to_owned();
-    let mut open = StreamWrite::default();
-    open.opened = Some(StreamKind::Response);
-    store
-        .write_stream(&short, open, Duration::from_millis(1_000))
-        .await
-        .unwrap();
-    assert!(store.read_stream(&short, 0).await.unwrap().is_some());
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    assert_eq!(store.read_stream(&short, 0).await.unwrap(), None);
 }
 
-#[tokio::test]
+/// Opens the stream `key` in `store`, to live `ttl` without writes.
+async fn open_short(store: &dyn EventStore, key: &str, ttl: Duration) {
+    use ferromcp::store::{StreamKind, StreamWrite};
+    let mut open = StreamWrite::default();
+    open.opened = Some(StreamKind::Response);
+    store.write_stream(key, open, ttl).await.unwrap();
+    assert!(store.read_stream(key, 0).await.unwrap().is_some());
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_memory_stream_store_keeps_the_latest_events_in_order_and_expires() {
-    stream_store_contract(&ferromcp::store::MemoryEventStore::new()).await;
+    let store = ferromcp::store::MemoryEventStore::new();
+    stream_store_contract(&store).await;
+    // Streams expire after their time to live without writes (tokio's clock, paused).
+    open_short(&store, "s:ev:t:3", Duration::from_secs(1)).await;
+    tokio::time::advance(Duration::from_millis(999)).await;
+    assert!(store.read_stream("s:ev:t:3", 0).await.unwrap().is_some());
+    tokio::time::advance(Duration::from_millis(1)).await;
+    assert_eq!(store.read_stream("s:ev:t:3", 0).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -1244,6 +1309,19 @@ async fn the_redis_stream_store_keeps_the_latest_events_in_order_and_expires() {
     let prefix = prefix();
     let redis = redis_store(&url, &prefix).await;
     stream_store_contract(&redis).await;
+    // Streams expire after their time to live without writes.
+    open_short(&redis, "s:ev:t:3", Duration::from_secs(1)).await;
+    let key = format!("{prefix}s:ev:t:3");
+    let held = pttl(&key).await;
+    assert!(
+        0 < held && held <= 1_000,
+        "kept for its time to live: {held} ms"
+    );
+    shorten(&key, 1).await;
+    assert!(
+        eventually(async || redis.read_stream("s:ev:t:3", 0).await.unwrap().is_none()).await,
+        "an expired stream reads as none"
+    );
 }
 
 #[tokio::test]

@@ -2,10 +2,12 @@
 //! legacy sessions, [`RedisNotificationBus`] change notifications and
 //! [`RedisTaskStore`](super::RedisTaskStore) tasks.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Script, ScriptInvocation};
 use tokio::sync::mpsc;
 
 use crate::store::{
@@ -63,6 +65,33 @@ impl Redis {
                 done => done,
             }
         };
+        self.bounded(attempt).await
+    }
+
+    /// Runs a Lua script by its SHA-1 (`EVALSHA`); Redis is sent the script itself only
+    /// when it does not have it (after a restart or `SCRIPT FLUSH`), as [`run`](Self::run)
+    /// otherwise.
+    pub(super) async fn eval<T: redis::FromRedisValue>(
+        &self,
+        script: &ScriptInvocation<'_>,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.conn.clone();
+        let attempt = async {
+            match script.invoke_async::<T>(&mut conn).await {
+                Err(e) if e.is_io_error() || e.is_unrecoverable_error() => {
+                    script.invoke_async::<T>(&mut conn).await
+                }
+                done => done,
+            }
+        };
+        self.bounded(attempt).await
+    }
+
+    /// `attempt`, failed with [`StoreError::Timeout`] past the timeout.
+    async fn bounded<T>(
+        &self,
+        attempt: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, StoreError> {
         match tokio::time::timeout(self.timeout, attempt).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(store_error(e)),
@@ -158,7 +187,9 @@ fn millis(ttl: Duration) -> u64 {
 /// is not made by a later write. Events more than `ARGV[6]` behind the newest are dropped.
 /// KEYS[1]: the stream; ARGV: kind marker or '', event number, frame or '', '1' when
 /// finished, time to live (ms), events kept, time to live once finished (ms).
-const WRITE_STREAM: &str = r"
+static WRITE_STREAM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 if ARGV[1] ~= '' then
   redis.call('ZADD', KEYS[1], -1, ARGV[1])
 elseif redis.call('EXISTS', KEYS[1]) == 0 then
@@ -178,16 +209,22 @@ else
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
 return 1
-";
+",
+    )
+});
 
 /// A stored stream's markers and its events after `ARGV[1]` (with their numbers), or nil.
-const READ_STREAM: &str = r"
+static READ_STREAM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 local markers = redis.call('ZRANGEBYSCORE', KEYS[1], -2, -1)
 if #markers == 0 then
   return false
 end
 return {markers, redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')}
-";
+",
+    )
+});
 
 impl SessionStore for RedisSessionStore {
     fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> StoreFuture<'a, Option<String>> {
@@ -224,10 +261,9 @@ impl EventStore for RedisSessionStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let (seq, frame) = write.event.unwrap_or_default();
-            let mut eval = redis::cmd("EVAL");
-            eval.arg(WRITE_STREAM)
-                .arg(1)
-                .arg(self.key(stream))
+            let mut script = WRITE_STREAM.prepare_invoke();
+            script
+                .key(self.key(stream))
                 .arg(write.opened.map_or("", StreamKind::as_str))
                 .arg(seq)
                 .arg(frame)
@@ -235,7 +271,7 @@ impl EventStore for RedisSessionStore {
                 .arg(millis(ttl))
                 .arg(MAX_STORED_EVENTS)
                 .arg(millis(ENDED_STREAM_KEPT));
-            self.run::<i64>(eval).await.map(drop)
+            self.redis.eval::<i64>(&script).await.map(drop)
         })
     }
 
@@ -245,13 +281,12 @@ impl EventStore for RedisSessionStore {
         after: u64,
     ) -> StoreFuture<'a, Option<StoredStream>> {
         Box::pin(async move {
-            let mut eval = redis::cmd("EVAL");
-            eval.arg(READ_STREAM)
-                .arg(1)
-                .arg(self.key(stream))
-                .arg(after);
-            let Some((markers, flat)) =
-                self.run::<Option<(Vec<String>, Vec<String>)>>(eval).await?
+            let mut script = READ_STREAM.prepare_invoke();
+            script.key(self.key(stream)).arg(after);
+            let Some((markers, flat)) = self
+                .redis
+                .eval::<Option<(Vec<String>, Vec<String>)>>(&script)
+                .await?
             else {
                 return Ok(None);
             };

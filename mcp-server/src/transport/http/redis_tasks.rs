@@ -1,11 +1,13 @@
 //! [`RedisTaskStore`]: tasks kept in Redis, so that any instance of a server answers
 //! `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` for a task another one runs.
 
+use std::sync::LazyLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferromcp_core::ProtocolVersion;
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::types::TaskStatus;
+use redis::Script;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -18,7 +20,9 @@ use crate::store::{
 /// ms), at once: 1 when stored (or when this very record is there already: a retry whose
 /// first reply was lost), 0 when another task has the id. The owner's list lives as long as
 /// its longest-lived task (a list holding a task with no time to live does not expire).
-const CREATE: &str = r"
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 local current = redis.call('GET', KEYS[1])
 if current then
   if current == ARGV[1] then return 1 end
@@ -41,40 +45,58 @@ else
   end
 end
 return 1
-";
+",
+    )
+});
 
 /// Replaces a task unless it has ended (its value starts with `1`) or is gone; keeps the
 /// key's time to live. Returns 1 when it replaced it.
-const UPDATE: &str = r"
+static UPDATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 local current = redis.call('GET', KEYS[1])
 if not current or string.sub(current, 1, 1) == '1' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
 return 1
-";
+",
+    )
+});
 
 /// Renews a task's lease (KEYS[2], for ARGV[1] ms) and reads the task.
-const WATCH: &str = r"
+static WATCH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
 return redis.call('GET', KEYS[1])
-";
+",
+    )
+});
 
 /// Fails a working task whose lease (KEYS[2]) has run out, with ARGV[1] as its new value;
 /// 1 when it did. Nothing when the lease holds (renewed since it was read) or the task has
 /// ended or gone: the first end wins.
-const FAIL_UNLEASED: &str = r"
+static FAIL_UNLEASED: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local current = redis.call('GET', KEYS[1])
 if not current or string.sub(current, 1, 1) == '1' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
 return 1
-";
+",
+    )
+});
 
 /// A task, and whether its lease holds (1) or ran out (0); nil when there is no task.
-const READ: &str = r"
+static READ: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
 local value = redis.call('GET', KEYS[1])
 if not value then return false end
 return {value, redis.call('EXISTS', KEYS[2])}
-";
+",
+    )
+});
 
 /// What a task whose instance stopped renewing its lease ends with.
 const STOPPED: &str = "the server instance running this task stopped before it finished";
@@ -265,13 +287,12 @@ impl RedisTaskStore {
         record.status_message = Some(STOPPED.into());
         record.last_updated_at = SystemTime::now();
         record.outcome = Some(TaskOutcome::Error(ErrorObject::internal_error(STOPPED)));
-        let mut eval = redis::cmd("EVAL");
-        eval.arg(FAIL_UNLEASED)
-            .arg(2)
-            .arg(self.key(&record.id))
-            .arg(self.lease_key(&record.id))
+        let mut script = FAIL_UNLEASED.prepare_invoke();
+        script
+            .key(self.key(&record.id))
+            .key(self.lease_key(&record.id))
             .arg(encode(&record)?);
-        let failed: i64 = self.redis.run(eval).await?;
+        let failed: i64 = self.redis.eval(&script).await?;
         if failed == 1 {
             return Ok(Some(record));
         }
@@ -315,18 +336,17 @@ fn remaining(r: &TaskRecord) -> Option<u64> {
 impl TaskStore for RedisTaskStore {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, (), TaskStoreError> {
         Box::pin(async move {
-            let mut eval = redis::cmd("EVAL");
-            eval.arg(CREATE)
-                .arg(3)
-                .arg(self.key(&record.id))
-                .arg(self.index(record.owner.as_deref()))
-                .arg(self.lease_key(&record.id))
+            let mut script = CREATE.prepare_invoke();
+            script
+                .key(self.key(&record.id))
+                .key(self.index(record.owner.as_deref()))
+                .key(self.lease_key(&record.id))
                 .arg(encode(&record)?)
                 .arg(since_epoch(record.created_at))
                 .arg(&record.id)
                 .arg(remaining(&record).map_or(String::new(), |px| px.to_string()))
                 .arg(self.lease(record.lease()));
-            let created: i64 = self.redis.run(eval).await?;
+            let created: i64 = self.redis.eval(&script).await?;
             if created == 1 {
                 Ok(())
             } else {
@@ -337,12 +357,9 @@ impl TaskStore for RedisTaskStore {
 
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         Box::pin(async move {
-            let mut eval = redis::cmd("EVAL");
-            eval.arg(READ)
-                .arg(2)
-                .arg(self.key(id))
-                .arg(self.lease_key(id));
-            let read: Option<(String, i64)> = self.redis.run(eval).await?;
+            let mut script = READ.prepare_invoke();
+            script.key(self.key(id)).key(self.lease_key(id));
+            let read: Option<(String, i64)> = self.redis.eval(&script).await?;
             let Some((value, leased)) = read else {
                 return Ok(None);
             };
@@ -363,24 +380,20 @@ impl TaskStore for RedisTaskStore {
         lease: Duration,
     ) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         Box::pin(async move {
-            let mut eval = redis::cmd("EVAL");
-            eval.arg(WATCH)
-                .arg(2)
-                .arg(self.key(id))
-                .arg(self.lease_key(id))
+            let mut script = WATCH.prepare_invoke();
+            script
+                .key(self.key(id))
+                .key(self.lease_key(id))
                 .arg(self.lease(lease));
-            live(self.redis.run(eval).await?)
+            live(self.redis.eval(&script).await?)
         })
     }
 
     fn update(&self, record: TaskRecord) -> StoreFuture<'_, bool, TaskStoreError> {
         Box::pin(async move {
-            let mut eval = redis::cmd("EVAL");
-            eval.arg(UPDATE)
-                .arg(1)
-                .arg(self.key(&record.id))
-                .arg(encode(&record)?);
-            let replaced: i64 = self.redis.run(eval).await?;
+            let mut script = UPDATE.prepare_invoke();
+            script.key(self.key(&record.id)).arg(encode(&record)?);
+            let replaced: i64 = self.redis.eval(&script).await?;
             Ok(replaced == 1)
         })
     }

@@ -7,12 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use ferromcp_core::error::ErrorObject;
-use ferromcp_core::jsonrpc::{RequestId, WireNotification};
+use ferromcp_core::jsonrpc::RequestId;
 use ferromcp_core::types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams,
     ElicitRequestURLParams, ElicitResult, Implementation, InputRequest, LoggingLevel,
-    LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, RequestMetaObject,
-    Root,
+    ProgressToken, RequestMetaObject, Root,
 };
 use ferromcp_core::{Era, ProtocolVersion};
 use serde::Serialize;
@@ -27,6 +26,7 @@ use crate::principal::Principal;
 use crate::sync::lock;
 
 mod input;
+mod notify;
 mod task;
 
 pub use input::InputRequestBuilder;
@@ -268,82 +268,6 @@ impl Context {
         self.inner.progress_token.as_ref()
     }
 
-    /// Reports progress. Sent only when the client asked for progress (a `progressToken`),
-    /// and only when `progress` is larger than the last value sent: progress must strictly
-    /// increase.
-    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        // A task's status message follows its progress whether or not anyone asked for
-        // progress notifications.
-        if let Some(task) = self.inner.task.as_ref().filter(|t| t.is_running()) {
-            task.set_message(message);
-        }
-        let Some(token) = &self.inner.progress_token else {
-            return;
-        };
-        if self.inner.cancel.is_cancelled() || self.detached() {
-            return;
-        }
-        {
-            let mut last = lock(&self.inner.last_progress);
-            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
-                tracing::debug!(progress, "progress did not increase; not sent");
-                return;
-            }
-            *last = Some(progress);
-        }
-        let mut params = ProgressNotificationParams::new(token.clone(), progress);
-        params.total = total;
-        params.message = message.map(str::to_owned);
-        self.notify("notifications/progress", &params).await;
-    }
-
-    /// Whether a log message at `level` would reach the client: in the legacy era the
-    /// session's `logging/setLevel` decides (all levels before one is set); in the modern era
-    /// only a request carrying `_meta.logLevel` gets logs.
-    pub fn log_enabled(&self, level: LoggingLevel) -> bool {
-        match self.inner.client.version.era() {
-            Era::Modern => self.inner.log_level.is_some_and(|min| level >= min),
-            Era::Legacy => match &self.inner.client.session {
-                Some(session) => session.log_enabled(level),
-                None => false,
-            },
-        }
-    }
-
-    /// Sends a log message (`notifications/message`) to the client, if its level is enabled.
-    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if !self.log_enabled(level) || self.inner.cancel.is_cancelled() || self.detached() {
-            return;
-        }
-        let data = match serde_json::to_value(data) {
-            Ok(v) => v,
-            Err(e) => Value::String(format!("log data does not serialize: {e}")),
-        };
-        let mut params = LoggingMessageNotificationParams::new(level, data);
-        params.logger = logger.map(str::to_owned);
-        self.notify("notifications/message", &params).await;
-    }
-
-    /// [`log`](Self::log) at `info` with a text message.
-    pub async fn info(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Info, None, message.into()).await;
-    }
-
-    /// [`log`](Self::log) at `debug` with a text message.
-    pub async fn debug(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Debug, None, message.into()).await;
-    }
-
-    /// [`log`](Self::log) at `warning` with a text message.
-    pub async fn warn(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Warning, None, message.into()).await;
-    }
-
-    /// [`log`](Self::log) at `error` with a text message.
-    pub async fn error(&self, message: impl Into<String>) {
-        self.log(LoggingLevel::Error, None, message.into()).await;
-    }
-
     /// Legacy Streamable HTTP (2025-11-25): ends this request's SSE response stream now; the
     /// client reconnects with `Last-Event-ID` and receives what follows (SSE polling, for
     /// long-running calls behind proxies that cut long responses). A no-op elsewhere.
@@ -509,31 +433,6 @@ impl Context {
     pub fn set_request_state(&self, state: impl Serialize) {
         if let Some(mrtr) = &self.inner.mrtr {
             lock(mrtr).user_state = serde_json::to_value(state).ok();
-        }
-    }
-
-    async fn notify<P: Serialize>(&self, method: &str, params: &P) {
-        // What the observer adds to `_meta` (inside a traced request, its trace context).
-        if let Some(meta) = self.inner.host.observer().message_meta() {
-            match serde_json::to_value(params) {
-                Ok(mut value) => {
-                    crate::observe::add_meta(&mut value, meta);
-                    return self.send_notification(method, &value).await;
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, method, "notification does not serialize");
-                    return;
-                }
-            }
-        }
-        self.send_notification(method, params).await;
-    }
-
-    async fn send_notification<P: Serialize>(&self, method: &str, params: &P) {
-        let msg = WireNotification::new(method, Some(params));
-        match serde_json::to_string(&msg) {
-            Ok(text) => self.inner.sink.send(text).await,
-            Err(e) => tracing::warn!(error = %e, method, "notification does not serialize"),
         }
     }
 

@@ -210,15 +210,18 @@ async fn legacy_task_runs_in_the_background_and_result_waits_for_it() {
         .unwrap();
     assert_eq!(got["status"], "working");
 
-    // tasks/result blocks until the task ends.
+    // tasks/result blocks until the task ends. Paused, the clock moves on to the end of the
+    // sleep only once every task waits: the request has had every chance to be answered.
     let result = {
         let client = &client;
         let waiting = client.request("tasks/result", Some(json!({"taskId": id})));
         tokio::pin!(waiting);
+        tokio::time::pause();
         tokio::select! {
             _ = &mut waiting => panic!("tasks/result answered before the task ended"),
-            () = tokio::time::sleep(Duration::from_millis(50)) => {}
+            () = tokio::time::sleep(Duration::from_secs(5)) => {}
         }
+        tokio::time::resume();
         probe.gate.add_permits(1);
         waiting.await.unwrap()
     };

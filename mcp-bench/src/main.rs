@@ -16,8 +16,7 @@
 //! request carries `Authorization: Bearer $MCP_BENCH_BEARER` when that variable is set.
 //! `serve --auth-issuer URL` requires tokens from that issuer for `http://ADDR/mcp`.
 //! `serve --otel` records OpenTelemetry spans and metrics (no exporter), to measure their cost;
-//! `serve --metrics` records the metrics only, for a Prometheus reader (as the examples'
-//! `--metrics` does when no OTLP endpoint is set);
+//! `serve --metrics` records the metrics only, for a Prometheus reader;
 //! `serve --otlp` exports them over OTLP as the `OTEL_*` variables configure it, for example
 //! to `otlp-sink`, which accepts every export and logs its size to stderr.
 //! `--payload` adds that many bytes of text to each `echo` argument (and so to each answer).

@@ -2,6 +2,7 @@
 //! implements (`echo`, `add`), written the way a user would write them.
 
 use ferromcp::http::HttpOptions;
+use ferromcp::observe::Tracing;
 use ferromcp::prelude::*;
 
 /// The benchmark server.
@@ -112,7 +113,7 @@ pub enum Observe {
     /// reader: the whole cost of the instrumentation short of exporting.
     Recorded,
     /// Metrics only, read by a Prometheus reader (`Otel::from_env_with_prometheus` with no
-    /// OTLP endpoint set, as the examples' `--metrics`).
+    /// OTLP endpoint set).
     Metrics,
     /// Spans and metrics exported over OTLP as the `OTEL_*` variables say.
     Exported,
@@ -129,7 +130,8 @@ pub async fn serve(
     redis: Option<String>,
     observe: Observe,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use ferromcp::otel::{Otel, Prometheus, Telemetry};
+    use ferromcp_otel::{Otel, Prometheus, Telemetry};
+    let endpoint = std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
     let mut builder = Server::builder(Bench);
     // Kept until the server ends: dropping it exports what is still buffered.
     let mut exporters = None;
@@ -140,25 +142,25 @@ pub async fn serve(
             let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
                 .with_reader(Prometheus::new().reader())
                 .build();
-            builder = builder.telemetry(Telemetry::new(&tracers, &meters));
+            builder = builder.observer((Tracing, Telemetry::new(&tracers, &meters)));
         }
         Observe::Metrics => {
-            let o = Otel::from_env_with_prometheus(&Prometheus::new())?;
-            if o.exports_traces() || o.exports_metrics() {
+            if endpoint {
                 return Err("--metrics: unset OTEL_EXPORTER_OTLP_ENDPOINT".into());
             }
-            builder = builder.telemetry(o.telemetry());
+            let o = Otel::from_env_with_prometheus(&Prometheus::new())?;
+            builder = builder.observer(o.clone());
             exporters = Some(o);
         }
         Observe::Exported => {
-            let o = Otel::from_env()?;
-            if !o.exports_traces() || !o.exports_metrics() {
+            if !endpoint {
                 return Err(
                     "--otlp: set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. to `mcp-bench otlp-sink`)"
                         .into(),
                 );
             }
-            builder = builder.telemetry(o.telemetry());
+            let o = Otel::from_env()?;
+            builder = builder.observer(o.clone());
             exporters = Some(o);
         }
     }

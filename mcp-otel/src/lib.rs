@@ -81,5 +81,10 @@ mod samples;
 mod telemetry;
 
 pub use export::{Otel, OtelError};
+
+/// The guide's observability page, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/observability.md")]
+mod guide {}
 pub use prometheus::{Prometheus, PrometheusReader};
 pub use telemetry::Telemetry;

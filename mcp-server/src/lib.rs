@@ -52,9 +52,6 @@
 //! | `http` | `Server::serve_http`, `Server::serve_http_on`, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
 //! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`, `http::RedisTaskStore`: legacy sessions, change notifications and tasks shared by several instances behind a load balancer (implies `http`) |
-//! | `otel` | the `otel` module and `ServerBuilder::telemetry`: OpenTelemetry spans and metrics by the MCP semantic conventions, metrics as Prometheus text |
-//! | `otlp` | `otel::Otel`: OTLP/HTTP-protobuf export of those spans and metrics, configured by the standard `OTEL_*` environment variables (implies `otel`) |
-//! | `otlp-grpc` | OTLP over gRPC as well (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`), through `tonic` (implies `otlp`) |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
 //!
@@ -73,9 +70,6 @@ mod macros;
 mod member;
 mod meta;
 pub mod observe;
-#[cfg(feature = "otel")]
-#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
-pub mod otel;
 /// Reached only through `__private`, by generated code.
 #[doc(hidden)]
 mod params;
@@ -167,9 +161,6 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/http.md")]
     mod http {}
-    #[cfg(all(feature = "otlp", feature = "http"))]
-    #[doc = include_str!("../../docs/observability.md")]
-    mod observability {}
 }
 
 pub use context::{Context, ContextError, Elicitation, InputRequestBuilder};

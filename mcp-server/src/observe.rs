@@ -353,6 +353,36 @@ pub enum ClientOutcome<'a> {
     Abandoned,
 }
 
+/// The observer shared.
+impl<O: Observer + ?Sized> Observer for std::sync::Arc<O> {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+        (**self).on_request(request)
+    }
+
+    fn on_session(&self, session: &SessionInfo) -> Option<Guard> {
+        (**self).on_session(session)
+    }
+
+    fn on_task(&self) -> Option<Guard> {
+        (**self).on_task()
+    }
+
+    fn on_listen(&self) -> Option<Guard> {
+        (**self).on_listen()
+    }
+
+    fn on_client_request(
+        &self,
+        request: &ClientRequestInfo<'_>,
+    ) -> Option<Box<dyn ClientRequestObserver>> {
+        (**self).on_client_request(request)
+    }
+
+    fn message_meta(&self) -> Option<Meta> {
+        (**self).message_meta()
+    }
+}
+
 /// Both observers, the first one first: `(Tracing, my_observer)` keeps the default's
 /// spans and events.
 impl<A: Observer, B: Observer> Observer for (A, B) {

@@ -5,11 +5,7 @@
 //! cargo run -p mcp-examples --bin filesystem -- ~/notes                        # stdio
 //! cargo run -p mcp-examples --bin filesystem -- --allow-write ~/notes ~/drafts
 //! cargo run -p mcp-examples --bin filesystem -- --http 127.0.0.1:3002 ~/notes
-//! cargo run -p mcp-examples --bin filesystem -- --http 127.0.0.1:3002 --metrics 127.0.0.1:9464 ~/notes
 //! ```
-//!
-//! `--metrics` serves Prometheus text at `/metrics` on its own address; with
-//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
 //!
 //! Every path a client sends goes through [`path_guard::guard`]: percent-decoded, then
 //! refused if it holds a NUL byte, a `..` component, a UNC or drive prefix, or leads —

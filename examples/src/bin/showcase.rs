@@ -5,11 +5,11 @@
 //! ```sh
 //! cargo run -p mcp-examples --bin showcase                            # stdio
 //! cargo run -p mcp-examples --bin showcase -- --http 127.0.0.1:8080   # Streamable HTTP
-//! cargo run -p mcp-examples --bin showcase -- --http 127.0.0.1:8080 --metrics 127.0.0.1:9464
+//! OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 cargo run -p mcp-examples --bin showcase
 //! ```
 //!
-//! `--metrics` serves Prometheus text at `/metrics` on its own address; with
-//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
+//! With `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP
+//! (`ferromcp-otel`, one line in `main`).
 
 use ferromcp::prelude::*;
 use schemars::JsonSchema;
@@ -93,5 +93,8 @@ impl Showcase {
 }
 
 fn main() {
-    ferromcp::run(Showcase)
+    // `ferromcp::run(Showcase)`, and OpenTelemetry as the `OTEL_*` variables configure it.
+    ferromcp::run::Runner::for_server::<Showcase>()
+        .observer_from(ferromcp_otel::Otel::from_env)
+        .serve(Showcase)
 }

@@ -12,9 +12,7 @@
 //! `http://ADDR/mcp` and prints how to connect clients to it, otherwise stdio;
 //! `--max-rows N` (default 100) caps the rows a query returns; `--statement-timeout-ms MS`
 //! (default 5000) cancels longer statements; `--allow-privileged-role` serves PostgreSQL as a
-//! role that may do more than read (refused by default); `--metrics ADDR` serves the
-//! server's metrics as Prometheus text at `http://ADDR/metrics`. With
-//! `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP.
+//! role that may do more than read (refused by default).
 //!
 //! A SQLite file that does not exist is created on first run with a sample shop
 //! (customers, products, orders, order_items), then opened read-only like any other.

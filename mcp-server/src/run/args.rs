@@ -11,7 +11,6 @@ use clap::{ArgMatches, Args, Command, FromArgMatches, Parser};
 ///
 /// - `--http ADDR`: serve Streamable HTTP at `http://ADDR/mcp` (port 0 picks a free port)
 ///   instead of stdio;
-/// - `--metrics ADDR` (feature `otlp`): Prometheus text at `http://ADDR/metrics`;
 /// - `--redis URL` (feature `redis`, with `--http`; or `FERROMCP_REDIS_URL`): share
 ///   legacy sessions, change notifications and tasks with other replicas;
 /// - `--auth-issuer URL [--auth-audience URL]` (feature `auth`, with `--http`): every
@@ -42,8 +41,6 @@ pub struct CommonArgs {
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (port 0 picks a free port)
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
-    #[command(flatten)]
-    pub(super) telemetry: super::telemetry::TelemetryArgs,
     #[command(flatten)]
     pub(super) redis: super::redis::RedisArgs,
     #[command(flatten)]

@@ -27,12 +27,11 @@
 //! | `echo --help`, `echo --version` | prints the usage or `echo 0.1.0` (the server's name and version) and exits 0 |
 //! | `echo --foo` | prints one line, `error: unexpected argument '--foo' found; try '--help'`, and exits 2 |
 //!
-//! and with the crate's features: `--metrics ADDR` (`otlp`), `--redis URL` (`redis`),
+//! and with the crate's features: `--redis URL` (`redis`),
 //! `--auth-issuer URL [--auth-audience URL]` (`auth`); see [`CommonArgs`].
 //!
 //! Logs go to stderr, filtered by `RUST_LOG` (default `info`; `RUST_LOG=ferromcp=debug`
-//! adds one line per request). The environment is honoured: `OTEL_*` (feature `otlp`,
-//! see `otel::Otel`), `FERROMCP_REQUEST_STATE_KEYS` and
+//! adds one line per request). The environment is honoured: `FERROMCP_REQUEST_STATE_KEYS` and
 //! `FERROMCP_REDIS_URL` (see [`env`](crate::env)). When the server cannot start or
 //! serving fails, one `error: …` line goes to stderr and the exit status is 1.
 //!
@@ -83,10 +82,12 @@ mod auth;
 mod logging;
 mod redis;
 mod serve;
-mod telemetry;
+
+use std::sync::Arc;
 
 use crate::env::EnvError;
 use crate::http::HttpOptions;
+use crate::observe::Observer;
 use crate::{McpServer, Server, ServerBuilder};
 
 pub use args::{ArgsExit, CommonArgs, parse, parse_from};
@@ -102,7 +103,7 @@ pub enum RunError {
     /// An environment variable holds a value that cannot be used.
     #[error(transparent)]
     Env(#[from] EnvError),
-    /// The telemetry could not be started (an `OTEL_*` variable, `--metrics`).
+    /// The observer of [`Runner::observer_from`] could not be made (an `OTEL_*` variable).
     #[error(transparent)]
     Telemetry(BoxError),
     /// The Redis of `--redis` (or `FERROMCP_REDIS_URL`) could not be reached.
@@ -139,7 +140,11 @@ pub fn run<S: McpServer>(handler: S) {
 pub struct Runner {
     common: CommonArgs,
     http: serve::HttpSettings,
+    observer: Option<MakeObserver>,
 }
+
+/// Makes the server's observer, once serving starts.
+type MakeObserver = Box<dyn FnOnce() -> Result<Arc<dyn Observer>, BoxError>>;
 
 impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,11 +158,20 @@ impl std::fmt::Debug for Runner {
 /// What a [`Runner::serve_with`] setup makes the server with: a builder with the telemetry,
 /// the shared task store and the `requestState` keys the command line and the environment
 /// ask for.
-#[derive(Debug)]
 pub struct Setup {
-    telemetry: telemetry::Telemetry,
+    observer: Option<Arc<dyn Observer>>,
     shared: redis::Shared,
     http: Option<String>,
+}
+
+impl std::fmt::Debug for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("observed", &self.observer.is_some())
+            .field("shared", &self.shared)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl Setup {
@@ -171,14 +185,18 @@ impl Setup {
         self.configure(Server::builder(handler))
     }
 
-    /// `builder` set up as the command line and the environment ask: telemetry, the shared
-    /// task store, the `requestState` keys.
+    /// `builder` set up as the command line and the environment ask: the observer, the
+    /// shared task store, the `requestState` keys.
     ///
     /// # Errors
     ///
     /// `FERROMCP_REQUEST_STATE_KEYS` cannot be used.
     pub fn configure<H>(&self, builder: ServerBuilder<H>) -> Result<ServerBuilder<H>, RunError> {
-        let builder = self.telemetry.apply(self.shared.apply(builder));
+        let builder = self.shared.apply(builder);
+        let builder = match &self.observer {
+            Some(observer) => builder.observer(observer.clone()),
+            None => builder,
+        };
         Ok(builder.request_state_keys_from_env()?)
     }
 
@@ -198,6 +216,7 @@ impl Runner {
                 auth: None,
                 options: None,
             },
+            observer: None,
         }
     }
 
@@ -270,6 +289,45 @@ impl Runner {
         self
     }
 
+    /// The server's observer ([`ServerBuilder::observer`]), made by `make` when serving
+    /// starts, on the runtime: for telemetry configured by the environment, one line.
+    /// When `make` fails, nothing is served: `error: …` and exit status 1.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use ferromcp::prelude::*;
+    /// use ferromcp::run::Runner;
+    ///
+    /// struct Demo;
+    ///
+    /// #[ferromcp::server(name = "demo")]
+    /// impl Demo {
+    ///     /// Adds.
+    ///     #[tool]
+    ///     fn add(&self, a: i64, b: i64) -> i64 { a + b }
+    /// }
+    ///
+    /// fn main() {
+    ///     // With ferromcp-otel: `.observer_from(ferromcp_otel::Otel::from_env)`.
+    ///     Runner::for_server::<Demo>()
+    ///         .observer_from(|| Ok::<_, std::io::Error>(ferromcp::observe::Tracing))
+    ///         .serve(Demo)
+    /// }
+    /// ```
+    pub fn observer_from<O, E>(mut self, make: impl FnOnce() -> Result<O, E> + 'static) -> Self
+    where
+        O: Observer,
+        E: Into<BoxError>,
+    {
+        self.observer = Some(Box::new(move || {
+            make()
+                .map(|o| Arc::new(o) as Arc<dyn Observer>)
+                .map_err(Into::into)
+        }));
+        self
+    }
+
     /// Serves `handler`, as [`run`](crate::run()) does.
     pub fn serve<S: McpServer>(self, handler: S) {
         self.serve_with(async move |setup| Ok(setup.builder(handler)?.build()?))
@@ -299,13 +357,21 @@ impl Runner {
         // The environment is checked before the server is made (a database opened, a task
         // spawned), so that a wrong variable costs nothing.
         ServerBuilder::new("", "").request_state_keys_from_env()?;
-        let Runner { common, http } = self;
+        let Runner {
+            common,
+            http,
+            observer,
+        } = self;
         serve::runtime(common.http().is_some())?.block_on(async {
-            // Kept until serving ends: the last clone dropped exports what is buffered.
-            let telemetry = common.telemetry.start().await?;
+            // Kept until serving ends: an exporter's last clone dropped exports what it
+            // buffers.
+            let observer = match observer {
+                Some(make) => Some(make().map_err(RunError::Telemetry)?),
+                None => None,
+            };
             let shared = common.redis.connect(common.http().is_some()).await?;
             let setup = Setup {
-                telemetry: telemetry.clone(),
+                observer: observer.clone(),
                 shared: shared.clone(),
                 http: common.http().map(str::to_owned),
             };

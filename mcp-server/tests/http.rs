@@ -976,7 +976,8 @@ fn task_router() -> axum::Router {
     router(&server, HttpOptions::default())
 }
 
-#[tokio::test]
+/// On a paused clock, `late`'s sleep ends only once every task waits: after the call's answer.
+#[tokio::test(start_paused = true)]
 async fn tasks_outlive_the_http_request_that_started_them() {
     // 2025-11-25: the call's response carries the task; tasks/result, in a request of its
     // own, waits for the end; another session does not see the task.

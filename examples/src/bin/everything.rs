@@ -17,7 +17,8 @@
 //!
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
 //! reads a single block); `fixtures` holds the content and schemas they return, `client`
-//! the questions they ask the client, `dynamic` the primitives registered at run time, and
+//! the questions they ask the client, `input_required` the longer multi-round scenarios,
+//! `dynamic` the primitives registered at run time, and
 //! `ferromcp::run` the command line and the HTTP set-up (Redis, authorization).
 
 use std::time::Duration;
@@ -35,13 +36,15 @@ mod client;
 mod dynamic;
 #[path = "everything/fixtures.rs"]
 mod fixtures;
+#[path = "everything/input_required.rs"]
+mod input_required;
 
 use client::{ask_name, elicited, sampled_text, schema};
 use dynamic::{
     add_dynamic_prompt, add_dynamic_resource, add_dynamic_tool, toggle_dynamic_prompt,
     toggle_dynamic_tool,
 };
-use fixtures::{PNG, WAV, image, json_schema_2020_12};
+use fixtures::{PNG, WAV, every_enum_form, image, json_schema_2020_12, profile_with_defaults};
 
 struct Everything;
 
@@ -166,16 +169,7 @@ impl Everything {
         &self,
         ctx: Context,
     ) -> Result<String, ContextError> {
-        let requested = schema(json!({
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "default": "John Doe"},
-                "age": {"type": "integer", "default": 30},
-                "score": {"type": "number", "default": 95.5},
-                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
-                "verified": {"type": "boolean", "default": true}
-            }
-        }));
+        let requested = schema(profile_with_defaults());
         let result = ctx
             .elicit_form(ElicitRequestFormParams::new(
                 "Please review your profile",
@@ -188,24 +182,7 @@ impl Everything {
     /// Asks the user to choose among enumerated values, in every enum form.
     #[tool]
     async fn test_elicitation_sep1330_enums(&self, ctx: Context) -> Result<String, ContextError> {
-        let requested = schema(json!({
-            "type": "object",
-            "properties": {
-                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-                "titledSingle": {"type": "string", "oneOf": [
-                    {"const": "value1", "title": "First Option"},
-                    {"const": "value2", "title": "Second Option"},
-                    {"const": "value3", "title": "Third Option"}
-                ]},
-                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
-                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-                "titledMulti": {"type": "array", "items": {"anyOf": [
-                    {"const": "value1", "title": "First Choice"},
-                    {"const": "value2", "title": "Second Choice"},
-                    {"const": "value3", "title": "Third Choice"}
-                ]}}
-            }
-        }));
+        let requested = schema(every_enum_form());
         let result = ctx
             .elicit_form(ElicitRequestFormParams::new(
                 "Choose your options",
@@ -325,22 +302,7 @@ impl Everything {
         &self,
         ctx: Context,
     ) -> Result<String, ContextError> {
-        let carried: Option<String> = ctx.request_state();
-        ctx.set_request_state("state-ok");
-        let requested = schema(json!({
-            "type": "object",
-            "properties": {"ok": {"type": "boolean"}},
-            "required": ["ok"]
-        }));
-        let result = ctx
-            .input(Some("confirm"))
-            .elicit_form(ElicitRequestFormParams::new("Please confirm", requested))
-            .await?;
-        Ok(format!(
-            "Confirmed ({}), request state: {}",
-            elicited(&result),
-            carried.unwrap_or_else(|| "missing".into())
-        ))
+        input_required::request_state(&ctx).await
     }
 
     /// Asks for a name, a greeting and the roots, all at once.
@@ -349,22 +311,7 @@ impl Everything {
         &self,
         ctx: Context,
     ) -> Result<String, ContextError> {
-        ctx.set_request_state("multiple-inputs");
-        let greeting = CreateMessageRequestParams::new(
-            vec![SamplingMessage::user_text("Write a short greeting.")],
-            50,
-        );
-        let (name, greeting, roots) = tokio::join!(
-            ask_name(&ctx, "user_name", "What is your name?"),
-            ctx.input(Some("greeting")).sample(greeting),
-            ctx.input(Some("client_roots")).roots(),
-        );
-        Ok(format!(
-            "{} {} ({} roots)",
-            sampled_text(&greeting?),
-            name?,
-            roots?.len()
-        ))
+        input_required::multiple_inputs(&ctx).await
     }
 
     /// Asks two questions, one round each.
@@ -396,33 +343,7 @@ impl Everything {
         &self,
         ctx: Context,
     ) -> Result<String, ContextError> {
-        let caps = ctx.client_capabilities().clone();
-        let mut parts = Vec::new();
-        if caps.supports_elicitation_form() {
-            parts.push(format!(
-                "name={}",
-                ask_name(&ctx, "user_name", "What is your name?").await?
-            ));
-        }
-        if caps.supports_sampling() {
-            let params =
-                CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Say hello.")], 20);
-            parts.push(format!(
-                "sample={}",
-                sampled_text(&ctx.input(Some("greeting")).sample(params).await?)
-            ));
-        }
-        if caps.supports_roots() {
-            parts.push(format!(
-                "roots={}",
-                ctx.input(Some("client_roots")).roots().await?.len()
-            ));
-        }
-        Ok(if parts.is_empty() {
-            "No client capabilities to use".into()
-        } else {
-            parts.join(", ")
-        })
+        input_required::capabilities(&ctx).await
     }
 
     /// Greets someone, at once (never a task).

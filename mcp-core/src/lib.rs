@@ -48,6 +48,7 @@ mod readme {}
 pub mod bytes;
 pub mod error;
 pub mod jsonrpc;
+mod rpc_error;
 pub mod types;
 pub mod uri_template;
 mod version;

@@ -27,7 +27,7 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use crate::error::{ErrorCode, ErrorObject};
+use crate::rpc_error::{ErrorCode, ErrorObject};
 
 mod params;
 mod parse;

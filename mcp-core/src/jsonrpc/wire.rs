@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{JsonRpcVersion, RequestId};
-use crate::error::ErrorObject;
+use crate::rpc_error::ErrorObject;
 
 /// Serializes an outgoing request without building a `Value` tree.
 ///

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::ErrorObject;
 use crate::jsonrpc::JsonRpcVersion;
+use crate::rpc_error::ErrorObject;
 use crate::types::{NotificationMetaObject, RequestMetaObject, ResultMetaObject};
 
 pub use crate::jsonrpc::RequestId;

@@ -32,11 +32,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{
-    ErrorCode, ErrorObject, MissingRequiredClientCapabilityData, UnsupportedProtocolVersionData,
-    UrlElicitationRequiredData,
-};
+use super::error_data::{MissingRequiredClientCapabilityData, UrlElicitationRequiredData};
 use crate::jsonrpc::JsonRpcVersion;
+use crate::rpc_error::{ErrorCode, ErrorObject, UnsupportedProtocolVersionData};
 use crate::types::{JSONRPCErrorResponse, JSONValue, RequestId};
 
 /// Wire form of an error object, for serialization.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ErrorObject;
+use crate::rpc_error::ErrorObject;
 use crate::types::{
     ClientCapabilities, Implementation, JSONObject, LoggingLevel, ProgressToken, RequestId,
 };

@@ -41,6 +41,7 @@ mod completion;
 mod content;
 mod discover;
 mod elicitation;
+pub(crate) mod error_data;
 mod errors;
 mod lifecycle;
 mod logging;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::ErrorObject;
+use crate::rpc_error::ErrorObject;
 use crate::types::{
     InputRequest, JSONObject, RequestMetaObject, ResultMetaObject, ResultType, TaskStatus,
 };

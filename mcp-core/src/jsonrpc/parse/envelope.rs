@@ -8,11 +8,11 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::{MAX_NESTING, nesting_exceeds};
-use crate::error::ErrorObject;
 use crate::jsonrpc::{
     EnvelopeError, EnvelopeErrorKind, ErrorResponse, Message, Notification, Params, Request,
     RequestId, Response,
 };
+use crate::rpc_error::ErrorObject;
 
 /// Drives the one-pass envelope visit. The inner `Result` carries structural problems found
 /// after the JSON itself was read completely (so they are never mistaken for syntax errors).

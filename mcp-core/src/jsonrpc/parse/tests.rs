@@ -1,8 +1,8 @@
 //! The envelope parser against the messages MCP allows and the ones it refuses.
 
 use super::*;
-use crate::error::ErrorCode;
 use crate::jsonrpc::{EnvelopeErrorKind, RequestId};
+use crate::rpc_error::ErrorCode;
 
 fn single(bytes: &str) -> Message {
     match parse(bytes.as_bytes()).unwrap() {

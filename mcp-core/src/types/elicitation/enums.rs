@@ -3,8 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::schema::{FieldKind, field_kind, not_a};
-use super::{JsonTypeArray, JsonTypeString, PrimitiveSchemaDefinition};
+use super::kind::{FieldKind, JsonTypeArray, JsonTypeString, field_kind, not_a};
 use crate::types::JSONObject;
 use crate::types::content::from_value;
 
@@ -291,43 +290,5 @@ impl<'de> Deserialize<'de> for MultiSelectEnumSchema {
         let value = Value::deserialize(d)?;
         let kind = field_kind::<D::Error>(&value)?;
         multi_from(value, kind)
-    }
-}
-
-impl From<EnumSchema> for PrimitiveSchemaDefinition {
-    fn from(s: EnumSchema) -> Self {
-        PrimitiveSchemaDefinition::Enum(s)
-    }
-}
-
-impl From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(s: UntitledSingleSelectEnumSchema) -> Self {
-        PrimitiveSchemaDefinition::Enum(EnumSchema::SingleSelect(SingleSelectEnumSchema::Untitled(
-            s,
-        )))
-    }
-}
-
-impl From<TitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(s: TitledSingleSelectEnumSchema) -> Self {
-        PrimitiveSchemaDefinition::Enum(EnumSchema::SingleSelect(SingleSelectEnumSchema::Titled(s)))
-    }
-}
-
-impl From<UntitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(s: UntitledMultiSelectEnumSchema) -> Self {
-        PrimitiveSchemaDefinition::Enum(EnumSchema::MultiSelect(MultiSelectEnumSchema::Untitled(s)))
-    }
-}
-
-impl From<TitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(s: TitledMultiSelectEnumSchema) -> Self {
-        PrimitiveSchemaDefinition::Enum(EnumSchema::MultiSelect(MultiSelectEnumSchema::Titled(s)))
-    }
-}
-
-impl From<LegacyTitledEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(s: LegacyTitledEnumSchema) -> Self {
-        PrimitiveSchemaDefinition::Enum(EnumSchema::LegacyTitled(s))
     }
 }

@@ -18,6 +18,7 @@ use crate::types::{JSONObject, MetaObject, RequestId};
 
 mod enums;
 mod form;
+mod kind;
 mod schema;
 mod url;
 
@@ -27,9 +28,10 @@ pub use enums::{
     UntitledEnumItems, UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
 };
 pub use form::{ElicitModeForm, ElicitRequestFormParams, ElicitRequestedSchema};
+pub use kind::{JsonTypeArray, JsonTypeBoolean, JsonTypeObject, JsonTypeString};
 pub use schema::{
-    BooleanSchema, JsonTypeArray, JsonTypeBoolean, JsonTypeObject, JsonTypeString, NumberSchema,
-    NumberSchemaType, PrimitiveSchemaDefinition, StringSchema, StringSchemaFormat,
+    BooleanSchema, NumberSchema, NumberSchemaType, PrimitiveSchemaDefinition, StringSchema,
+    StringSchemaFormat,
 };
 pub use url::{
     ElicitModeUrl, ElicitRequestURLParams, ElicitationCompleteNotification,

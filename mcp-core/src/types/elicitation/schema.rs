@@ -4,27 +4,15 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Number, Value};
 
-use super::EnumSchema;
 use super::enums::enum_from;
+use super::kind::{FieldKind, JsonTypeBoolean, JsonTypeString, field_kind};
+use super::{
+    EnumSchema, LegacyTitledEnumSchema, MultiSelectEnumSchema, SingleSelectEnumSchema,
+    TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema,
+    UntitledSingleSelectEnumSchema,
+};
 use crate::types::JSONObject;
-use crate::types::content::{from_value, type_tag};
-
-/// The JSON Schema `"type": "string"` marker.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JsonTypeString;
-type_tag!(JsonTypeString = "string");
-/// The JSON Schema `"type": "boolean"` marker.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JsonTypeBoolean;
-type_tag!(JsonTypeBoolean = "boolean");
-/// The JSON Schema `"type": "array"` marker.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JsonTypeArray;
-type_tag!(JsonTypeArray = "array");
-/// The JSON Schema `"type": "object"` marker.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JsonTypeObject;
-type_tag!(JsonTypeObject = "object");
+use crate::types::content::from_value;
 
 /// One field of a form: a string, number, boolean or enum schema.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -157,45 +145,6 @@ pub struct BooleanSchema {
     pub extra: JSONObject,
 }
 
-/// Which field schema a JSON object is, from its `type` and distinguishing keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum FieldKind {
-    String,
-    Number,
-    Boolean,
-    UntitledSingle,
-    TitledSingle,
-    UntitledMulti,
-    TitledMulti,
-    Legacy,
-}
-
-pub(super) fn field_kind<E: serde::de::Error>(value: &Value) -> Result<FieldKind, E> {
-    let has = |key: &str| value.get(key).is_some();
-    match value.get("type").and_then(Value::as_str) {
-        Some("string") if has("oneOf") => Ok(FieldKind::TitledSingle),
-        Some("string") if has("enum") && has("enumNames") => Ok(FieldKind::Legacy),
-        Some("string") if has("enum") => Ok(FieldKind::UntitledSingle),
-        Some("string") => Ok(FieldKind::String),
-        Some("number" | "integer") => Ok(FieldKind::Number),
-        Some("boolean") => Ok(FieldKind::Boolean),
-        Some("array") if value.get("items").is_some_and(|i| i.get("anyOf").is_some()) => {
-            Ok(FieldKind::TitledMulti)
-        }
-        Some("array") => Ok(FieldKind::UntitledMulti),
-        Some(other) => Err(E::custom(format_args!(
-            "unsupported field schema type `{other}`"
-        ))),
-        None => Err(E::custom("field schema without a string `type`")),
-    }
-}
-
-pub(super) fn not_a<E: serde::de::Error>(what: &str, kind: FieldKind) -> E {
-    E::custom(format_args!(
-        "expected {what}, found a {kind:?} field schema"
-    ))
-}
-
 impl<'de> Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(d)?;
@@ -223,6 +172,44 @@ impl From<NumberSchema> for PrimitiveSchemaDefinition {
 impl From<BooleanSchema> for PrimitiveSchemaDefinition {
     fn from(s: BooleanSchema) -> Self {
         PrimitiveSchemaDefinition::Boolean(s)
+    }
+}
+
+impl From<EnumSchema> for PrimitiveSchemaDefinition {
+    fn from(s: EnumSchema) -> Self {
+        PrimitiveSchemaDefinition::Enum(s)
+    }
+}
+
+impl From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
+    fn from(s: UntitledSingleSelectEnumSchema) -> Self {
+        PrimitiveSchemaDefinition::Enum(EnumSchema::SingleSelect(SingleSelectEnumSchema::Untitled(
+            s,
+        )))
+    }
+}
+
+impl From<TitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
+    fn from(s: TitledSingleSelectEnumSchema) -> Self {
+        PrimitiveSchemaDefinition::Enum(EnumSchema::SingleSelect(SingleSelectEnumSchema::Titled(s)))
+    }
+}
+
+impl From<UntitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
+    fn from(s: UntitledMultiSelectEnumSchema) -> Self {
+        PrimitiveSchemaDefinition::Enum(EnumSchema::MultiSelect(MultiSelectEnumSchema::Untitled(s)))
+    }
+}
+
+impl From<TitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
+    fn from(s: TitledMultiSelectEnumSchema) -> Self {
+        PrimitiveSchemaDefinition::Enum(EnumSchema::MultiSelect(MultiSelectEnumSchema::Titled(s)))
+    }
+}
+
+impl From<LegacyTitledEnumSchema> for PrimitiveSchemaDefinition {
+    fn from(s: LegacyTitledEnumSchema) -> Self {
+        PrimitiveSchemaDefinition::Enum(EnumSchema::LegacyTitled(s))
     }
 }
 

@@ -7,6 +7,26 @@ use syn::{Attribute, Expr, Ident, LitInt, LitStr, Type};
 
 use crate::attrs::{Flag, ServerArgs};
 
+/// Which primitive a method attribute declares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+    Completion,
+}
+
+impl Kind {
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Kind::Tool => "#[tool]",
+            Kind::Resource => "#[resource]",
+            Kind::Prompt => "#[prompt]",
+            Kind::Completion => "#[completion]",
+        }
+    }
+}
+
 pub(crate) struct ServerDef {
     pub(crate) self_ty: Type,
     pub(crate) args: ServerArgs,

@@ -13,26 +13,6 @@ use crate::docs;
 use crate::model::*;
 use crate::validate;
 
-/// Which primitive a method attribute declares.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Tool,
-    Resource,
-    Prompt,
-    Completion,
-}
-
-impl Kind {
-    pub(crate) fn attr(self) -> &'static str {
-        match self {
-            Kind::Tool => "#[tool]",
-            Kind::Resource => "#[resource]",
-            Kind::Prompt => "#[prompt]",
-            Kind::Completion => "#[completion]",
-        }
-    }
-}
-
 /// `#[tool]`, `#[ferromcp::tool]`, … on a method.
 pub(crate) fn method_kind(attr: &Attribute) -> Option<Kind> {
     let path = attr.path();

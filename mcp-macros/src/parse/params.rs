@@ -5,11 +5,10 @@ use quote::ToTokens;
 use syn::ext::IdentExt as _;
 use syn::{Attribute, FnArg, Ident, ImplItemFn, LitStr, Pat, PatType, Signature, Type};
 
-use super::Kind;
 use crate::attrs::{self, ArgArgs};
 use crate::diag::Errors;
 use crate::docs::{self, ArgumentDoc, Doc};
-use crate::model::{Named, Param, ParamKind, Receiver, ValueParam};
+use crate::model::{Kind, Named, Param, ParamKind, Receiver, ValueParam};
 use crate::{types, validate};
 
 pub(super) fn receiver(sig: &Signature, what: &str, errors: &mut Errors) -> Option<Receiver> {

@@ -7,8 +7,8 @@ use syn::{Attribute, FnArg, ImplItemFn, Pat, Signature, Type};
 use crate::attrs::ArgArgs;
 use crate::diag::{Errors, closest};
 use crate::docs::ArgumentDoc;
+use crate::model::Kind;
 use crate::model::{Param, ParamKind};
-use crate::parse::Kind;
 use crate::types;
 
 /// Generics and `unsafe`, which no kind of method may have. `false` when either is there.

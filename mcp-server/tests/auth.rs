@@ -10,6 +10,10 @@
 #![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod http;
+}
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -30,8 +34,9 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use support::http::INIT;
+
 const RESOURCE: &str = "http://localhost/mcp";
-const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
 fn server() -> Server {
     let server = ServerBuilder::new("auth-test", "1.0.0").build();

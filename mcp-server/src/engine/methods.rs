@@ -18,16 +18,6 @@ use super::tasks::TaskCall;
 use super::*;
 use crate::registry::PageRequest;
 
-/// The params of `tools/call`, `prompts/get` and `resources/read` that drive multi
-/// round-trip requests.
-#[derive(Deserialize, Default)]
-pub(super) struct MrtrParams {
-    #[serde(rename = "inputResponses", default)]
-    pub(super) input_responses: Option<BTreeMap<String, Value>>,
-    #[serde(rename = "requestState", default)]
-    pub(super) request_state: Option<String>,
-}
-
 #[derive(Deserialize)]
 pub(super) struct CallParams<'a> {
     #[serde(borrow)]

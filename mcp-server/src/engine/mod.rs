@@ -51,7 +51,7 @@ pub(crate) use config::{Config, Engine, StateMap};
 #[cfg(feature = "http")]
 pub(crate) use envelope::Probe;
 pub(crate) use envelope::{Envelope, is_modern};
-use methods::MrtrParams;
+use mrtr::MrtrParams;
 use reply::WithMeta;
 pub(crate) use reply::{Reply, Response, Status, duplicate_id};
 

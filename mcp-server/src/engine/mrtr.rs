@@ -1,13 +1,27 @@
 //! A request's `Context`, and the end of a handler's run: its outcome or override, and for the
 //! modern era the `input_required` round with its sealed `requestState`.
 
+use std::collections::BTreeMap;
+
 use ferromcp_core::Era;
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::RequestId;
 use ferromcp_core::types::InputRequiredResult;
+use serde::Deserialize;
+use serde_json::Value;
 
 use super::seal::{Target, caller_binding};
 use super::*;
+
+/// The params of `tools/call`, `prompts/get` and `resources/read` that drive multi
+/// round-trip requests.
+#[derive(Deserialize, Default)]
+pub(super) struct MrtrParams {
+    #[serde(rename = "inputResponses", default)]
+    pub(super) input_responses: Option<BTreeMap<String, Value>>,
+    #[serde(rename = "requestState", default)]
+    pub(super) request_state: Option<String>,
+}
 
 impl Engine {
     /// Builds the request's context; for the modern era, opens `requestState` and merges the

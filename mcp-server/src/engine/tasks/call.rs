@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::super::guard::{CatchUnwind, Driven};
-use super::super::methods::MrtrParams;
+use super::super::mrtr::MrtrParams;
 use super::super::{Engine, Reply, Response, Scope};
 use super::{Running, TaskOutcome, TaskRecord, legacy_task, new_id, task_state};
 use crate::context::{Context, Override, TaskLink};

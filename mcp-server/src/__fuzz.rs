@@ -86,7 +86,7 @@ pub fn check_modern_headers(
     engine::headers::validate_modern(
         &request,
         probe.meta.as_ref(),
-        &probe.mirrored,
+        probe.mirrored.target(),
         headers,
         &mirrored,
     )?;

@@ -290,7 +290,7 @@ impl Engine {
             headers::validate_modern(
                 req,
                 probe.meta.as_ref(),
-                &probe.mirrored,
+                probe.mirrored.target(),
                 headers,
                 tool.as_ref().map_or(&[], |t| &t.mirrored),
             )?;
@@ -342,6 +342,11 @@ fn may_have_meta(params: &str) -> bool {
 pub(crate) fn is_modern(meta: Option<&RequestMetaObject>) -> bool {
     meta.is_some_and(|m| m.protocol_version.is_some())
 }
+
+/// The 2026 header checks run on what the request's one pass over its params read.
+#[cfg(test)]
+#[cfg(feature = "http")]
+mod header_checks;
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,9 @@ module `a::x` is a dependency of `x` on `b` at the level of `a`; grouped imports
     scripts/check-layers.py mcp-server/src mcp-core/src …
 
 With no argument it checks the library of every workspace member (`cargo metadata`).
+
+A cycle listed in ALLOWED is reported as a note rather than a failure; an entry of ALLOWED
+that no longer matches a cycle fails, so the list can only shrink.
 """
 import json
 import os
@@ -19,6 +22,20 @@ import subprocess
 import sys
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Known cycles, tolerated until the work named in `until` removes them: (crate source
+# folder, module with submodules, the modules of the cycle) -> until. A cycle found among
+# a subset of those modules is still allowed; an entry whose cycle is gone fails the run,
+# so that it is deleted and the cycle cannot come back. Add nothing here: fix the cycle.
+ALLOWED = {
+    # The observer seam: observe names engine types, the engine and context report to observe.
+    ("mcp-server/src", "crate", frozenset({"context", "engine", "observe", "peer", "registry"})):
+        "helper OTEL's observer seam work (this sitting) removes it",
+    # The new ferromcp-otel crate's telemetry and its request/sample types.
+    ("mcp-otel/src", "crate", frozenset({"client", "request", "samples", "telemetry"})):
+        "helper OTEL's ferromcp-otel work (this sitting) removes it",
+}
 
 
 def read(path):
@@ -225,21 +242,51 @@ def one_cycle(graph, component):
         seen.add(node)
 
 
-def check(root_file):
+def allowance(folder, where, component):
+    """The ALLOWED entry that covers this cycle, or None."""
+    for (crate, level, modules), until in ALLOWED.items():
+        if (crate, level) == (folder, where) and set(component) <= set(modules):
+            return crate, level, modules, until
+    return None
+
+
+def check(root_file, used):
     root = tree(root_file)
-    failed = 0
+    folder = os.path.relpath(os.path.dirname(os.path.abspath(root_file)), REPO)
+    failed = noted = 0
     levels = graphs(root)
     for path, graph in sorted(levels.items()):
         where = "::".join(("crate",) + path)
         for component in cycles(graph):
-            failed += 1
             edges = [f"{a} -> {b}" for a in component for b in sorted(graph[a]) if b in component]
-            print(
-                f"{root_file}: module cycle in {where}: {' -> '.join(one_cycle(graph, component))}"
+            found = (
+                f"module cycle in {where}: {' -> '.join(one_cycle(graph, component))}"
                 f" (all edges among {', '.join(component)}: {'; '.join(edges)})"
             )
+            allowed = allowance(folder, where, component)
+            if allowed:
+                used.add(allowed[:3])
+                noted += 1
+                print(f"{root_file}: note: allowed until {allowed[3]}: {found}")
+            else:
+                failed += 1
+                print(f"{root_file}: {found}")
     if not failed:
-        print(f"{root_file}: {len(levels)} modules with submodules, no cycles")
+        but = f" but {noted} allowed" if noted else ""
+        print(f"{root_file}: {len(levels)} modules with submodules, no cycles{but}")
+    return failed
+
+
+def stale(folders, used):
+    """The ALLOWED entries of the checked crates that no cycle matched: each fails."""
+    failed = 0
+    for crate, level, modules in sorted(ALLOWED, key=lambda k: (k[0], k[1], sorted(k[2]))):
+        if crate in folders and (crate, level, modules) not in used:
+            failed += 1
+            print(
+                f"{crate}: allowed cycle in {level} among {', '.join(sorted(modules))} no longer"
+                " exists: delete its entry from ALLOWED in scripts/check-layers.py"
+            )
     return failed
 
 
@@ -264,7 +311,11 @@ def main(args):
     roots = []
     for arg in args or workspace_libraries():
         roots.append(os.path.join(arg, "lib.rs") if os.path.isdir(arg) else arg)
-    return 1 if sum(check(r) for r in roots) else 0
+    used = set()
+    failed = sum(check(r, used) for r in roots)
+    folders = {os.path.relpath(os.path.dirname(os.path.abspath(r)), REPO) for r in roots}
+    failed += stale(folders, used)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

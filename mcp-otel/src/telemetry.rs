@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Instant;
 
-use opentelemetry::metrics::{Histogram, MeterProvider};
+use opentelemetry::metrics::{Histogram, Meter, MeterProvider};
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::{TraceContextExt, TracerProvider};
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
@@ -150,35 +150,8 @@ impl Telemetry {
                 .with_boundaries(DURATION_BOUNDARIES.to_vec())
                 .build()
         };
-        let live = |name: &'static str, unit: &'static str, description: &'static str| {
-            let counts = Arc::new(Live::default());
-            let observed = counts.clone();
-            meter
-                .i64_observable_up_down_counter(name)
-                .with_unit(unit)
-                .with_description(description)
-                .with_callback(move |gauge| {
-                    for (transport, count) in [("pipe", &observed.pipe), ("tcp", &observed.tcp)] {
-                        gauge.observe(
-                            count.load(Ordering::Relaxed),
-                            &[KeyValue::new("network.transport", transport)],
-                        );
-                    }
-                })
-                .build();
-            counts
-        };
-        let count = |name: &'static str, unit: &'static str, description: &'static str| {
-            let count = Arc::new(AtomicI64::new(0));
-            let observed = count.clone();
-            meter
-                .i64_observable_up_down_counter(name)
-                .with_unit(unit)
-                .with_description(description)
-                .with_callback(move |gauge| gauge.observe(observed.load(Ordering::Relaxed), &[]))
-                .build();
-            count
-        };
+        let live = |name, unit, description| live_gauge(&meter, name, unit, description);
+        let count = |name, unit, description| count_gauge(&meter, name, unit, description);
         Telemetry {
             inner: Arc::new(Instruments {
                 tracer: tracers.map(|t| t.tracer_with_scope(scope)),
@@ -219,6 +192,50 @@ impl Telemetry {
             }),
         }
     }
+}
+
+/// An up-down counter of live things per `network.transport`, observed from the atomics
+/// returned when metrics are collected.
+fn live_gauge(
+    meter: &Meter,
+    name: &'static str,
+    unit: &'static str,
+    description: &'static str,
+) -> Arc<Live> {
+    let counts = Arc::new(Live::default());
+    let observed = counts.clone();
+    meter
+        .i64_observable_up_down_counter(name)
+        .with_unit(unit)
+        .with_description(description)
+        .with_callback(move |gauge| {
+            for (transport, count) in [("pipe", &observed.pipe), ("tcp", &observed.tcp)] {
+                gauge.observe(
+                    count.load(Ordering::Relaxed),
+                    &[KeyValue::new("network.transport", transport)],
+                );
+            }
+        })
+        .build();
+    counts
+}
+
+/// An up-down counter of live things, observed from the atomic returned.
+fn count_gauge(
+    meter: &Meter,
+    name: &'static str,
+    unit: &'static str,
+    description: &'static str,
+) -> Arc<AtomicI64> {
+    let count = Arc::new(AtomicI64::new(0));
+    let observed = count.clone();
+    meter
+        .i64_observable_up_down_counter(name)
+        .with_unit(unit)
+        .with_description(description)
+        .with_callback(move |gauge| gauge.observe(observed.load(Ordering::Relaxed), &[]))
+        .build();
+    count
 }
 
 impl Observer for Telemetry {

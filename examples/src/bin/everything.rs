@@ -11,8 +11,6 @@
 //! # one replica of several behind a load balancer: legacy sessions shared through Redis,
 //! # requestState keys (hex, comma-separated, the first seals) shared through the environment
 //! FERROMCP_REQUEST_STATE_KEYS=$KEY cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379
-//! # metrics as Prometheus text at http://127.0.0.1:9464/metrics, spans and metrics over OTLP
-//! OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 cargo run -p mcp-examples --bin everything -- --http 127.0.0.1:3001 --metrics 127.0.0.1:9464
 //! ```
 //!
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro

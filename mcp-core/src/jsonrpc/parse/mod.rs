@@ -16,8 +16,8 @@ mod envelope;
 ///
 /// # Errors
 ///
-/// Returns an [`EnvelopeError`] when the bytes are not JSON ([`EnvelopeErrorKind::Parse`]),
-/// or are JSON but not a JSON-RPC 2.0 message or batch ([`EnvelopeErrorKind::InvalidRequest`]:
+/// Returns an [`EnvelopeError`] when the bytes are not JSON ([`EnvelopeErrorKind::Parse`](super::EnvelopeErrorKind::Parse)),
+/// or are JSON but not a JSON-RPC 2.0 message or batch ([`EnvelopeErrorKind::InvalidRequest`](super::EnvelopeErrorKind::InvalidRequest):
 /// wrong or missing `jsonrpc`, `id: null` on a request, both `result` and `error`, a
 /// duplicate envelope key, an empty batch, a top-level scalar).
 pub fn parse(bytes: &[u8]) -> Result<Incoming, EnvelopeError> {
@@ -103,7 +103,7 @@ fn message_params(message: &mut Message) -> Option<&mut Params> {
 ///
 /// # Errors
 ///
-/// As [`parse`], and a batch is refused with [`EnvelopeErrorKind::InvalidRequest`].
+/// As [`parse`], and a batch is refused with [`EnvelopeErrorKind::InvalidRequest`](super::EnvelopeErrorKind::InvalidRequest).
 pub fn parse_message(bytes: &[u8]) -> Result<Message, EnvelopeError> {
     parse_utf8_message(require_utf8(bytes)?)
 }

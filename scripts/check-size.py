@@ -23,15 +23,11 @@ MAX_FN_LINES = 80
 # Functions that are data rather than logic, with the reason. Key: "path fn name".
 GENERATED = {}
 
-# Violations that another change of this sitting is removing right now (issue 37): the helpers
-# that own these files take their entries out as they split them. This list may only shrink:
-# an entry that no longer fails the rule is itself reported, so that it is removed (an entry
-# whose file is gone, moved by a change under way, only gets a note).
+# Known violations being split (empty now: keep it so). This list may only shrink: an entry
+# that no longer fails the rule is itself reported, so that it is removed (an entry whose file
+# is gone only gets a note).
 # Key: "path" for a file over the limit, "path fn name" for a function.
-ALLOWED = {
-    # TESTS owns testing/ (the shared HTTP test helpers).
-    "mcp-server/src/testing/mod.rs fn connect",
-}
+ALLOWED = set()
 
 
 def library_sources(root):

@@ -118,6 +118,67 @@ enum Link {
     Http(Box<HttpTestClient>),
 }
 
+/// Writes each queued line, newline-terminated, until the queue or the pipe closes.
+async fn write_lines(
+    mut pipe: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    mut lines: mpsc::Receiver<String>,
+) {
+    while let Some(line) = lines.recv().await {
+        if pipe.write_all(line.as_bytes()).await.is_err() || pipe.write_all(b"\n").await.is_err() {
+            break;
+        }
+    }
+    let _ = pipe.shutdown().await;
+}
+
+/// Reads the server's lines: answers complete pending calls, notifications are kept, and the
+/// server's own requests are answered from `options`. Pending calls fail when the pipe ends.
+async fn read_lines(
+    pipe: tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    pending: Pending,
+    notifications: Arc<Mutex<Vec<Value>>>,
+    out: mpsc::Sender<String>,
+    options: ClientOptions,
+) {
+    let mut lines = BufReader::new(pipe).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        match jsonrpc::parse(line.as_bytes()) {
+            Ok(Incoming::Single(Message::Response(r))) => {
+                let value = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
+                if let Some(tx) = lock(&pending).remove(&r.id) {
+                    let _ = tx.send(Ok(value));
+                }
+            }
+            Ok(Incoming::Single(Message::Error(e))) => {
+                if let Some(tx) = e.id.as_ref().and_then(|id| lock(&pending).remove(id)) {
+                    let _ = tx.send(Err(e.error));
+                }
+            }
+            Ok(Incoming::Single(Message::Notification(n))) => {
+                let params = n
+                    .params
+                    .map(|p| serde_json::from_str(p.get()).unwrap_or(Value::Null));
+                lock(&notifications).push(json!({"method": n.method, "params": params}));
+            }
+            Ok(Incoming::Single(Message::Request(req))) => {
+                let params = req
+                    .params
+                    .map(|p| serde_json::from_str(p.get()).unwrap_or(Value::Null));
+                let answer = options.answer(&req.method, params.unwrap_or(Value::Null));
+                let text = match answer {
+                    Ok(v) => serde_json::to_string(&WireResponse::new(&req.id, &v)),
+                    Err(e) => serde_json::to_string(&WireErrorResponse::new(Some(&req.id), &e)),
+                };
+                if let Ok(text) = text {
+                    let _ = out.send(text).await;
+                }
+            }
+            _ => {}
+        }
+    }
+    lock(&pending).clear();
+}
+
 impl std::fmt::Debug for TestClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TestClient")
@@ -146,73 +207,18 @@ impl TestClient {
                 .await
         });
 
-        let (client_read, mut client_write) = tokio::io::split(client_io);
-        let (out, mut out_rx) = mpsc::channel::<String>(1024);
-        tokio::spawn(async move {
-            while let Some(line) = out_rx.recv().await {
-                if client_write.write_all(line.as_bytes()).await.is_err()
-                    || client_write.write_all(b"\n").await.is_err()
-                {
-                    break;
-                }
-            }
-            let _ = client_write.shutdown().await;
-        });
-
+        let (client_read, client_write) = tokio::io::split(client_io);
+        let (out, out_rx) = mpsc::channel::<String>(1024);
+        tokio::spawn(write_lines(client_write, out_rx));
         let pending: Pending = Arc::default();
         let notifications: Arc<Mutex<Vec<Value>>> = Arc::default();
-        {
-            let (pending, notifications, out, options) = (
-                pending.clone(),
-                notifications.clone(),
-                out.clone(),
-                options.clone(),
-            );
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(client_read).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    match jsonrpc::parse(line.as_bytes()) {
-                        Ok(Incoming::Single(Message::Response(r))) => {
-                            let value = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
-                            if let Some(tx) = lock(&pending).remove(&r.id) {
-                                let _ = tx.send(Ok(value));
-                            }
-                        }
-                        Ok(Incoming::Single(Message::Error(e))) => {
-                            if let Some(tx) = e.id.as_ref().and_then(|id| lock(&pending).remove(id))
-                            {
-                                let _ = tx.send(Err(e.error));
-                            }
-                        }
-                        Ok(Incoming::Single(Message::Notification(n))) => {
-                            let params = n
-                                .params
-                                .map(|p| serde_json::from_str(p.get()).unwrap_or(Value::Null));
-                            lock(&notifications)
-                                .push(json!({"method": n.method, "params": params}));
-                        }
-                        Ok(Incoming::Single(Message::Request(req))) => {
-                            let params = req
-                                .params
-                                .map(|p| serde_json::from_str(p.get()).unwrap_or(Value::Null));
-                            let answer = options.answer(&req.method, params.unwrap_or(Value::Null));
-                            let text = match answer {
-                                Ok(v) => serde_json::to_string(&WireResponse::new(&req.id, &v)),
-                                Err(e) => serde_json::to_string(&WireErrorResponse::new(
-                                    Some(&req.id),
-                                    &e,
-                                )),
-                            };
-                            if let Ok(text) = text {
-                                let _ = out.send(text).await;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                lock(&pending).clear();
-            });
-        }
+        tokio::spawn(read_lines(
+            client_read,
+            pending.clone(),
+            notifications.clone(),
+            out.clone(),
+            options.clone(),
+        ));
 
         TestClient::start(options, Link::Pipe { out, pending }, notifications).await
     }

@@ -1,4 +1,4 @@
-//! OpenTelemetry for [ferromcp](ferromcp) servers: traces and metrics named and attributed by
+//! OpenTelemetry for [ferromcp] servers: traces and metrics named and attributed by
 //! the semantic conventions for MCP, exported over OTLP by the OpenTelemetry project's own
 //! exporter as the standard `OTEL_*` variables configure it, and Prometheus text.
 //!
@@ -22,7 +22,7 @@
 //! # }
 //! ```
 //!
-//! With [`ferromcp::run`](ferromcp::run()), the runner takes it:
+//! With `ferromcp::run`, the runner takes it:
 //! `ferromcp::Runner::for_server::<Demo>().observer_from(ferromcp_otel::Otel::from_env).serve(Demo)`.
 //!
 //! Every request a server answers, over stdio or HTTP and in either era, becomes a SERVER

@@ -15,7 +15,8 @@ use crate::sync::lock;
 /// resource subscriptions, and a digest of the principal the session is bound to).
 ///
 /// Every operation must finish in bounded time: an implementation puts a timeout on its
-/// round trips and answers [`StoreError`] rather than wait for a store that is down.
+/// round trips and answers [`StoreError`](super::StoreError) rather than wait for a store
+/// that is down.
 ///
 /// # Examples
 ///

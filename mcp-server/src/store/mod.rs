@@ -15,6 +15,7 @@
 use std::error::Error;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod bus;
@@ -84,6 +85,79 @@ impl StoreError {
     /// A stored record that does not read back, with what is wrong with it.
     pub fn malformed(cause: impl Into<Box<dyn Error + Send + Sync>>) -> StoreError {
         StoreError::Malformed(cause.into())
+    }
+}
+
+/// The stores that the instances of a server share (one of each trait above), as a
+/// backend connects them: what `ferromcp_redis::connect` returns, and what a server started
+/// by `ferromcp::run` with `--redis URL` uses when its runner was given such a `connect`
+/// (`Runner::shared_stores`).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use ferromcp::store::{
+///     MemoryEventStore, MemorySessionStore, MemoryTaskStore, NotificationBus, SharedStores,
+///     StoreFuture,
+/// };
+///
+/// /// A bus with no one to tell.
+/// struct Alone;
+///
+/// impl NotificationBus for Alone {
+///     fn publish<'a>(&'a self, _: String) -> StoreFuture<'a, ()> {
+///         Box::pin(async { Ok(()) })
+///     }
+///     fn subscribe<'a>(
+///         &'a self,
+///         messages: tokio::sync::mpsc::Sender<String>,
+///     ) -> StoreFuture<'a, ()> {
+///         Box::pin(async move { Ok(messages.closed().await) })
+///     }
+/// }
+///
+/// let stores = SharedStores::new(
+///     Arc::new(MemorySessionStore::new()),
+///     Arc::new(MemoryEventStore::new()),
+///     Arc::new(Alone),
+///     Arc::new(MemoryTaskStore::new(1_000)),
+/// );
+/// # let _ = stores;
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct SharedStores {
+    /// Where legacy sessions are kept.
+    pub sessions: Arc<dyn SessionStore>,
+    /// Where the events of legacy SSE streams are kept.
+    pub events: Arc<dyn EventStore>,
+    /// Where change notifications are published.
+    pub bus: Arc<dyn NotificationBus>,
+    /// Where tasks are kept (a [`TaskStore`] itself: `Arc<dyn TaskStore>` is one).
+    pub tasks: Arc<dyn TaskStore>,
+}
+
+impl SharedStores {
+    /// The four stores, one of each kind.
+    pub fn new(
+        sessions: Arc<dyn SessionStore>,
+        events: Arc<dyn EventStore>,
+        bus: Arc<dyn NotificationBus>,
+        tasks: Arc<dyn TaskStore>,
+    ) -> SharedStores {
+        SharedStores {
+            sessions,
+            events,
+            bus,
+            tasks,
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedStores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedStores").finish_non_exhaustive()
     }
 }
 

@@ -2,7 +2,7 @@
 //! that poll, answer or cancel it; [`MemoryTaskStore`] is the default.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use tokio::time::Instant;
@@ -159,6 +159,42 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
         let _ = lease;
         self.get(id)
+    }
+}
+
+/// A store behind an [`Arc`] (`Arc<dyn TaskStore>` too) is the store it points to.
+impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, (), TaskStoreError> {
+        (**self).create(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
+        (**self).get(id)
+    }
+
+    fn update(&self, record: TaskRecord) -> StoreFuture<'_, bool, TaskStoreError> {
+        (**self).update(record)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, TaskPage, TaskStoreError> {
+        (**self).list(owner, cursor, limit)
+    }
+
+    fn shared(&self) -> bool {
+        (**self).shared()
+    }
+
+    fn watch<'a>(
+        &'a self,
+        id: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Option<TaskRecord>, TaskStoreError> {
+        (**self).watch(id, lease)
     }
 }
 

@@ -32,9 +32,6 @@ ALLOWED = {
     # The observer seam: observe names engine types, the engine and context report to observe.
     ("mcp-server/src", "crate", frozenset({"context", "engine", "observe", "peer", "registry"})):
         "issue 37's one engine entry point: observe takes its request facts from a leaf, not from engine",
-    # The new ferromcp-otel crate's telemetry and its request/sample types.
-    ("mcp-otel/src", "crate", frozenset({"client", "request", "samples", "telemetry"})):
-        "issue 37: the request and sample types become a leaf below telemetry and client",
 }
 
 

@@ -1,6 +1,7 @@
 //! Legacy sessions, and the requests the server sends its client (CLIENT spans).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ferromcp::ProtocolVersion;
@@ -9,22 +10,43 @@ use opentelemetry::{Context, KeyValue, Value};
 
 use ferromcp::observe::{ClientOutcome, ClientRequestObserver, Meta};
 
-use crate::telemetry::{Telemetry, meta_of};
+use crate::instruments::Instruments;
+use crate::propagation::meta_of;
 
 /// One live legacy session; dropping it records the session's duration.
 pub(crate) struct SessionTelemetry {
-    pub(crate) telemetry: Telemetry,
-    pub(crate) attributes: [KeyValue; 2],
-    pub(crate) started: Instant,
+    instruments: Arc<Instruments>,
+    attributes: [KeyValue; 2],
+    started: Instant,
 }
 
-impl Telemetry {
+impl SessionTelemetry {
+    /// Counts a legacy session from its `initialize` on; the session's duration is recorded
+    /// when the returned value is dropped.
+    pub(crate) fn start(
+        instruments: &Arc<Instruments>,
+        version: &'static str,
+        transport: &'static str,
+    ) -> SessionTelemetry {
+        instruments.active_sessions.add(transport, 1);
+        SessionTelemetry {
+            instruments: instruments.clone(),
+            attributes: [
+                KeyValue::new("mcp.protocol.version", version),
+                KeyValue::new("network.transport", transport),
+            ],
+            started: Instant::now(),
+        }
+    }
+}
+
+impl OutgoingTelemetry {
     /// The CLIENT span of a request the server sends the client in this session (sampling,
     /// elicitation, roots, ping): a child of the current context (the handler's request
     /// span), named by its method, and the context its `_meta` carries, so that the client's
     /// own span of it is that span's child. Without spans, only its duration is recorded.
-    pub(crate) fn outgoing(
-        &self,
+    pub(crate) fn start(
+        instruments: &Arc<Instruments>,
         method: &str,
         id: &ferromcp::jsonrpc::RequestId,
         session_id: Option<&str>,
@@ -41,9 +63,9 @@ impl Telemetry {
         if let Some(version) = version {
             sample.push(KeyValue::new("mcp.protocol.version", version.as_str()));
         }
-        let Some(tracer) = self.inner.tracer.as_ref() else {
+        let Some(tracer) = instruments.tracer.as_ref() else {
             return OutgoingTelemetry {
-                telemetry: self.clone(),
+                instruments: instruments.clone(),
                 context: None,
                 sample,
                 started: Instant::now(),
@@ -71,7 +93,7 @@ impl Telemetry {
             .with_attributes(attributes)
             .start_with_context(tracer, &parent);
         OutgoingTelemetry {
-            telemetry: self.clone(),
+            instruments: instruments.clone(),
             context: Some(parent.with_span(span)),
             sample,
             started: Instant::now(),
@@ -102,7 +124,7 @@ pub(crate) enum OutgoingFailure<'a> {
 /// [`finish`](Self::finish), or, marked as abandoned, when dropped before (the asking
 /// handler's future was dropped, or the request could not be written).
 pub(crate) struct OutgoingTelemetry {
-    telemetry: Telemetry,
+    instruments: Arc<Instruments>,
     /// The span in its parent's context; `None` without spans.
     context: Option<Context>,
     /// The duration sample's attributes known at the start.
@@ -184,8 +206,7 @@ impl OutgoingTelemetry {
             span.end();
         }
         self.sample.append(&mut ending);
-        self.telemetry
-            .inner
+        self.instruments
             .client_duration
             .record(elapsed, &self.sample);
     }
@@ -199,7 +220,7 @@ impl std::fmt::Debug for SessionTelemetry {
 
 impl Drop for SessionTelemetry {
     fn drop(&mut self) {
-        let i = &*self.telemetry.inner;
+        let i = &*self.instruments;
         if let Value::String(transport) = &self.attributes[1].value {
             i.active_sessions.add(transport.as_str(), -1);
         }
@@ -236,9 +257,10 @@ mod tests {
         let meters = SdkMeterProvider::builder()
             .with_reader(prometheus.reader())
             .build();
-        let telemetry = Telemetry::new(&tracers, &meters);
+        let instruments = Arc::new(Instruments::new(Some(&tracers), &meters));
         let send = |method: &str, n: i64, failure: Option<OutgoingFailure<'_>>| {
-            let outgoing = telemetry.outgoing(
+            let outgoing = OutgoingTelemetry::start(
+                &instruments,
                 method,
                 &RequestId::Number(n),
                 Some("session-1"),
@@ -287,7 +309,14 @@ mod tests {
         assert_eq!(attr(abandoned, "rpc.response.status_code"), None);
 
         // Dropped before it was answered: abandoned.
-        drop(telemetry.outgoing("roots/list", &RequestId::Number(5), None, None, "tcp"));
+        drop(OutgoingTelemetry::start(
+            &instruments,
+            "roots/list",
+            &RequestId::Number(5),
+            None,
+            None,
+            "tcp",
+        ));
         let ended = spans.get_finished_spans().unwrap();
         assert_eq!(ended.len(), 5);
         assert_eq!(attr(&ended[4], "error.type").as_deref(), Some("cancelled"));
@@ -322,9 +351,15 @@ mod tests {
         let meters = SdkMeterProvider::builder()
             .with_reader(prometheus.reader())
             .build();
-        let metrics_only = Telemetry::metrics_only(&meters);
-        let outgoing =
-            metrics_only.outgoing("roots/list", &RequestId::Number(1), None, None, "pipe");
+        let metrics_only = Arc::new(Instruments::new(None, &meters));
+        let outgoing = OutgoingTelemetry::start(
+            &metrics_only,
+            "roots/list",
+            &RequestId::Number(1),
+            None,
+            None,
+            "pipe",
+        );
         assert!(outgoing.context().is_none());
         outgoing.finish(None);
         let text = prometheus.render().unwrap();

@@ -75,7 +75,9 @@
 
 mod client;
 mod export;
+mod instruments;
 mod prometheus;
+mod propagation;
 mod request;
 mod samples;
 mod telemetry;

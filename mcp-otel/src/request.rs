@@ -1,69 +1,21 @@
 //! One request's SERVER span and duration sample.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ferromcp::ProtocolVersion;
-use opentelemetry::propagation::Extractor;
+use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
-use opentelemetry::{Context, KeyValue, Value};
+use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::SdkTracer;
 
 use ferromcp::observe::Outcome as ResponseOutcome;
 use ferromcp::observe::{RequestInfo, RequestObserver, ResponseInfo, Target as RequestTarget};
 
-use crate::samples::{Ending, Sample};
-use crate::telemetry::Telemetry;
-
-/// The method names the conventions list (and the 2026 ones), as static strings: an
-/// attribute value that costs no allocation.
-pub(crate) fn known_method(method: &str) -> Option<&'static str> {
-    const KNOWN: [&str; 22] = [
-        "tools/call",
-        "tools/list",
-        "resources/read",
-        "resources/list",
-        "resources/templates/list",
-        "resources/subscribe",
-        "resources/unsubscribe",
-        "prompts/get",
-        "prompts/list",
-        "completion/complete",
-        "initialize",
-        "ping",
-        "logging/setLevel",
-        "server/discover",
-        "subscriptions/listen",
-        "tasks/get",
-        "tasks/result",
-        "tasks/list",
-        "tasks/cancel",
-        "tasks/update",
-        "notifications/initialized",
-        "notifications/cancelled",
-    ];
-    KNOWN.into_iter().find(|m| *m == method)
-}
-
-/// The W3C trace context members of a request's `params._meta`.
-pub(crate) struct TraceCarrier<'a> {
-    pub(crate) traceparent: &'a str,
-    pub(crate) tracestate: Option<&'a str>,
-}
-
-impl Extractor for TraceCarrier<'_> {
-    fn get(&self, key: &str) -> Option<&str> {
-        match key {
-            "traceparent" => Some(self.traceparent),
-            "tracestate" => self.tracestate,
-            _ => None,
-        }
-    }
-
-    fn keys(&self) -> Vec<&str> {
-        vec!["traceparent", "tracestate"]
-    }
-}
+use crate::instruments::Instruments;
+use crate::propagation::TraceCarrier;
+use crate::samples::{Ending, Owned, Sample, Target, known_method, shared_attributes};
 
 /// How a request ended.
 pub(crate) struct Outcome {
@@ -74,30 +26,8 @@ pub(crate) struct Outcome {
     pub(crate) tool_error: bool,
 }
 
-/// What a request is about: the tool or prompt it names.
-#[derive(Clone, Copy)]
-pub(crate) enum Target<'a> {
-    Tool(&'a str),
-    Prompt(&'a str),
-}
-
-/// [`Target`], owned by the request's telemetry.
-pub(crate) enum Owned {
-    Tool(String),
-    Prompt(String),
-}
-
-impl Owned {
-    fn borrow(&self) -> Target<'_> {
-        match self {
-            Owned::Tool(t) => Target::Tool(t),
-            Owned::Prompt(p) => Target::Prompt(p),
-        }
-    }
-}
-
 /// The SERVER span of a request, a child of `parent`.
-pub(crate) fn start_span(
+fn start_span(
     tracer: &SdkTracer,
     req: &RequestInfo<'_>,
     method: Cow<'static, str>,
@@ -139,42 +69,68 @@ pub(crate) fn start_span(
         .start_with_context(tracer, parent)
 }
 
-/// The attributes a request's span and its duration sample share: the method, the
-/// transport, and the tool or prompt (room is left for the others).
-pub(crate) fn shared_attributes(
-    method: &str,
-    transport: &'static str,
-    target: Option<Target<'_>>,
-) -> Vec<KeyValue> {
-    let mut attributes = Vec::with_capacity(8);
-    let method = known_method(method).map_or_else(|| Value::from(method.to_owned()), Value::from);
-    attributes.push(KeyValue::new("mcp.method.name", method));
-    attributes.push(KeyValue::new("network.transport", transport));
-    match target {
-        Some(Target::Tool(tool)) => {
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
-        }
-        Some(Target::Prompt(prompt)) => {
-            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
-        }
-        None => {}
-    }
-    attributes
-}
-
 /// One request's span and clock; ending it records the duration sample.
 pub(crate) struct RequestTelemetry {
-    pub(crate) telemetry: Telemetry,
+    instruments: Arc<Instruments>,
     /// The request's span in its parent's context; without spans, the caller's context
     /// when it sent one.
-    pub(crate) context: Option<Context>,
-    pub(crate) method: Cow<'static, str>,
-    pub(crate) target: Option<Owned>,
-    pub(crate) transport: &'static str,
+    context: Option<Context>,
+    method: Cow<'static, str>,
+    target: Option<Owned>,
+    transport: &'static str,
     /// The revision the span started with.
-    pub(crate) version: Option<ProtocolVersion>,
-    pub(crate) started: Instant,
+    version: Option<ProtocolVersion>,
+    started: Instant,
+}
+
+impl RequestTelemetry {
+    /// Starts the span and the clock of one request.
+    pub(crate) fn start(instruments: &Arc<Instruments>, req: &RequestInfo<'_>) -> RequestTelemetry {
+        let i = &**instruments;
+        let parent = req.meta("traceparent").map(|traceparent| {
+            let carrier = TraceCarrier {
+                traceparent,
+                tracestate: req.meta("tracestate"),
+            };
+            i.propagator.extract_with_context(&Context::new(), &carrier)
+        });
+        let target = match req.target() {
+            Some(RequestTarget::Tool(t)) => Some(Owned::Tool(t.to_owned())),
+            Some(RequestTarget::Prompt(p)) => Some(Owned::Prompt(p.to_owned())),
+            _ => None,
+        };
+        let method: Cow<'static, str> = match known_method(req.method()) {
+            Some(m) => m.into(),
+            None => req.method().to_owned().into(),
+        };
+        let transport = req.transport().as_str();
+        let version = req.protocol_version();
+        let context = match &i.tracer {
+            Some(tracer) => {
+                let parent = parent.unwrap_or_default();
+                let span = start_span(
+                    tracer,
+                    req,
+                    method.clone(),
+                    target.as_ref(),
+                    version,
+                    &parent,
+                );
+                Some(parent.with_span(span))
+            }
+            None => parent,
+        };
+        i.active_requests.add(transport, 1);
+        RequestTelemetry {
+            instruments: instruments.clone(),
+            context,
+            method,
+            target,
+            transport,
+            version,
+            started: Instant::now(),
+        }
+    }
 }
 
 impl RequestObserver for RequestTelemetry {
@@ -213,7 +169,7 @@ impl RequestObserver for RequestTelemetry {
 impl RequestTelemetry {
     /// Whether the request has a span of its own (whose status wants an error's message).
     pub(crate) fn traced(&self) -> bool {
-        self.telemetry.inner.tracer.is_some()
+        self.instruments.tracer.is_some()
     }
 
     /// Ends the span and records the request's duration.
@@ -244,7 +200,7 @@ impl RequestTelemetry {
             }
             span.end();
         }
-        let i = &*self.telemetry.inner;
+        let i = &*self.instruments;
         i.operations.record(&i.operation_duration, &sample, elapsed);
     }
 }
@@ -252,6 +208,6 @@ impl RequestTelemetry {
 impl Drop for RequestTelemetry {
     fn drop(&mut self) {
         // Also when the request's future is dropped unfinished (its connection went away).
-        self.telemetry.inner.active_requests.add(self.transport, -1);
+        self.instruments.active_requests.add(self.transport, -1);
     }
 }

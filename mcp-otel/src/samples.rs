@@ -1,4 +1,6 @@
-//! The duration histogram's samples, each bound to its attribute set once.
+//! What a request records: its target, the attributes its span and its duration sample
+//! share, how it ended, and the duration histogram's samples, each bound to its attribute
+//! set once.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
@@ -6,12 +8,86 @@ use std::sync::RwLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ferromcp::ProtocolVersion;
-use opentelemetry::KeyValue;
 use opentelemetry::metrics::{BoundHistogram, Histogram};
+use opentelemetry::{KeyValue, Value};
 
 use foldhash::fast::RandomState as MapHasher;
 
-use crate::request::{Target, shared_attributes};
+/// The method names the conventions list (and the 2026 ones), as static strings: an
+/// attribute value that costs no allocation.
+pub(crate) fn known_method(method: &str) -> Option<&'static str> {
+    const KNOWN: [&str; 22] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "server/discover",
+        "subscriptions/listen",
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
+        "tasks/update",
+        "notifications/initialized",
+        "notifications/cancelled",
+    ];
+    KNOWN.into_iter().find(|m| *m == method)
+}
+
+/// What a request is about: the tool or prompt it names.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    Tool(&'a str),
+    Prompt(&'a str),
+}
+
+/// [`Target`], owned by the request's telemetry.
+pub(crate) enum Owned {
+    Tool(String),
+    Prompt(String),
+}
+
+impl Owned {
+    pub(crate) fn borrow(&self) -> Target<'_> {
+        match self {
+            Owned::Tool(t) => Target::Tool(t),
+            Owned::Prompt(p) => Target::Prompt(p),
+        }
+    }
+}
+
+/// The attributes a request's span and its duration sample share: the method, the
+/// transport, and the tool or prompt (room is left for the others).
+pub(crate) fn shared_attributes(
+    method: &str,
+    transport: &'static str,
+    target: Option<Target<'_>>,
+) -> Vec<KeyValue> {
+    let mut attributes = Vec::with_capacity(8);
+    let method = known_method(method).map_or_else(|| Value::from(method.to_owned()), Value::from);
+    attributes.push(KeyValue::new("mcp.method.name", method));
+    attributes.push(KeyValue::new("network.transport", transport));
+    match target {
+        Some(Target::Tool(tool)) => {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+        }
+        Some(Target::Prompt(prompt)) => {
+            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+        }
+        None => {}
+    }
+    attributes
+}
 
 /// How a request ended, as the duration histogram tells them apart.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

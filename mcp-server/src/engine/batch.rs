@@ -27,13 +27,7 @@ impl Engine {
         sink: Sink,
         principal: Option<Arc<Principal>>,
     ) -> Result<Vec<String>, ErrorObject> {
-        let allowed = match conn.era() {
-            ConnectionEra::Legacy(session) => session
-                .negotiated()
-                .is_some_and(|n| n.version.allows_batches()),
-            _ => false,
-        };
-        if !allowed {
+        if !allows_batches(conn) {
             return Err(ErrorObject::invalid_request(
                 "batches are only part of protocol revision 2025-03-26",
             ));
@@ -65,9 +59,7 @@ impl Engine {
                         }
                     });
                 }
-                Ok(other) => {
-                    let _ = self.handle_message(conn, other, sink.clone()).await;
-                }
+                Ok(other) => self.absorb(conn, other),
             }
         }
         while let Some(joined) = set.join_next().await {
@@ -76,5 +68,15 @@ impl Engine {
             }
         }
         Ok(responses.into_iter().flatten().collect())
+    }
+}
+
+/// Whether `conn` may send batches: a legacy session whose revision has them (2025-03-26).
+pub(crate) fn allows_batches(conn: &Connection) -> bool {
+    match conn.era() {
+        ConnectionEra::Legacy(session) => session
+            .negotiated()
+            .is_some_and(|n| n.version.allows_batches()),
+        _ => false,
     }
 }

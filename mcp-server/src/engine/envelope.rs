@@ -275,7 +275,7 @@ impl Engine {
     pub(crate) fn classify(
         &self,
         req: &Request,
-        headers: &impl headers::Headers,
+        headers: &(impl headers::Headers + ?Sized),
     ) -> Result<Envelope, ErrorObject> {
         let probe = Probe::read(req.params.as_ref())?;
         let modern = headers::is_modern_request(probe.meta.as_ref(), headers);
@@ -309,7 +309,7 @@ impl Engine {
     /// Another value (HTTP 400).
     pub(crate) fn check_legacy_version(
         &self,
-        headers: &impl headers::Headers,
+        headers: &(impl headers::Headers + ?Sized),
     ) -> Result<(), ErrorObject> {
         match headers.single(headers::PROTOCOL_VERSION)? {
             None => Ok(()),

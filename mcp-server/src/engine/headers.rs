@@ -83,7 +83,10 @@ fn header_matches(header: &str, body: &Value) -> bool {
 /// Whether a request belongs to the modern era: its `_meta` envelope says so, or its
 /// `MCP-Protocol-Version` header names a modern revision (a modern request that forgot its
 /// envelope then gets the envelope error, not a legacy session error).
-pub(crate) fn is_modern_request(meta: Option<&RequestMetaObject>, headers: &impl Headers) -> bool {
+pub(crate) fn is_modern_request(
+    meta: Option<&RequestMetaObject>,
+    headers: &(impl Headers + ?Sized),
+) -> bool {
     super::is_modern(meta)
         || headers
             .single(PROTOCOL_VERSION)
@@ -101,7 +104,7 @@ pub(crate) fn validate_modern(
     request: &Request,
     meta: Option<&RequestMetaObject>,
     target: Target<'_>,
-    headers: &impl Headers,
+    headers: &(impl Headers + ?Sized),
     mirrored_params: &[MirroredParam],
 ) -> Result<(), ErrorObject> {
     let Some(version) = meta.and_then(|m| m.protocol_version.as_deref()) else {
@@ -112,7 +115,7 @@ pub(crate) fn validate_modern(
 
 /// The checks of a modern request with body version `body_version`.
 pub(super) fn validate(
-    headers: &impl Headers,
+    headers: &(impl Headers + ?Sized),
     method: &str,
     target: Target<'_>,
     body_version: &str,
@@ -129,7 +132,7 @@ pub(super) fn validate(
 /// `MCP-Protocol-Version` and `Mcp-Method` against the body's.
 #[inline]
 fn validate_version_and_method(
-    headers: &impl Headers,
+    headers: &(impl Headers + ?Sized),
     method: &str,
     body_version: &str,
 ) -> Result<(), ErrorObject> {
@@ -161,7 +164,7 @@ fn validate_version_and_method(
 /// `Mcp-Name` against what the method is routed by (a name, a URI or a task id).
 #[inline]
 fn validate_name(
-    headers: &impl Headers,
+    headers: &(impl Headers + ?Sized),
     method: &str,
     target: &Target<'_>,
 ) -> Result<(), ErrorObject> {
@@ -202,7 +205,7 @@ fn validate_name(
 
 /// A `tools/call`'s `Mcp-Param-*` headers against the arguments they mirror.
 fn validate_mirrored(
-    headers: &impl Headers,
+    headers: &(impl Headers + ?Sized),
     target: &Target<'_>,
     mirrored: &[MirroredParam],
 ) -> Result<(), ErrorObject> {

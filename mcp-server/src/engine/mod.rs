@@ -10,6 +10,7 @@ pub(crate) mod batch;
 mod config;
 mod envelope;
 pub(crate) mod guard;
+mod handle;
 // Only HTTP carries metadata beside the message.
 #[cfg(feature = "http")]
 pub(crate) mod headers;
@@ -51,6 +52,9 @@ pub(crate) use config::{Config, Engine, StateMap};
 #[cfg(feature = "http")]
 pub(crate) use envelope::Probe;
 pub(crate) use envelope::{Envelope, is_modern};
+#[cfg(feature = "http")]
+pub(crate) use handle::On;
+pub(crate) use handle::{Arrival, Handled, poll_once};
 use mrtr::MrtrParams;
 use reply::WithMeta;
 pub(crate) use reply::{Reply, Response, Status, duplicate_id};
@@ -145,38 +149,28 @@ impl Engine {
         }
     }
 
-    /// Handles one message from a connection: requests get a reply; notifications and the
-    /// client's responses are absorbed.
-    pub(crate) async fn handle_message(
-        &self,
-        conn: &Arc<Connection>,
-        message: Message,
-        sink: Sink,
-    ) -> Option<Reply> {
+    /// Takes a notification or a client's response (to a request of the server's) on
+    /// `conn`; a request is left alone (it is run, not absorbed).
+    pub(crate) fn absorb(&self, conn: &Connection, message: Message) {
         match message {
-            Message::Request(req) => Some(self.handle_request(conn, req, sink, None).await),
+            Message::Request(_) => {}
             Message::Notification(n) => {
                 self.handle_notification(conn, &n.method, n.params.as_ref());
-                None
             }
             Message::Response(r) => {
                 let result = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
                 self.handle_client_response(conn, &r.id, Ok(result));
-                None
             }
-            Message::Error(e) => {
-                match &e.id {
-                    Some(id) => self.handle_client_response(conn, id, Err(e.error)),
-                    // The client's text as a quoted, escaped string: a line break in it
-                    // cannot forge a log line of its own.
-                    None => tracing::warn!(
-                        code = e.error.code.0,
-                        message = ?e.error.message,
-                        "the client reported an error"
-                    ),
-                }
-                None
-            }
+            Message::Error(e) => match &e.id {
+                Some(id) => self.handle_client_response(conn, id, Err(e.error)),
+                // The client's text as a quoted, escaped string: a line break in it cannot
+                // forge a log line of its own.
+                None => tracing::warn!(
+                    code = e.error.code.0,
+                    message = ?e.error.message,
+                    "the client reported an error"
+                ),
+            },
         }
     }
 

@@ -4,7 +4,7 @@
 use axum::body::Body;
 use axum::response::Response;
 use ferromcp_core::error::ErrorObject;
-use ferromcp_core::jsonrpc::{EnvelopeError, RequestId, WireErrorResponse};
+use ferromcp_core::jsonrpc::{RequestId, WireErrorResponse};
 use http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderValue, StatusCode};
 
@@ -47,10 +47,6 @@ pub(crate) fn bad_request(id: Option<&RequestId>, message: impl Into<String>) ->
         id,
         &ErrorObject::invalid_request(message),
     )
-}
-
-pub(crate) fn envelope(e: &EnvelopeError) -> Response {
-    error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.to_error_object())
 }
 
 pub(crate) fn forbidden(reason: impl Into<String>) -> Response {

@@ -4,7 +4,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use ferromcp_core::error::ErrorObject;
-use ferromcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message, Request, WireErrorResponse};
+use ferromcp_core::jsonrpc::{EnvelopeError, Message, Request};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
@@ -12,9 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::lines::{Line, LineReader};
 use super::output::Output;
-use crate::engine::Engine;
-use crate::engine::{self, Reply, Response};
-use crate::peer::session::{Connection, ConnectionEra, Transport};
+use crate::engine::{self, Arrival, Engine, Envelope, Handled, Reply, Response};
+use crate::peer::session::{Connection, Transport};
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
 
@@ -112,12 +111,7 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
                         "message larger than {} bytes",
                         self.engine.config().max_message_size
                     ));
-                    self.out
-                        .write(
-                            &jsonrpc::to_string(&WireErrorResponse::new(None, &e))
-                                .unwrap_or_default(),
-                        )
-                        .await;
+                    self.out.write(&Response::error(None, &e).json).await;
                 }
                 Line::Eof => return Ok(()),
             }
@@ -130,24 +124,14 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return ControlFlow::Continue(());
         }
-        match jsonrpc::parse_owned(line) {
-            Err(e) => self.out.write(&envelope_error(&e)).await,
-            Ok(Incoming::Single(Message::Request(req))) => return self.request(req).await,
-            Ok(Incoming::Single(other)) => {
-                let reply = self
-                    .out
-                    .while_draining(
-                        &mut self.rx,
-                        self.engine
-                            .handle_message(&self.conn, other, self.sink.clone()),
-                    )
-                    .await;
-                if let Some(Reply::Response(r)) = reply {
-                    self.out.drain(&mut self.rx).await;
-                    self.out.write(&r.json).await;
-                }
-            }
-            Ok(Incoming::Batch(items)) => return self.batch(items).await,
+        match self.engine.handle(line, Arrival::Pipe) {
+            Handled::Refused(refusal) => self.out.write(&refusal.json).await,
+            Handled::Request {
+                request, envelope, ..
+            } => return self.request(request, envelope).await,
+            Handled::Absorb(message) => self.engine.absorb(&self.conn, message),
+            Handled::Accepted => {}
+            Handled::Batch { items, .. } => return self.batch(items).await,
         }
         ControlFlow::Continue(())
     }
@@ -155,12 +139,13 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
     /// Runs a request: answered on the spot when its handler completes without waiting,
     /// else as a task of its own.
     #[inline]
-    async fn request(&mut self, req: Request) -> ControlFlow<()> {
-        // Registered before it runs, so a cancellation read next finds it.
-        let Some(cancel) = self.conn.begin(&req.id) else {
-            let duplicate = Response::error(Some(&req.id), &engine::duplicate_id(&req.id));
-            self.out.write(&duplicate.json).await;
-            return ControlFlow::Continue(());
+    async fn request(&mut self, req: Request, envelope: Envelope) -> ControlFlow<()> {
+        let cancel = match Engine::admit(&self.conn, &req.id) {
+            Ok(cancel) => cancel,
+            Err(duplicate) => {
+                self.out.write(&duplicate.json).await;
+                return ControlFlow::Continue(());
+            }
         };
         // Backpressure: no permit, no more reading.
         let Ok(permit) = self
@@ -172,41 +157,37 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
         };
         let (engine, task_conn, task_sink) =
             (self.engine.clone(), self.conn.clone(), self.sink.clone());
-        // Boxed once (the future is several KB) and polled once here: a request that
-        // completes without waiting (most tool calls) is answered on the spot; one that
-        // waits goes on as its own task, polled again there with its own waker. Made in its
-        // box (`Box::write` into an uninitialized one): `Box::pin(future)` makes it on the
-        // stack and copies it over, whole.
-        let mut fut = Box::into_pin(Box::write(
+        // Boxed once (the future is several KB), made in its box (`Box::write` into an
+        // uninitialized one: `Box::pin(future)` makes it on the stack and copies it over).
+        let future = Box::into_pin(Box::write(
             Box::new_uninit(),
             Engine::handle_registered(
                 engine,
                 task_conn,
                 req,
-                None,
+                Some(envelope),
                 task_sink,
                 cancel,
                 self.principal.clone(),
             ),
         ));
-        let polled = std::future::poll_fn(|cx| std::task::Poll::Ready(fut.as_mut().poll(cx))).await;
         let (conn, sink, done) = (self.conn.clone(), self.sink.clone(), self.done.clone());
-        match polled {
-            std::task::Poll::Ready(Reply::Response(r)) => {
+        match engine::poll_once(future).await {
+            Ok(Reply::Response(r)) => {
                 // Whatever the handler sent before its result goes first.
                 self.out.drain(&mut self.rx).await;
                 self.out.write(&r.json).await;
                 drop(permit);
             }
-            std::task::Poll::Ready(Reply::Silent) => drop(permit),
-            std::task::Poll::Ready(listen @ Reply::Listen(_)) => {
+            Ok(Reply::Silent) => drop(permit),
+            Ok(listen @ Reply::Listen(_)) => {
                 drop(permit);
                 self.tasks
                     .spawn(async move { deliver(&conn, listen, &sink, &done).await });
             }
-            std::task::Poll::Pending => {
+            Err(future) => {
                 self.tasks.spawn(async move {
-                    let reply = fut.await;
+                    let reply = future.await;
                     // The permit is held until the response is handed to the writer, so a
                     // slow reader of our output slows the reading of our input too; only a
                     // listen stream, which lasts, gives it back first.
@@ -275,11 +256,6 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
     }
 }
 
-fn envelope_error(e: &EnvelopeError) -> String {
-    let error = e.to_error_object();
-    jsonrpc::to_string(&WireErrorResponse::new(e.id.as_ref(), &error)).unwrap_or_default()
-}
-
 /// Sends a request's reply; a `subscriptions/listen` reply streams until the client cancels
 /// it or the input ends.
 async fn deliver(conn: &Arc<Connection>, reply: Reply, sink: &Sink, done: &CancellationToken) {
@@ -316,13 +292,7 @@ async fn forward_changes(engine: Engine, conn: Arc<Connection>, done: Cancellati
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
         };
-        let ConnectionEra::Legacy(session) = conn.era() else {
-            continue;
-        };
-        if session.negotiated().is_none() {
-            continue;
-        }
-        if let Some(message) = crate::engine::legacy_notification(&session, &event) {
+        if let Some(message) = Engine::change_for(&conn, &event) {
             conn.sink().send(message).await;
         }
     }

@@ -24,10 +24,8 @@ use super::options::HttpOptions;
 use super::reply;
 use super::session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
 use super::{Principal, SESSION_HEADER};
-use crate::engine;
 use crate::engine::Engine;
 use crate::engine::headers::Headers;
-use crate::peer::session::ConnectionEra;
 use ferromcp_core::error::ErrorObject;
 
 /// The endpoint's shared state.
@@ -116,11 +114,7 @@ impl Endpoint {
                                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                             };
                             for session in state.store.sessions() {
-                                let ConnectionEra::Legacy(legacy) = session.conn.era() else { continue };
-                                if legacy.negotiated().is_none() {
-                                    continue;
-                                }
-                                if let Some(message) = engine::legacy_notification(&legacy, &event) {
+                                if let Some(message) = Engine::change_for(&session.conn, &event) {
                                     // Never waits: one session whose stream is 256 messages
                                     // behind must not hold up every other (and the sweep);
                                     // these notifications are hints to re-read.

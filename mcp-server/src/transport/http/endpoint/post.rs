@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use ferromcp_core::error::ErrorObject;
-use ferromcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message};
+use ferromcp_core::jsonrpc::{self, EnvelopeError, Message};
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, LengthLimitError};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
@@ -15,7 +15,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::{Endpoint, session_id, set_session_header};
-use crate::engine::{self, Engine, Envelope, Reply, Response as EngineResponse, Status};
+use crate::engine::{
+    self, Arrival, Engine, Envelope, Handled, On, Reply, Response as EngineResponse, Status,
+};
 use crate::peer::session::{Connection, Transport};
 use crate::peer::sink::Sink;
 use crate::store::StreamKind;
@@ -50,37 +52,44 @@ impl Endpoint {
         };
         // The body is this message's alone: the message keeps it, so a large `params` is not
         // copied out of it (`Vec::from` takes the buffer over when nothing else holds it).
-        match jsonrpc::parse_owned(Vec::from(bytes)) {
-            Err(e) => reply::envelope(&e),
-            Ok(Incoming::Single(Message::Request(request))) => {
-                self.request(parts, request, permit).await
-            }
-            Ok(Incoming::Single(other)) => self.absorb(parts, other).await,
-            Ok(Incoming::Batch(items)) => self.batch(parts, items, permit).await,
+        let arrival = Arrival::Http {
+            headers: &parts.headers,
+            names_session: !matches!(session_id(&parts.headers), Ok(None)),
+        };
+        match self.engine.handle(Vec::from(bytes), arrival) {
+            Handled::Refused(refusal) => reply::json(StatusCode::BAD_REQUEST, refusal.json),
+            Handled::Request {
+                request,
+                envelope,
+                on,
+            } => self.request(parts, request, envelope, on, permit).await,
+            Handled::Absorb(message) => self.absorb(parts, message).await,
+            Handled::Accepted => reply::empty(StatusCode::ACCEPTED),
+            Handled::Batch { items, requests } => self.batch(parts, items, requests, permit).await,
         }
     }
 
+    /// Runs a request on the connection the engine named: one of its own, a new session,
+    /// or the session the request names.
     async fn request(
         self: Arc<Self>,
         parts: http::request::Parts,
         request: jsonrpc::Request,
+        envelope: Envelope,
+        on: On,
         permit: OwnedSemaphorePermit,
     ) -> Response {
-        // The engine decides the era, and checks a modern request's headers against its body.
-        let envelope = match self.engine.classify(&request, &parts.headers) {
-            Ok(envelope) => envelope,
-            Err(e) => return reply::error(StatusCode::BAD_REQUEST, Some(&request.id), &e),
-        };
-        if envelope.is_modern() {
-            let conn = Arc::new(Connection::stateless(
-                self.engine.config().client_request_timeout,
-            ));
-            return self
-                .dispatch(&parts, conn, request, envelope, None, permit)
-                .await;
-        }
-        if request.method == "initialize" {
-            return self.initialize(&parts, request, envelope, permit).await;
+        match on {
+            On::Stateless => {
+                let conn = Arc::new(Connection::stateless(
+                    self.engine.config().client_request_timeout,
+                ));
+                return self
+                    .dispatch(&parts, conn, request, envelope, None, permit)
+                    .await;
+            }
+            On::NewSession => return self.initialize(&parts, request, envelope, permit).await,
+            On::Session => {}
         }
         let session = match self.session(&parts, Some(&request.id)).await {
             Ok(s) => s,
@@ -139,7 +148,7 @@ impl Endpoint {
         let mut response = self
             .dispatch(parts, conn.clone(), request, envelope, None, permit)
             .await;
-        if conn.session().is_some_and(|s| s.negotiated().is_some()) {
+        if Engine::opened(&conn) {
             // With a shared store, a session it does not know is no session at all.
             if let Err(e) = self.write_through(&session).await {
                 tracing::warn!(error = %e, "initialize: the shared session store failed");
@@ -164,8 +173,9 @@ impl Endpoint {
         permit: OwnedSemaphorePermit,
     ) -> Response {
         let id = request.id.clone();
-        let Some(cancel) = conn.begin(&id) else {
-            return reply::error(StatusCode::CONFLICT, Some(&id), &engine::duplicate_id(&id));
+        let cancel = match Engine::admit(&conn, &id) {
+            Ok(cancel) => cancel,
+            Err(duplicate) => return reply::json(StatusCode::CONFLICT, duplicate.json),
         };
         let modern = envelope.is_modern();
         let sse = !self.options.json_only && accepts(&parts.headers, "text/event-stream");
@@ -233,7 +243,7 @@ impl Endpoint {
         // task, polled again there with its own waker, so it outlives a dropped connection.
         // The in-flight permit goes with it. Made in its box, not copied there from the stack
         // as `Box::pin` would.
-        let mut task = Box::into_pin(Box::write(Box::new_uninit(), async move {
+        let task = Box::into_pin(Box::write(Box::new_uninit(), async move {
             let handled = Engine::handle_registered(
                 &engine,
                 &conn,
@@ -269,10 +279,7 @@ impl Endpoint {
                 }
             }
         }));
-        let finished =
-            std::future::poll_fn(|cx| std::task::Poll::Ready(task.as_mut().poll(cx).is_ready()))
-                .await;
-        if !finished {
+        if let Err(task) = engine::poll_once(task).await {
             self.tasks.spawn(task);
         }
     }
@@ -427,33 +434,14 @@ impl Endpoint {
         reply::sse(SseBody::frames(feed, Some(self.options.keep_alive)))
     }
 
-    /// A notification or a client's response: handed to the engine, answered 202.
+    /// A notification or a client's response of a session: handed to the engine, answered
+    /// 202.
     async fn absorb(self: Arc<Self>, parts: http::request::Parts, message: Message) -> Response {
-        let carries_modern_meta = match &message {
-            Message::Notification(n) => engine::Probe::read(n.params.as_ref())
-                .is_ok_and(|p| engine::is_modern(p.meta.as_ref())),
-            _ => false,
-        };
-        // No session id: a 2026 notification, or nothing a session could take. A malformed
-        // one goes on to `session`, which answers 400.
-        if carries_modern_meta || matches!(session_id(&parts.headers), Ok(None)) {
-            // The modern era defines no client notifications over HTTP (cancellation is a
-            // closed stream); accept and ignore them, as the transport requires.
-            return if matches!(message, Message::Notification(_)) {
-                reply::empty(StatusCode::ACCEPTED)
-            } else {
-                reply::session_required(None)
-            };
-        }
         let session = match self.session(&parts, None).await {
             Ok(s) => s,
             Err(r) => return r,
         };
-        let conn = session.conn.clone();
-        let _ = self
-            .engine
-            .handle_message(&conn, message, conn.sink())
-            .await;
+        self.engine.absorb(&session.conn, message);
         reply::empty(StatusCode::ACCEPTED)
     }
 
@@ -465,25 +453,15 @@ impl Endpoint {
         self: Arc<Self>,
         parts: http::request::Parts,
         items: Vec<Result<Message, EnvelopeError>>,
+        requests: usize,
         permit: OwnedSemaphorePermit,
     ) -> Response {
-        if matches!(session_id(&parts.headers), Ok(None)) {
-            return reply::bad_request(None, "batches need a 2025-03-26 session (Mcp-Session-Id)");
-        }
         let session = match self.session(&parts, None).await {
             Ok(s) => s,
             Err(r) => return r,
         };
         // A batch the session's revision does not allow is refused by the engine, whole.
-        let allowed = session
-            .conn
-            .session()
-            .and_then(|s| s.negotiated())
-            .is_some_and(|n| n.version.allows_batches());
-        let requests = items
-            .iter()
-            .filter(|m| matches!(m, Ok(Message::Request(_))))
-            .count();
+        let allowed = engine::batch::allows_batches(&session.conn);
         let per_session = self.engine.config().max_in_flight;
         let mut places = None;
         if allowed && requests > 1 {

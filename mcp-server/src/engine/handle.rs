@@ -1,0 +1,241 @@
+//! The engine's entry point: a message's bytes and the transport's facts in, what the
+//! transport does with it out.
+//!
+//! Everything a transport would otherwise decide about the protocol is decided here: how a
+//! message is parsed and refused, the era of a request (from its `_meta` and, over HTTP,
+//! its headers, checked against each other), whether it opens a legacy session, needs the
+//! one it names or needs none, what a notification is for in each era, and the batch rule.
+//! The transport then only finds the connection [`On`] names and runs the request there
+//! ([`Engine::admit`], [`Engine::handle_registered`], [`poll_once`]).
+
+use std::pin::Pin;
+use std::task::Poll;
+
+#[cfg(feature = "http")]
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{self, EnvelopeError, Incoming, Message, Request, RequestId};
+use tokio_util::sync::CancellationToken;
+
+#[cfg(feature = "http")]
+use super::headers::Headers;
+use super::{Engine, Envelope, Response, duplicate_id};
+use crate::peer::session::{Connection, ConnectionEra};
+use crate::registry::RegistryEvent;
+
+/// Where a message came from: the transport's facts about it.
+#[derive(Clone, Copy)]
+pub(crate) enum Arrival<'a> {
+    /// A pipe (stdio): one connection, whose first request decides its era.
+    Pipe,
+    /// An HTTP POST.
+    #[cfg(feature = "http")]
+    Http {
+        /// The request's headers (the era's headers are checked against the body).
+        headers: &'a dyn Headers,
+        /// Whether it names a session (an `Mcp-Session-Id` header, well-formed or not).
+        names_session: bool,
+    },
+    /// None without feature `http` (only the lifetime).
+    #[cfg(not(feature = "http"))]
+    #[allow(dead_code)]
+    Never(std::convert::Infallible, std::marker::PhantomData<&'a ()>),
+}
+
+/// What the transport does with a message, as the engine decided.
+// A pipe has one connection and takes every notification: some answers are HTTP's alone.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum Handled {
+    /// Answer this and nothing more: the message was refused before it ran (HTTP 400).
+    Refused(Response),
+    /// Run this request on the connection `on` names.
+    Request {
+        /// The request.
+        request: Request,
+        /// Its `_meta`, read once.
+        envelope: Envelope,
+        /// The connection it runs on.
+        on: On,
+    },
+    /// Hand this notification or client response to the session's connection
+    /// ([`Engine::absorb`]).
+    Absorb(Message),
+    /// Nothing to do: a notification its era does not define on this transport (HTTP 202).
+    Accepted,
+    /// Run this batch on the session's connection ([`Engine::handle_batch`]).
+    Batch {
+        /// Its elements, those that did not parse included (they are answered in place).
+        items: Vec<Result<Message, EnvelopeError>>,
+        /// How many of them are requests (they run at once).
+        requests: usize,
+    },
+}
+
+/// The connection a request runs on.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum On {
+    /// A connection of its own, for this request alone (2026-07-28 over HTTP).
+    Stateless,
+    /// A new legacy session, kept once its handshake succeeded ([`Engine::opened`]):
+    /// `initialize` over HTTP. Sessions are minted here and nowhere else.
+    NewSession,
+    /// The legacy session the message names (HTTP), or the pipe's one connection.
+    Session,
+}
+
+impl Engine {
+    /// The one entry point: what to do with `bytes`, one JSON-RPC message or a batch, that
+    /// arrived as `arrival` says.
+    pub(crate) fn handle(&self, bytes: Vec<u8>, arrival: Arrival<'_>) -> Handled {
+        let incoming = match jsonrpc::parse_owned(bytes) {
+            Ok(incoming) => incoming,
+            Err(e) => return Handled::Refused(envelope_error(&e)),
+        };
+        match incoming {
+            Incoming::Single(Message::Request(request)) => self.request(request, arrival),
+            Incoming::Single(other) => notice(other, arrival),
+            Incoming::Batch(items) => batch(items, arrival),
+        }
+    }
+
+    /// A request: its era, and the connection that era runs it on.
+    fn request(&self, request: Request, arrival: Arrival<'_>) -> Handled {
+        match arrival {
+            Arrival::Pipe => match Envelope::read(&request) {
+                Ok(envelope) => Handled::Request {
+                    request,
+                    envelope,
+                    on: On::Session,
+                },
+                Err(e) => Handled::Refused(Response::error(Some(&request.id), &e)),
+            },
+            #[cfg(feature = "http")]
+            Arrival::Http {
+                headers,
+                names_session,
+            } => {
+                // The headers decide the era with the body, and must agree with it.
+                let envelope = match self.classify(&request, headers) {
+                    Ok(envelope) => envelope,
+                    Err(e) => return Handled::Refused(Response::error(Some(&request.id), &e)),
+                };
+                let on = if envelope.is_modern() {
+                    On::Stateless
+                } else if request.method == "initialize" {
+                    // A session id sent with it is ignored: ids are only minted.
+                    On::NewSession
+                } else if names_session {
+                    On::Session
+                } else {
+                    return Handled::Refused(session_required(Some(&request.id)));
+                };
+                Handled::Request {
+                    request,
+                    envelope,
+                    on,
+                }
+            }
+            #[cfg(not(feature = "http"))]
+            Arrival::Never(never, _) => match never {},
+        }
+    }
+
+    /// Registers request `id` as in flight on `conn` before it runs, so that a cancellation
+    /// read next finds it. `Err` answers a request whose id is in flight already (HTTP 409).
+    pub(crate) fn admit(conn: &Connection, id: &RequestId) -> Result<CancellationToken, Response> {
+        conn.begin(id)
+            .ok_or_else(|| Response::error(Some(id), &duplicate_id(id)))
+    }
+
+    /// Whether a connection made for [`On::NewSession`] became a session: its `initialize`
+    /// succeeded. One that did not is dropped, and no session id is given out.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn opened(conn: &Connection) -> bool {
+        conn.session().is_some_and(|s| s.negotiated().is_some())
+    }
+
+    /// The notification a legacy connection gets for a registry change, if any: list
+    /// changes once it is initialized, resource updates for the URIs it subscribed to.
+    /// Modern connections get theirs through `subscriptions/listen`.
+    pub(crate) fn change_for(conn: &Connection, event: &RegistryEvent) -> Option<String> {
+        let ConnectionEra::Legacy(session) = conn.era() else {
+            return None;
+        };
+        session.negotiated()?;
+        super::legacy_notification(&session, event)
+    }
+}
+
+/// A notification or a client's response: the session's, except a 2026 notification over
+/// HTTP, which that era does not define (cancellation is a closed stream): accepted and
+/// ignored, as the transport requires.
+fn notice(message: Message, arrival: Arrival<'_>) -> Handled {
+    match arrival {
+        Arrival::Pipe => Handled::Absorb(message),
+        #[cfg(feature = "http")]
+        Arrival::Http { names_session, .. } => {
+            let modern = match &message {
+                Message::Notification(n) => super::Probe::read(n.params.as_ref())
+                    .is_ok_and(|p| super::is_modern(p.meta.as_ref())),
+                _ => false,
+            };
+            if !modern && names_session {
+                Handled::Absorb(message)
+            } else if matches!(message, Message::Notification(_)) {
+                Handled::Accepted
+            } else {
+                Handled::Refused(session_required(None))
+            }
+        }
+        #[cfg(not(feature = "http"))]
+        Arrival::Never(never, _) => match never {},
+    }
+}
+
+/// A batch: 2025-03-26's, so only ever in a legacy session ([`Engine::handle_batch`]
+/// checks the session's revision).
+fn batch(items: Vec<Result<Message, EnvelopeError>>, arrival: Arrival<'_>) -> Handled {
+    #[cfg(feature = "http")]
+    if let Arrival::Http {
+        names_session: false,
+        ..
+    } = arrival
+    {
+        return Handled::Refused(Response::error(
+            None,
+            &ErrorObject::invalid_request("batches need a 2025-03-26 session (Mcp-Session-Id)"),
+        ));
+    }
+    let _ = arrival;
+    let requests = items
+        .iter()
+        .filter(|m| matches!(m, Ok(Message::Request(_))))
+        .count();
+    Handled::Batch { items, requests }
+}
+
+/// Polls a boxed request once: `Ok` with its output when it completed without waiting (most
+/// tool calls: answered on the spot, without a task), else `Err` with the future, to go on
+/// as a task of its own, polled there with its own waker.
+pub(crate) async fn poll_once<F: Future + ?Sized>(
+    mut future: Pin<Box<F>>,
+) -> Result<F::Output, Pin<Box<F>>> {
+    match std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await {
+        Poll::Ready(output) => Ok(output),
+        Poll::Pending => Err(future),
+    }
+}
+
+/// The answer to a message that is not JSON-RPC.
+fn envelope_error(e: &EnvelopeError) -> Response {
+    Response::error(e.id.as_ref(), &e.to_error_object())
+}
+
+/// The answer to a legacy message over HTTP that names no session.
+#[cfg(feature = "http")]
+fn session_required(id: Option<&RequestId>) -> Response {
+    Response::error(
+        id,
+        &ErrorObject::invalid_request("Bad Request: Mcp-Session-Id header is required"),
+    )
+}

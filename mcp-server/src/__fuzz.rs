@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio::io::AsyncRead;
 
 use crate::engine;
+use crate::observe;
 use crate::transport::http::{endpoint, resume};
 use crate::transport::stdio::{Line, LineReader};
 
@@ -250,9 +251,9 @@ pub fn argument_members(
 /// envelope parser let through: `Some(Some(text))` for a string without escapes,
 /// `Some(None)` when absent or not a string, `None` when an escape leaves it to serde.
 pub fn params_member<'a>(params: &'a str, key: &str) -> Option<Option<&'a str>> {
-    match engine::span::member(params, key) {
-        engine::span::Member::Str(s) => Some(Some(s)),
-        engine::span::Member::Absent => Some(None),
-        engine::span::Member::Unsure => None,
+    match observe::target::member(params, key) {
+        observe::target::Member::Str(s) => Some(Some(s)),
+        observe::target::Member::Absent => Some(None),
+        observe::target::Member::Unsure => None,
     }
 }

@@ -19,7 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::outbound::OutboundError;
 use super::sink::Sink;
-use crate::observe::{ClientOutcome, ClientRequestInfo, Guard, Observer, SessionInfo};
+use crate::observe::{
+    ClientOutcome, ClientRequestInfo, ConnectionFacts, Guard, Observer, SessionInfo,
+};
 use crate::sync::lock;
 use foldhash::fast::RandomState as MapHasher;
 
@@ -385,6 +387,21 @@ pub(crate) struct Connection {
 }
 
 pub(crate) use crate::observe::Transport;
+
+/// What a request's observers read of its connection.
+impl ConnectionFacts for Connection {
+    fn session_id(&self) -> Option<&str> {
+        Connection::session_id(self)
+    }
+
+    fn transport(&self) -> Transport {
+        Connection::transport(self)
+    }
+
+    fn legacy_version(&self) -> Option<Option<ProtocolVersion>> {
+        Connection::legacy_version(self)
+    }
+}
 
 impl Connection {
     pub(crate) fn new(sink: Sink, request_timeout: Duration, transport: Transport) -> Connection {

@@ -60,10 +60,11 @@ use ferromcp_core::types::RequestMetaObject;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::engine::Reply;
-use crate::peer::session::Connection;
+pub(crate) mod target;
+mod tracing;
 
-pub use crate::engine::span::Tracing;
+pub use self::tracing::Tracing;
+pub(crate) use self::tracing::record_version;
 
 /// Members of a message's `_meta` object.
 pub type Meta = serde_json::Map<String, Value>;
@@ -178,11 +179,50 @@ pub enum Target<'a> {
     Resource(&'a str),
 }
 
+/// What a request's connection tells its observers, read when asked: the connection
+/// implements it, so that this module names none of the engine's or the transports' types.
+pub(crate) trait ConnectionFacts: Sync {
+    /// The HTTP session id of a legacy HTTP session.
+    fn session_id(&self) -> Option<&str>;
+
+    /// How the connection reaches the server.
+    fn transport(&self) -> Transport;
+
+    /// In a legacy session, the revision it negotiated (`None` until `initialize` settles
+    /// it); `None` outside one.
+    fn legacy_version(&self) -> Option<Option<ProtocolVersion>>;
+}
+
+/// A shared connection tells what it does.
+impl<T: ConnectionFacts + Send> ConnectionFacts for std::sync::Arc<T> {
+    fn session_id(&self) -> Option<&str> {
+        (**self).session_id()
+    }
+
+    fn transport(&self) -> Transport {
+        (**self).transport()
+    }
+
+    fn legacy_version(&self) -> Option<Option<ProtocolVersion>> {
+        (**self).legacy_version()
+    }
+}
+
+/// What the engine's reply to a request tells its observers: the engine's reply implements
+/// it.
+pub(crate) trait ReplyFacts: Sync {
+    /// How the request ended.
+    fn outcome(&self) -> Outcome;
+
+    /// The JSON text of an error response; `None` for any other reply.
+    fn error_json(&self) -> Option<&str>;
+}
+
 /// A request as it arrives. What is not asked for is not computed.
 pub struct RequestInfo<'a> {
     pub(crate) req: &'a Request,
     pub(crate) meta: Option<&'a RequestMetaObject>,
-    pub(crate) conn: &'a Connection,
+    pub(crate) conn: &'a dyn ConnectionFacts,
 }
 
 impl std::fmt::Debug for RequestInfo<'_> {
@@ -207,7 +247,7 @@ impl<'a> RequestInfo<'a> {
 
     /// The tool, prompt or resource the request names, read from its params.
     pub fn target(&self) -> Option<Target<'a>> {
-        crate::engine::span::about(self.req)
+        target::about(self.req)
     }
 
     /// The HTTP session id (`mcp.session.id`) of a legacy HTTP session.
@@ -236,7 +276,10 @@ impl<'a> RequestInfo<'a> {
 }
 
 /// The request's protocol revision: its legacy session's, or the one its `_meta` names.
-fn version(conn: &Connection, meta: Option<&RequestMetaObject>) -> Option<ProtocolVersion> {
+fn version(
+    conn: &dyn ConnectionFacts,
+    meta: Option<&RequestMetaObject>,
+) -> Option<ProtocolVersion> {
     match conn.legacy_version() {
         Some(negotiated) => negotiated,
         None => meta.and_then(|m| m.protocol_version.as_deref()?.parse().ok()),
@@ -261,9 +304,9 @@ pub enum Outcome {
 
 /// A request as it ended.
 pub struct ResponseInfo<'a> {
-    pub(crate) reply: &'a Reply,
+    pub(crate) reply: &'a dyn ReplyFacts,
     pub(crate) meta: Option<&'a RequestMetaObject>,
-    pub(crate) conn: &'a Connection,
+    pub(crate) conn: &'a dyn ConnectionFacts,
 }
 
 impl std::fmt::Debug for ResponseInfo<'_> {
@@ -277,15 +320,7 @@ impl std::fmt::Debug for ResponseInfo<'_> {
 impl ResponseInfo<'_> {
     /// How the request ended.
     pub fn outcome(&self) -> Outcome {
-        match self.reply {
-            Reply::Response(r) => match r.error {
-                Some(code) => Outcome::Error(code.0),
-                None if r.tool_error => Outcome::ToolError,
-                None => Outcome::Ok,
-            },
-            Reply::Silent => Outcome::Cancelled,
-            Reply::Listen(_) => Outcome::Listening,
-        }
+        self.reply.outcome()
     }
 
     /// The message of an error response (read from the response text on each call).
@@ -298,12 +333,10 @@ impl ResponseInfo<'_> {
         struct ErrorMessage {
             message: String,
         }
-        match self.reply {
-            Reply::Response(r) if r.error.is_some() => serde_json::from_str::<ErrorReply>(&r.json)
-                .ok()
-                .map(|e| e.error.message),
-            _ => None,
-        }
+        let json = self.reply.error_json()?;
+        serde_json::from_str::<ErrorReply>(json)
+            .ok()
+            .map(|e| e.error.message)
     }
 
     /// The protocol revision the request was served in, when known (`initialize` settles
@@ -496,3 +529,6 @@ pub(crate) fn add_meta(params: &mut Value, meta: Meta) {
         slot.extend(meta);
     }
 }
+
+#[cfg(test)]
+mod tests;

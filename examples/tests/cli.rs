@@ -291,3 +291,20 @@ async fn the_redis_url_comes_from_the_environment() {
         "{stderr}"
     );
 }
+
+/// `--redis` to a program whose runner has no shared stores (the quickstart: plain
+/// `ferromcp::run`) is refused before serving: one line naming the fix, exit 2.
+#[tokio::test]
+async fn redis_without_shared_stores_is_one_line_and_exit_2() {
+    let quickstart = env!("CARGO_BIN_EXE_quickstart");
+    let args = ["--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1"];
+    let run = output(quickstart, &args).await;
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: --redis") && stderr.contains("ferromcp_redis::connect"),
+        "{stderr}"
+    );
+    assert!(run.stdout.is_empty());
+}

@@ -175,10 +175,11 @@ pub async fn serve(
                 options = options.auth(AuthLayer::new(config, JwtValidator::new(&issuer)?));
             }
             if let Some(url) = redis {
-                let store = ferromcp::http::RedisSessionStore::connect(&url).await?;
+                let sessions = ferromcp_redis::RedisSessionStore::connect(&url).await?;
+                let events = ferromcp_redis::RedisEventStore::connect(&url).await?;
                 options = options
-                    .session_store(std::sync::Arc::new(store.clone()))
-                    .event_store(std::sync::Arc::new(store));
+                    .session_store(std::sync::Arc::new(sessions))
+                    .event_store(std::sync::Arc::new(events));
             }
             server.serve_http(addr.as_str()).options(options).await?;
         }

@@ -51,7 +51,6 @@
 //! | `run` (default) | `ferromcp::run` and the `run` module: `fn main() { ferromcp::run(MyServer) }` serves stdio or, with `--http`, Streamable HTTP, per the command line (clap) and the environment, logging to stderr (implies `http`) |
 //! | `http` | `Server::serve_http`, `Server::serve_http_on`, `Server::http_router`, the `http` module (Streamable HTTP on axum) |
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
-//! | `redis` | `http::RedisSessionStore`, `http::RedisNotificationBus`, `http::RedisTaskStore`: legacy sessions, change notifications and tasks shared by several instances behind a load balancer (implies `http`) |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
 //!
@@ -111,9 +110,6 @@ pub mod http {
         MediaTypeLayer, MemoryLiveSessionStore, OriginPolicy, SESSION_HEADER, ServeHttp,
         shutdown_signal,
     };
-    #[cfg(feature = "redis")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-    pub use crate::transport::http::{RedisNotificationBus, RedisSessionStore, RedisTaskStore};
 }
 
 /// The guide's pages, compiled and run as doctests so their code cannot rot.

@@ -1,6 +1,6 @@
 //! Legacy sessions shared by two endpoints (two instances behind a load balancer) through a
 //! `SessionStore`: here the in-memory one, so the logic is tested on every run;
-//! tests/redis.rs runs the same flows against a real Redis.
+//! mcp-redis/tests/redis.rs runs the same flows against a real Redis.
 
 #![cfg(feature = "http")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

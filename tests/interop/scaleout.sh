@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The scale-out suite: three replicas of the `everything` example sharing one Redis
-# (`--redis`: legacy sessions and change notifications) behind nginx, round robin with no
-# stickiness, every server on 127.0.0.1. Real clients go through the balancer:
+# (`--redis`, through ferromcp-redis: legacy sessions, stream events, change notifications
+# and tasks) behind nginx, round robin with no stickiness, every server on 127.0.0.1. Real clients go through the balancer:
 #
 #   1. the TypeScript SDK v1 (a 2025-11-25 session) and the Python SDK (a session, and the
 #      2026-07-28 era) call tools for LOAD_SECONDS while this script kills a replica with

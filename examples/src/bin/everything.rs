@@ -17,7 +17,8 @@
 //! reads a single block); `fixtures` holds the content and schemas they return, `client`
 //! the questions they ask the client, `input_required` the longer multi-round scenarios,
 //! `dynamic` the primitives registered at run time, and
-//! `ferromcp::run` the command line and the HTTP set-up (Redis, authorization).
+//! `ferromcp::run` the command line and the HTTP set-up (Redis through ferromcp-redis,
+//! authorization).
 
 use std::time::Duration;
 
@@ -557,11 +558,13 @@ impl Everything {
 }
 
 fn main() {
-    ferromcp::run::Runner::for_server::<Everything>().serve_with(async |setup| {
-        let server = setup.builder(Everything)?.build()?;
-        tokio::spawn(change_over_time(server.clone()));
-        Ok(server)
-    })
+    ferromcp::run::Runner::for_server::<Everything>()
+        .shared_stores(ferromcp_redis::connect)
+        .serve_with(async |setup| {
+            let server = setup.builder(Everything)?.build()?;
+            tokio::spawn(change_over_time(server.clone()));
+            Ok(server)
+        })
 }
 
 /// The dynamic primitives appear after 2 s; the watched resource changes every 3 s.

@@ -11,8 +11,9 @@ use clap::{ArgMatches, Args, Command, FromArgMatches, Parser};
 ///
 /// - `--http ADDR`: serve Streamable HTTP at `http://ADDR/mcp` (port 0 picks a free port)
 ///   instead of stdio;
-/// - `--redis URL` (feature `redis`, with `--http`; or `FERROMCP_REDIS_URL`): share
-///   legacy sessions, change notifications and tasks with other replicas;
+/// - `--redis URL` (with `--http`; or `FERROMCP_REDIS_URL`): share legacy sessions, stream
+///   events, change notifications and tasks with other replicas, through the stores
+///   [`Runner::shared_stores`](super::Runner::shared_stores) connects (ferromcp-redis);
 /// - `--auth-issuer URL [--auth-audience URL]` (feature `auth`, with `--http`): every
 ///   request needs a bearer token from that OAuth authorization server.
 ///

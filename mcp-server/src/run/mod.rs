@@ -27,8 +27,9 @@
 //! | `echo --help`, `echo --version` | prints the usage or `echo 0.1.0` (the server's name and version) and exits 0 |
 //! | `echo --foo` | prints one line, `error: unexpected argument '--foo' found; try '--help'`, and exits 2 |
 //!
-//! and with the crate's features: `--redis URL` (`redis`),
-//! `--auth-issuer URL [--auth-audience URL]` (`auth`); see [`CommonArgs`].
+//! and `--redis URL` (with a runner given [`Runner::shared_stores`], as `ferromcp_redis::run`
+//! does; without one, one `error: …` line naming the fix and exit status 2),
+//! `--auth-issuer URL [--auth-audience URL]` (feature `auth`); see [`CommonArgs`].
 //!
 //! Logs go to stderr, filtered by `RUST_LOG` (default `info`; `RUST_LOG=ferromcp=debug`
 //! adds one line per request). The environment is honoured: `FERROMCP_REQUEST_STATE_KEYS` and
@@ -88,6 +89,7 @@ use std::sync::Arc;
 use crate::env::EnvError;
 use crate::http::HttpOptions;
 use crate::observe::Observer;
+use crate::store::SharedStores;
 use crate::{McpServer, Server, ServerBuilder};
 
 pub use args::{ArgsExit, CommonArgs, parse, parse_from};
@@ -106,7 +108,14 @@ pub enum RunError {
     /// The observer of [`Runner::observer_from`] could not be made (an `OTEL_*` variable).
     #[error(transparent)]
     Telemetry(BoxError),
-    /// The Redis of `--redis` (or `FERROMCP_REDIS_URL`) could not be reached.
+    /// `--redis` (or `FERROMCP_REDIS_URL`) was given to a runner that cannot connect it:
+    /// it was given no [`Runner::shared_stores`]. The exit status is 2.
+    #[error(
+        "--redis (or FERROMCP_REDIS_URL) needs shared stores: serve with \
+         Runner::shared_stores(ferromcp_redis::connect) or ferromcp_redis::run"
+    )]
+    NoSharedStores,
+    /// The stores of `--redis` (or `FERROMCP_REDIS_URL`) could not be connected.
     #[error("redis at {url}: {source}")]
     Redis {
         /// Its URL.
@@ -141,6 +150,7 @@ pub struct Runner {
     common: CommonArgs,
     http: serve::HttpSettings,
     observer: Option<MakeObserver>,
+    shared_stores: Option<redis::Connect>,
 }
 
 /// Makes the server's observer, once serving starts.
@@ -217,6 +227,7 @@ impl Runner {
                 options: None,
             },
             observer: None,
+            shared_stores: None,
         }
     }
 
@@ -328,6 +339,74 @@ impl Runner {
         self
     }
 
+    /// The stores that replicas share, connected by `connect` from the URL of `--redis`
+    /// (or `FERROMCP_REDIS_URL`, over HTTP) when serving starts, on the runtime: the
+    /// server keeps its tasks there and the HTTP endpoint its legacy sessions, stream
+    /// events and change notifications. Without this, `--redis` stops the program with
+    /// one line naming this method, exit status 2. When `connect` fails, nothing is
+    /// served: `error: redis at URL: …` and exit status 1.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use ferromcp::prelude::*;
+    /// use ferromcp::run::Runner;
+    /// use ferromcp::store::{
+    ///     MemoryEventStore, MemorySessionStore, MemoryTaskStore, NotificationBus,
+    ///     SharedStores, StoreFuture,
+    /// };
+    ///
+    /// struct Demo;
+    ///
+    /// #[ferromcp::server(name = "demo")]
+    /// impl Demo {
+    ///     /// Adds.
+    ///     #[tool]
+    ///     fn add(&self, a: i64, b: i64) -> i64 { a + b }
+    /// }
+    ///
+    /// /// A bus with no one to tell.
+    /// struct Alone;
+    ///
+    /// impl NotificationBus for Alone {
+    ///     fn publish<'a>(&'a self, _: String) -> StoreFuture<'a, ()> {
+    ///         Box::pin(async { Ok(()) })
+    ///     }
+    ///     fn subscribe<'a>(
+    ///         &'a self,
+    ///         messages: tokio::sync::mpsc::Sender<String>,
+    ///     ) -> StoreFuture<'a, ()> {
+    ///         Box::pin(async move { Ok(messages.closed().await) })
+    ///     }
+    /// }
+    ///
+    /// fn main() {
+    ///     // With ferromcp-redis: `.shared_stores(ferromcp_redis::connect)`.
+    ///     Runner::for_server::<Demo>()
+    ///         .shared_stores(async |_url: String| {
+    ///             Ok::<_, std::io::Error>(SharedStores::new(
+    ///                 Arc::new(MemorySessionStore::new()),
+    ///                 Arc::new(MemoryEventStore::new()),
+    ///                 Arc::new(Alone),
+    ///                 Arc::new(MemoryTaskStore::new(1_000)),
+    ///             ))
+    ///         })
+    ///         .serve(Demo)
+    /// }
+    /// ```
+    pub fn shared_stores<F, Fut, E>(mut self, connect: F) -> Self
+    where
+        F: FnOnce(String) -> Fut + 'static,
+        Fut: Future<Output = Result<SharedStores, E>> + 'static,
+        E: Into<BoxError>,
+    {
+        self.shared_stores = Some(Box::new(move |url| {
+            Box::pin(async move { connect(url).await.map_err(Into::into) })
+        }));
+        self
+    }
+
     /// Serves `handler`, as [`run`](crate::run()) does.
     pub fn serve<S: McpServer>(self, handler: S) {
         self.serve_with(async move |setup| Ok(setup.builder(handler)?.build()?))
@@ -335,12 +414,18 @@ impl Runner {
 
     /// Serves the server `make` returns, made on the runtime (so it may await: open a
     /// database, spawn tasks) from the [`Setup`]'s builder. Exits with status 1 after
-    /// printing `error: …` when the server cannot be made or serving fails.
+    /// printing `error: …` when the server cannot be made or serving fails (2 for
+    /// [`RunError::NoSharedStores`], a command line this program cannot serve).
     pub fn serve_with(self, make: impl AsyncFnOnce(Setup) -> Result<Server, BoxError>) {
         if let Err(e) = self.try_serve_with(make) {
             use std::io::Write as _;
             let _ = writeln!(std::io::stderr().lock(), "error: {e}");
-            std::process::exit(1);
+            let status = if matches!(e, RunError::NoSharedStores) {
+                2
+            } else {
+                1
+            };
+            std::process::exit(status);
         }
     }
 
@@ -361,7 +446,12 @@ impl Runner {
             common,
             http,
             observer,
+            shared_stores,
         } = self;
+        let redis_url = common.redis.url(common.http().is_some())?;
+        if redis_url.is_some() && shared_stores.is_none() {
+            return Err(RunError::NoSharedStores);
+        }
         serve::runtime(common.http().is_some())?.block_on(async {
             // Kept until serving ends: an exporter's last clone dropped exports what it
             // buffers.
@@ -369,7 +459,7 @@ impl Runner {
                 Some(make) => Some(make().map_err(RunError::Telemetry)?),
                 None => None,
             };
-            let shared = common.redis.connect(common.http().is_some()).await?;
+            let shared = redis::connect(redis_url, shared_stores).await?;
             let setup = Setup {
                 observer: observer.clone(),
                 shared: shared.clone(),

@@ -1,13 +1,16 @@
-//! Scale-out for [`run`](crate::run()): with feature `redis` and `--redis URL` (or
-//! `FERROMCP_REDIS_URL`), replicas share legacy sessions, change notifications and tasks
-//! through Redis; without the feature, nothing.
+//! Scale-out for [`run`](crate::run()): with `--redis URL` (or `FERROMCP_REDIS_URL`),
+//! replicas share legacy sessions, stream events, change notifications and tasks through
+//! the stores that the runner's [`shared_stores`](super::Runner::shared_stores) hook
+//! connects (`ferromcp_redis::connect`).
 
-use super::RunError;
+use std::pin::Pin;
+
+use super::{BoxError, RunError};
 use crate::ServerBuilder;
 use crate::http::HttpOptions;
+use crate::store::SharedStores;
 
 /// `--redis URL`.
-#[cfg(feature = "redis")]
 #[derive(Debug, Clone, Default, clap::Args)]
 pub(crate) struct RedisArgs {
     /// Share legacy sessions, change notifications and tasks with other replicas through
@@ -16,88 +19,63 @@ pub(crate) struct RedisArgs {
     redis: Option<String>,
 }
 
-/// No flags without feature `redis`.
-#[cfg(not(feature = "redis"))]
-#[derive(Debug, Clone, Default, clap::Args)]
-pub(crate) struct RedisArgs {}
+/// Connects the shared stores at a URL, once serving starts.
+pub(super) type Connect =
+    Box<dyn FnOnce(String) -> Pin<Box<dyn Future<Output = Result<SharedStores, BoxError>>>>>;
 
-/// The Redis the replicas share, connected.
+/// The stores the replicas share, connected.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Shared {
-    #[cfg(feature = "redis")]
-    redis: Option<(String, crate::http::RedisTaskStore)>,
+    stores: Option<SharedStores>,
 }
 
 impl RedisArgs {
-    /// Connects to the Redis of `--redis`, else of `FERROMCP_REDIS_URL`, when serving HTTP.
-    #[cfg(feature = "redis")]
-    pub(super) async fn connect(&self, http: bool) -> Result<Shared, RunError> {
-        let url = match &self.redis {
-            Some(url) => url.clone(),
-            None if http => match crate::env::redis_url()? {
-                Some(url) => url,
-                None => return Ok(Shared::default()),
-            },
-            None => return Ok(Shared::default()),
-        };
-        let tasks = crate::http::RedisTaskStore::connect(&url)
-            .await
-            .map_err(|e| redis_error(&url, e))?;
-        Ok(Shared {
-            redis: Some((url, tasks)),
-        })
+    /// The URL of `--redis`, else of `FERROMCP_REDIS_URL` when serving HTTP.
+    pub(super) fn url(&self, http: bool) -> Result<Option<String>, RunError> {
+        match &self.redis {
+            Some(url) => Ok(Some(url.clone())),
+            None if http => Ok(crate::env::redis_url()?),
+            None => Ok(None),
+        }
     }
+}
 
-    /// Nothing to connect without feature `redis`.
-    #[cfg(not(feature = "redis"))]
-    #[allow(clippy::unused_async)]
-    pub(super) async fn connect(&self, _http: bool) -> Result<Shared, RunError> {
-        Ok(Shared {})
-    }
+/// The stores at `url` (none without one), connected by `connect`.
+pub(super) async fn connect(
+    url: Option<String>,
+    connect: Option<Connect>,
+) -> Result<Shared, RunError> {
+    let Some(url) = url else {
+        return Ok(Shared::default());
+    };
+    let Some(connect) = connect else {
+        return Err(RunError::NoSharedStores);
+    };
+    let stores = connect(url.clone())
+        .await
+        .map_err(|source| RunError::Redis { url, source })?;
+    Ok(Shared {
+        stores: Some(stores),
+    })
 }
 
 impl Shared {
-    /// `builder` keeping its tasks in the shared Redis.
+    /// `builder` keeping its tasks in the shared store.
     pub(super) fn apply<H>(&self, builder: ServerBuilder<H>) -> ServerBuilder<H> {
-        #[cfg(feature = "redis")]
-        if let Some((_, tasks)) = &self.redis {
-            return builder.task_store(tasks.clone());
+        match &self.stores {
+            Some(stores) => builder.task_store(stores.tasks.clone()),
+            None => builder,
         }
-        builder
     }
 
-    /// `options` sharing legacy sessions and change notifications through the Redis.
-    #[cfg(feature = "redis")]
-    pub(super) async fn http(&self, options: HttpOptions) -> Result<HttpOptions, RunError> {
-        use std::sync::Arc;
-        let Some((url, _)) = &self.redis else {
-            return Ok(options);
-        };
-        let sessions = crate::http::RedisSessionStore::connect(url)
-            .await
-            .map_err(|e| redis_error(url, e))?;
-        let bus = crate::http::RedisNotificationBus::connect(url)
-            .await
-            .map_err(|e| redis_error(url, e))?;
-        Ok(options
-            .session_store(Arc::new(sessions.clone()))
-            .event_store(Arc::new(sessions))
-            .notification_bus(Arc::new(bus)))
-    }
-
-    /// Nothing shared without feature `redis`.
-    #[cfg(not(feature = "redis"))]
-    #[allow(clippy::unused_async)]
-    pub(super) async fn http(&self, options: HttpOptions) -> Result<HttpOptions, RunError> {
-        Ok(options)
-    }
-}
-
-/// The Redis at `url` could not be reached.
-#[cfg(feature = "redis")]
-fn redis_error(url: &str, e: impl Into<super::BoxError>) -> RunError {
-    RunError::Redis {
-        url: url.to_owned(),
-        source: e.into(),
+    /// `options` sharing legacy sessions, stream events and change notifications.
+    pub(super) fn http(&self, options: HttpOptions) -> HttpOptions {
+        match &self.stores {
+            Some(stores) => options
+                .session_store(stores.sessions.clone())
+                .event_store(stores.events.clone())
+                .notification_bus(stores.bus.clone()),
+            None => options,
+        }
     }
 }

@@ -39,7 +39,7 @@ pub(super) async fn serve(
     // Bound here so that what is printed carries the real port, `--http 127.0.0.1:0` too.
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
-    let mut options = shared.http(HttpOptions::default()).await?;
+    let mut options = shared.http(HttpOptions::default());
     options = common.auth.http(options, &url, settings.auth)?;
     if let Some(adjust) = settings.options {
         options = adjust(options);

@@ -27,10 +27,6 @@ pub(crate) mod endpoint;
 mod layers;
 mod options;
 mod origin;
-#[cfg(feature = "redis")]
-mod redis;
-#[cfg(feature = "redis")]
-mod redis_tasks;
 mod reply;
 pub(crate) mod resume;
 mod router;
@@ -41,10 +37,6 @@ mod sse;
 pub use layers::{BodyLimitLayer, HostOriginLayer, MediaTypeLayer};
 pub use options::HttpOptions;
 pub use origin::{HostPolicy, OriginPolicy};
-#[cfg(feature = "redis")]
-pub use redis::{RedisNotificationBus, RedisSessionStore};
-#[cfg(feature = "redis")]
-pub use redis_tasks::RedisTaskStore;
 pub use serve::{ServeHttp, shutdown_signal};
 pub use session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
 

@@ -172,7 +172,7 @@ impl HttpOptions {
     /// requests that need it are answered 503 with `Retry-After`. The store's records
     /// expire after [`session_idle_timeout`](Self::session_idle_timeout) unused.
     ///
-    /// With the `redis` feature, `RedisSessionStore` keeps them in Redis.
+    /// The crate `ferromcp-redis`'s `RedisSessionStore` keeps them in Redis.
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.shared = Some(store);
         self
@@ -205,7 +205,7 @@ impl HttpOptions {
     }
 
     /// Shares change notifications with the other instances of this server through `bus`
-    /// (a [`RedisNotificationBus`](super::RedisNotificationBus) with the `redis` feature):
+    /// (such as the crate `ferromcp-redis`'s `RedisNotificationBus`):
     /// `list_changed` and `resources/updated` announced by any instance's registry reach
     /// the legacy sessions and `subscriptions/listen` streams every instance holds. Delivery
     /// is at most once (a message published while an instance reconnects is not seen

@@ -6,19 +6,19 @@
 //! (the `redis-server` binary the outage test starts and stops a server of its own with);
 //! run without those variables, they fail and say so. `scripts/test.sh` does both.
 
-#![cfg(feature = "redis")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support {
-    pub mod replica;
-}
+// ferromcp's own shared-session tests serve the same instance, on memory stores.
+#[path = "../../mcp-server/tests/support/replica.rs"]
+mod replica;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use ferromcp::http::{HttpOptions, RedisNotificationBus, RedisSessionStore, RedisTaskStore};
+use ferromcp::http::HttpOptions;
 use ferromcp::store::{EventStore, SessionStore};
 use ferromcp::{Server, ServerBuilder};
+use ferromcp_redis::{RedisEventStore, RedisNotificationBus, RedisSessionStore, RedisTaskStore};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -66,6 +66,14 @@ async fn redis_store(url: &str, prefix: &str) -> RedisSessionStore {
         .with_prefix(prefix)
 }
 
+/// An event store on the Redis at `url`, its keys under `prefix`.
+async fn redis_events(url: &str, prefix: &str) -> RedisEventStore {
+    RedisEventStore::connect(url)
+        .await
+        .unwrap()
+        .with_prefix(prefix)
+}
+
 /// One instance on 127.0.0.1 with its own connection to Redis; `x-user` becomes the
 /// request's principal, as an authentication layer would. Returns its `/mcp` URL.
 async fn instance(url: &str, prefix: &str, recheck: Duration) -> (Server, String) {
@@ -74,7 +82,7 @@ async fn instance(url: &str, prefix: &str, recheck: Duration) -> (Server, String
 }
 
 async fn instance_with(store: Arc<dyn SessionStore>, recheck: Duration) -> (Server, String) {
-    serve(support::replica::instance(store, recheck)).await
+    serve(replica::instance(store, recheck)).await
 }
 
 /// Serves `app` on 127.0.0.1; returns its `/mcp` URL.
@@ -383,7 +391,7 @@ async fn bus_instance(url: &str, prefix: &str) -> (Server, String) {
         .unwrap()
         .with_channel(prefix);
     let options = HttpOptions::default().notification_bus(Arc::new(bus));
-    let (server, app) = support::replica::instance_with(Arc::new(store), Duration::ZERO, options);
+    let (server, app) = replica::instance_with(Arc::new(store), Duration::ZERO, options);
     add_note(&server);
     serve((server, app)).await
 }
@@ -977,13 +985,14 @@ async fn input_for_a_task_on_another_instance_is_refused_not_lost() {
     assert!(taken.get("result").is_some(), "{taken}");
 }
 
-/// An instance sharing sessions (and so stream events) through Redis, with a resource to
+/// An instance sharing sessions and stream events through Redis, with a resource to
 /// subscribe to and a `steps` tool that reports progress three times, 300 ms apart, then
 /// answers.
 async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
     let store = redis_store(url, prefix).await;
-    let options = HttpOptions::default().event_store(Arc::new(store.clone()));
-    let (server, app) = support::replica::instance_with(Arc::new(store), Duration::ZERO, options);
+    let events = redis_events(url, prefix).await;
+    let options = HttpOptions::default().event_store(Arc::new(events));
+    let (server, app) = replica::instance_with(Arc::new(store), Duration::ZERO, options);
     add_note(&server);
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     server
@@ -1004,19 +1013,14 @@ async fn stream_instance(url: &str, prefix: &str) -> (Server, String) {
 }
 
 /// Two [`stream_instance`]s on one Redis and a session started on the first.
-async fn two_stream_instances() -> (
-    (Server, String),
-    (Server, String),
-    String,
-    RedisSessionStore,
-) {
+async fn two_stream_instances() -> ((Server, String), (Server, String), String, RedisEventStore) {
     let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
     let a = stream_instance(&url, &prefix).await;
     let b = stream_instance(&url, &prefix).await;
     let session = initialize(&a.1, None).await;
     // A look into what they share.
-    let store = redis_store(&url, &prefix).await;
+    let store = redis_events(&url, &prefix).await;
     (a, b, session, store)
 }
 
@@ -1307,7 +1311,7 @@ async fn the_memory_stream_store_keeps_the_latest_events_in_order_and_expires() 
 async fn the_redis_stream_store_keeps_the_latest_events_in_order_and_expires() {
     let url = env("MCP_TEST_REDIS_URL");
     let prefix = prefix();
-    let redis = redis_store(&url, &prefix).await;
+    let redis = redis_events(&url, &prefix).await;
     stream_store_contract(&redis).await;
     // Streams expire after their time to live without writes.
     open_short(&redis, "s:ev:t:3", Duration::from_secs(1)).await;
@@ -1478,4 +1482,38 @@ async fn a_legacy_tasks_status_reaches_the_sessions_stream_on_another_instance()
         .map(|m| m["params"]["status"].clone())
         .collect();
     assert_eq!(statuses, vec![json!("completed")], "{statuses:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs Redis: eval \"$(scripts/redis.sh start)\""]
+async fn the_stores_connected_from_a_url_are_the_redis_ones() {
+    let url = env("MCP_TEST_REDIS_URL");
+    let stores = ferromcp_redis::connect(url.clone()).await.unwrap();
+    // Sessions under the default prefix, seen by a store of its own.
+    let id = prefix();
+    let minute = Duration::from_secs(60);
+    stores
+        .sessions
+        .save(&id, "{}".into(), minute)
+        .await
+        .unwrap();
+    let other = RedisSessionStore::connect(&url).await.unwrap();
+    assert_eq!(
+        other.load(&id, minute).await.unwrap().as_deref(),
+        Some("{}")
+    );
+    stores.sessions.remove(&id).await.unwrap();
+    // Tasks shared between instances.
+    assert!(ferromcp::store::TaskStore::shared(&stores.tasks));
+}
+
+#[tokio::test]
+async fn a_url_that_is_not_redis_is_refused_before_connecting() {
+    let error = ferromcp_redis::connect("http://127.0.0.1:1".into())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ferromcp_redis::ConnectError::Url(_)),
+        "{error:?}"
+    );
 }

@@ -4,17 +4,18 @@
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ferromcp_core::ProtocolVersion;
-use ferromcp_core::error::ErrorObject;
-use ferromcp_core::types::TaskStatus;
+use ferromcp::ProtocolVersion;
+use ferromcp::error::ErrorObject;
+use ferromcp::store::{
+    StoreError, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
+};
+use ferromcp::types::TaskStatus;
 use redis::Script;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::redis::Redis;
-use crate::store::{
-    StoreError, StoreFuture, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskStoreError,
-};
+use crate::ConnectError;
+use crate::conn::Conn;
 
 /// Stores a new task, lists it under its owner and takes its lease (KEYS[3], for ARGV[5]
 /// ms), at once: 1 when stored (or when this very record is there already: a retry whose
@@ -124,7 +125,7 @@ const STOPPED: &str = "the server instance running this task stopped before it f
 /// # Examples
 ///
 /// ```no_run
-/// use ferromcp::http::RedisTaskStore;
+/// use ferromcp_redis::RedisTaskStore;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let tasks = RedisTaskStore::connect("redis://10.0.0.5:6379").await?;
@@ -134,7 +135,7 @@ const STOPPED: &str = "the server instance running this task stopped before it f
 /// ```
 #[derive(Clone)]
 pub struct RedisTaskStore {
-    redis: Redis,
+    conn: Conn,
     prefix: String,
     min_lease: Duration,
 }
@@ -143,7 +144,7 @@ impl std::fmt::Debug for RedisTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisTaskStore")
             .field("prefix", &self.prefix)
-            .field("timeout", &self.redis.timeout)
+            .field("timeout", &self.conn.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -240,12 +241,17 @@ impl RedisTaskStore {
     /// # Errors
     ///
     /// The URL is malformed, or Redis could not be reached within the timeout.
-    pub async fn connect(url: &str) -> Result<RedisTaskStore, StoreError> {
-        Ok(RedisTaskStore {
-            redis: Redis::connect(url).await?,
+    pub async fn connect(url: &str) -> Result<RedisTaskStore, ConnectError> {
+        Ok(RedisTaskStore::on(Conn::open(url).await?))
+    }
+
+    /// The store on `conn`.
+    pub(crate) fn on(conn: Conn) -> RedisTaskStore {
+        RedisTaskStore {
+            conn,
             prefix: "mcp:".into(),
             min_lease: Duration::from_secs(10),
-        })
+        }
     }
 
     /// The shortest lease a running task gets (10 s by default): how long its instance may
@@ -267,7 +273,7 @@ impl RedisTaskStore {
     /// Fails an operation that takes longer than `timeout` (default 1 s).
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.redis.timeout = timeout;
+        self.conn.timeout = timeout;
         self
     }
 
@@ -292,7 +298,7 @@ impl RedisTaskStore {
             .key(self.key(&record.id))
             .key(self.lease_key(&record.id))
             .arg(encode(&record)?);
-        let failed: i64 = self.redis.eval(&script).await?;
+        let failed: i64 = self.conn.eval(&script).await?;
         if failed == 1 {
             return Ok(Some(record));
         }
@@ -308,7 +314,7 @@ impl RedisTaskStore {
     async fn get_plain(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
         let mut get = redis::cmd("GET");
         get.arg(self.key(id));
-        live(self.redis.run(get).await?)
+        live(self.conn.run(get).await?)
     }
 
     /// The sorted set of `owner`'s tasks (`-` for tasks of no one in particular; an owner
@@ -346,7 +352,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(&record.id)
                 .arg(remaining(&record).map_or(String::new(), |px| px.to_string()))
                 .arg(self.lease(record.lease()));
-            let created: i64 = self.redis.eval(&script).await?;
+            let created: i64 = self.conn.eval(&script).await?;
             if created == 1 {
                 Ok(())
             } else {
@@ -359,7 +365,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let mut script = READ.prepare_invoke();
             script.key(self.key(id)).key(self.lease_key(id));
-            let read: Option<(String, i64)> = self.redis.eval(&script).await?;
+            let read: Option<(String, i64)> = self.conn.eval(&script).await?;
             let Some((value, leased)) = read else {
                 return Ok(None);
             };
@@ -385,7 +391,7 @@ impl TaskStore for RedisTaskStore {
                 .key(self.key(id))
                 .key(self.lease_key(id))
                 .arg(self.lease(lease));
-            live(self.redis.eval(&script).await?)
+            live(self.conn.eval(&script).await?)
         })
     }
 
@@ -393,7 +399,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let mut script = UPDATE.prepare_invoke();
             script.key(self.key(&record.id)).arg(encode(&record)?);
-            let replaced: i64 = self.redis.eval(&script).await?;
+            let replaced: i64 = self.conn.eval(&script).await?;
             Ok(replaced == 1)
         })
     }
@@ -419,7 +425,7 @@ impl TaskStore for RedisTaskStore {
             // One more than a page: whether there is a next one.
             let mut range = redis::cmd("ZRANGE");
             range.arg(&index).arg(start).arg(start + window);
-            let ids: Vec<String> = self.redis.run(range).await?;
+            let ids: Vec<String> = self.conn.run(range).await?;
             if ids.is_empty() {
                 return Ok(TaskPage::default());
             }
@@ -431,7 +437,7 @@ impl TaskStore for RedisTaskStore {
             for id in &ids {
                 get.arg(self.lease_key(id));
             }
-            let mut values: Vec<Option<String>> = self.redis.run(get).await?;
+            let mut values: Vec<Option<String>> = self.conn.run(get).await?;
             let leases = values.split_off(ids.len().min(values.len()));
             let now = SystemTime::now();
             let mut page = TaskPage::default();
@@ -458,7 +464,7 @@ impl TaskStore for RedisTaskStore {
             if !gone.is_empty() {
                 let mut remove = redis::cmd("ZREM");
                 remove.arg(&index).arg(&gone);
-                self.redis.run::<()>(remove).await?;
+                self.conn.run::<()>(remove).await?;
             }
             if consumed < ids.len() || ids.len() > window {
                 // The next page starts after what was read here, less what was removed.

@@ -9,6 +9,7 @@
 //! ([`Engine::admit`], [`Engine::handle_registered`], [`poll_once`]).
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::Poll;
 
 #[cfg(feature = "http")]
@@ -19,7 +20,8 @@ use tokio_util::sync::CancellationToken;
 #[cfg(feature = "http")]
 use super::headers::Headers;
 use super::{Engine, Envelope, Response, duplicate_id};
-use crate::peer::session::{Connection, ConnectionEra};
+use crate::peer::session::{Connection, ConnectionEra, Transport};
+use crate::peer::sink::Sink;
 use crate::registry::RegistryEvent;
 
 /// Where a message came from: the transport's facts about it.
@@ -137,6 +139,31 @@ impl Engine {
             }
             #[cfg(not(feature = "http"))]
             Arrival::Never(never, _) => match never {},
+        }
+    }
+
+    /// The connection of a pipe: one client, whose first request decides its era; what
+    /// the server sends it goes to `sink`.
+    pub(crate) fn pipe(&self, sink: Sink) -> Arc<Connection> {
+        let timeout = self.config().client_request_timeout;
+        Arc::new(Connection::new(sink, timeout, Transport::Pipe))
+    }
+
+    /// A new connection for a request that `on` says runs on one over HTTP: its own
+    /// (2026-07-28), or a legacy session's, minted for its `initialize` (kept once
+    /// [`Engine::opened`]). `None` for [`On::Session`]: that one exists, and the transport
+    /// finds it by its id.
+    #[cfg(feature = "http")]
+    pub(crate) fn mint(&self, on: On) -> Option<Arc<Connection>> {
+        let timeout = self.config().client_request_timeout;
+        match on {
+            On::Stateless => Some(Arc::new(Connection::stateless(timeout))),
+            On::NewSession => {
+                let conn = Connection::new(Sink::Discard, timeout, Transport::Tcp);
+                conn.decide(false);
+                Some(Arc::new(conn))
+            }
+            On::Session => None,
         }
     }
 

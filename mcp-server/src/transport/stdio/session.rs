@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::lines::{Line, LineReader};
 use super::output::Output;
 use crate::engine::{self, Arrival, Engine, Envelope, Handled, Reply, Response};
-use crate::peer::session::{Connection, Transport};
+use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
 
@@ -50,11 +50,7 @@ where
 {
     let (tx, rx) = mpsc::channel::<String>(OUTBOUND_CAPACITY);
     let sink = Sink::Channel(tx);
-    let conn = Arc::new(Connection::new(
-        sink.clone(),
-        engine.config().client_request_timeout,
-        Transport::Pipe,
-    ));
+    let conn = engine.pipe(sink.clone());
     let done = CancellationToken::new();
     let forwarder = tokio::spawn(forward_changes(engine.clone(), conn.clone(), done.clone()));
     let mut session = Session {

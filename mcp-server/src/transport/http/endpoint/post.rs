@@ -18,7 +18,7 @@ use super::{Endpoint, session_id, set_session_header};
 use crate::engine::{
     self, Arrival, Engine, Envelope, Handled, On, Reply, Response as EngineResponse, Status,
 };
-use crate::peer::session::{Connection, Transport};
+use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::store::StreamKind;
 use crate::transport::http::layers::{BodyLimit, accepts};
@@ -79,17 +79,18 @@ impl Endpoint {
         on: On,
         permit: OwnedSemaphorePermit,
     ) -> Response {
-        match on {
-            On::Stateless => {
-                let conn = Arc::new(Connection::stateless(
-                    self.engine.config().client_request_timeout,
-                ));
+        match (on, self.engine.mint(on)) {
+            (On::NewSession, Some(conn)) => {
+                return self
+                    .initialize(&parts, conn, request, envelope, permit)
+                    .await;
+            }
+            (_, Some(conn)) => {
                 return self
                     .dispatch(&parts, conn, request, envelope, None, permit)
                     .await;
             }
-            On::NewSession => return self.initialize(&parts, request, envelope, permit).await,
-            On::Session => {}
+            (_, None) => {}
         }
         let session = match self.session(&parts, Some(&request.id)).await {
             Ok(s) => s,
@@ -128,17 +129,12 @@ impl Endpoint {
     async fn initialize(
         self: &Arc<Self>,
         parts: &http::request::Parts,
+        conn: Arc<Connection>,
         request: jsonrpc::Request,
         envelope: Envelope,
         permit: OwnedSemaphorePermit,
     ) -> Response {
         self.ensure_background();
-        let conn = Arc::new(Connection::new(
-            Sink::Discard,
-            self.engine.config().client_request_timeout,
-            Transport::Tcp,
-        ));
-        conn.decide(false);
         let id = request.id.clone();
         let session = Arc::new(HttpSession::new(
             conn.clone(),

@@ -85,6 +85,12 @@ pub use event::RedisEventStore;
 pub use session::RedisSessionStore;
 pub use task::RedisTaskStore;
 
+/// The guide's page on deploying (its Redis examples use this crate), compiled and run as
+/// doctests so its code cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/deploying.md")]
+mod deploying {}
+
 /// Why a store could not connect to Redis.
 ///
 /// # Examples

@@ -134,9 +134,6 @@ mod guide {
     mod prompts {}
     #[doc = include_str!("../../docs/state.md")]
     mod state {}
-    #[cfg(feature = "http")]
-    #[doc = include_str!("../../docs/deploying.md")]
-    mod deploying {}
     #[cfg(feature = "auth")]
     #[doc = include_str!("../../docs/authorization.md")]
     mod authorization {}

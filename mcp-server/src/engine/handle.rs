@@ -266,3 +266,195 @@ fn session_required(id: Option<&RequestId>) -> Response {
         &ErrorObject::invalid_request("Bad Request: Mcp-Session-Id header is required"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+
+    const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    fn engine() -> Engine {
+        crate::ServerBuilder::new("handle", "1.0.0")
+            .build()
+            .engine()
+            .clone()
+    }
+
+    fn decide(text: &str, arrival: Arrival<'_>) -> Handled {
+        engine().handle(text.as_bytes().to_vec(), arrival)
+    }
+
+    fn refusal(handled: Handled) -> serde_json::Value {
+        match handled {
+            Handled::Refused(r) => serde_json::from_str(&r.json).unwrap(),
+            _ => panic!("refused"),
+        }
+    }
+
+    #[test]
+    fn a_pipe_runs_every_request_on_its_connection_and_absorbs_notifications() {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        let Handled::Request { on, request, .. } = decide(init, Arrival::Pipe) else {
+            panic!("a request")
+        };
+        assert_eq!((on, request.method.as_str()), (On::Session, "initialize"));
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(matches!(decide(note, Arrival::Pipe), Handled::Absorb(_)));
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x"}]"#;
+        let Handled::Batch { requests, items } = decide(batch, Arrival::Pipe) else {
+            panic!("a batch")
+        };
+        assert_eq!((requests, items.len()), (1, 2));
+    }
+
+    #[test]
+    fn what_is_not_json_rpc_is_refused_with_its_code() {
+        let parse = refusal(decide("{not json", Arrival::Pipe));
+        assert_eq!(parse["error"]["code"], -32700);
+        let invalid = refusal(decide(
+            r#"{"jsonrpc":"1.0","id":7,"method":"x"}"#,
+            Arrival::Pipe,
+        ));
+        assert_eq!(invalid["error"]["code"], -32600);
+        let meta = format!(r#"{{"jsonrpc":"2.0","id":8,"method":"ping","params":{{"_meta":3}}}}"#);
+        let malformed = refusal(decide(&meta, Arrival::Pipe));
+        assert_eq!(
+            (malformed["id"].clone(), malformed["error"]["code"].clone()),
+            (8.into(), (-32602).into())
+        );
+    }
+
+    #[cfg(feature = "http")]
+    fn http(headers: &http::HeaderMap, names_session: bool) -> Arrival<'_> {
+        Arrival::Http {
+            headers,
+            names_session,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn over_http_the_engine_names_the_connection_a_request_runs_on() {
+        let none = http::HeaderMap::new();
+        let modern = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{MODERN_META}}}}}"#
+        );
+        let mut era = http::HeaderMap::new();
+        era.insert(
+            "mcp-protocol-version",
+            http::HeaderValue::from_static("2026-07-28"),
+        );
+        era.insert("mcp-method", http::HeaderValue::from_static("tools/list"));
+        let Handled::Request { on, .. } = decide(&modern, http(&era, false)) else {
+            panic!("a request")
+        };
+        assert_eq!(on, On::Stateless);
+        // Its headers are the era's: without them, it is refused (-32020).
+        let refused = refusal(decide(&modern, http(&none, false)));
+        assert_eq!(refused["error"]["code"], -32020);
+        // `initialize` mints a session, whether or not it names one.
+        let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}"#;
+        for names in [false, true] {
+            let Handled::Request { on, .. } = decide(init, http(&none, names)) else {
+                panic!("a request")
+            };
+            assert_eq!(on, On::NewSession);
+        }
+        let legacy = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+        let Handled::Request { on, .. } = decide(legacy, http(&none, true)) else {
+            panic!("a request")
+        };
+        assert_eq!(on, On::Session);
+        let required = refusal(decide(legacy, http(&none, false)));
+        assert_eq!(required["id"], 3);
+        assert!(
+            required["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Mcp-Session-Id")
+        );
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn over_http_headers_that_contradict_the_body_are_refused() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("mcp-method", http::HeaderValue::from_static("tools/call"));
+        headers.insert(
+            "mcp-protocol-version",
+            http::HeaderValue::from_static("2026-07-28"),
+        );
+        let modern = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{MODERN_META}}}}}"#
+        );
+        let refused = refusal(decide(&modern, http(&headers, false)));
+        assert_eq!(
+            (refused["id"].clone(), refused["error"]["code"].clone()),
+            (4.into(), (-32020).into())
+        );
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn over_http_notifications_and_batches_need_a_legacy_session() {
+        let none = http::HeaderMap::new();
+        let legacy = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(matches!(
+            decide(legacy, http(&none, true)),
+            Handled::Absorb(_)
+        ));
+        // Without a session, or of the 2026 era (which defines none over HTTP): accepted.
+        assert!(matches!(
+            decide(legacy, http(&none, false)),
+            Handled::Accepted
+        ));
+        let modern = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{{MODERN_META}}}}}"#
+        );
+        assert!(matches!(
+            decide(&modern, http(&none, true)),
+            Handled::Accepted
+        ));
+        // A client's response has nowhere to go without a session.
+        let response = r#"{"jsonrpc":"2.0","id":9,"result":{}}"#;
+        assert!(matches!(
+            decide(response, http(&none, false)),
+            Handled::Refused(_)
+        ));
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+        let refused = refusal(decide(batch, http(&none, false)));
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("batches need")
+        );
+        assert!(matches!(
+            decide(batch, http(&none, true)),
+            Handled::Batch { requests: 1, .. }
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_request_id_in_flight_is_refused_and_change_notes_wait_for_the_handshake() {
+        let engine = engine();
+        let conn = engine.pipe(Sink::Discard);
+        let id = RequestId::Number(1);
+        let _first = Engine::admit(&conn, &id).unwrap();
+        let duplicate = Engine::admit(&conn, &id).unwrap_err();
+        assert!(duplicate.json.contains("-32600"), "{}", duplicate.json);
+        // Undecided, then legacy but not yet initialized: no change notification.
+        assert_eq!(
+            Engine::change_for(&conn, &RegistryEvent::ToolsChanged),
+            None
+        );
+        conn.decide(false);
+        assert_eq!(
+            Engine::change_for(&conn, &RegistryEvent::ToolsChanged),
+            None
+        );
+        assert!(!Engine::opened(&conn));
+    }
+}

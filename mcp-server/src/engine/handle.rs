@@ -318,8 +318,8 @@ mod tests {
             Arrival::Pipe,
         ));
         assert_eq!(invalid["error"]["code"], -32600);
-        let meta = format!(r#"{{"jsonrpc":"2.0","id":8,"method":"ping","params":{{"_meta":3}}}}"#);
-        let malformed = refusal(decide(&meta, Arrival::Pipe));
+        let meta = r#"{"jsonrpc":"2.0","id":8,"method":"ping","params":{"_meta":3}}"#;
+        let malformed = refusal(decide(meta, Arrival::Pipe));
         assert_eq!(
             (malformed["id"].clone(), malformed["error"]["code"].clone()),
             (8.into(), (-32602).into())

@@ -102,3 +102,37 @@ fn retry(e: &redis::RedisError) -> bool {
 pub(crate) fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
+
+/// `Debug` (the prefix and the timeout) and the `with_prefix` and `with_timeout` builders of
+/// a store with fields `conn` and `prefix`, whose keys start with `$default` by default.
+macro_rules! keyed_store {
+    ($store:ident, $default:literal) => {
+        impl std::fmt::Debug for $store {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($store))
+                    .field("prefix", &self.prefix)
+                    .field("timeout", &self.conn.timeout)
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl $store {
+            #[doc = concat!("Prefixes every key with `prefix` instead of `", $default, "` (several")]
+            /// servers on one Redis).
+            #[must_use]
+            pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+                self.prefix = prefix.into();
+                self
+            }
+
+            /// Fails an operation that takes longer than `timeout` (default 1 s).
+            #[must_use]
+            pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+                self.conn.timeout = timeout;
+                self
+            }
+        }
+    };
+}
+
+pub(crate) use keyed_store;

@@ -10,7 +10,7 @@ use ferromcp::store::{
 use redis::Script;
 
 use crate::ConnectError;
-use crate::conn::{Conn, millis};
+use crate::conn::{Conn, keyed_store, millis};
 
 /// One write to a stored SSE stream, a sorted set scored by event number: the kind marker at
 /// -1, the end marker at -2, events from 1. A stream that was never opened (or expired)
@@ -85,14 +85,7 @@ pub struct RedisEventStore {
     prefix: String,
 }
 
-impl std::fmt::Debug for RedisEventStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisEventStore")
-            .field("prefix", &self.prefix)
-            .field("timeout", &self.conn.timeout)
-            .finish_non_exhaustive()
-    }
-}
+keyed_store!(RedisEventStore, "mcp:stream:");
 
 impl RedisEventStore {
     /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`).
@@ -110,21 +103,6 @@ impl RedisEventStore {
             conn,
             prefix: "mcp:stream:".into(),
         }
-    }
-
-    /// Prefixes every key with `prefix` instead of `mcp:stream:` (several servers on one
-    /// Redis).
-    #[must_use]
-    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    /// Fails an operation that takes longer than `timeout` (default 1 s).
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.conn.timeout = timeout;
-        self
     }
 
     fn key(&self, stream: &str) -> String {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use ferromcp::store::{SessionStore, StoreError, StoreFuture};
 
 use crate::ConnectError;
-use crate::conn::{Conn, millis};
+use crate::conn::{Conn, keyed_store, millis};
 
 /// A [`SessionStore`] in Redis: one key per session (`mcp:session:<id>` by default)
 /// holding a small JSON record, with a time to live that each read resets (`GETEX … PX`).
@@ -35,14 +35,7 @@ pub struct RedisSessionStore {
     prefix: String,
 }
 
-impl std::fmt::Debug for RedisSessionStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisSessionStore")
-            .field("prefix", &self.prefix)
-            .field("timeout", &self.conn.timeout)
-            .finish_non_exhaustive()
-    }
-}
+keyed_store!(RedisSessionStore, "mcp:session:");
 
 impl RedisSessionStore {
     /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`).
@@ -60,21 +53,6 @@ impl RedisSessionStore {
             conn,
             prefix: "mcp:session:".into(),
         }
-    }
-
-    /// Prefixes every key with `prefix` instead of `mcp:session:` (several servers on one
-    /// Redis).
-    #[must_use]
-    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    /// Fails an operation that takes longer than `timeout` (default 1 s).
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.conn.timeout = timeout;
-        self
     }
 
     fn key(&self, id: &str) -> String {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ConnectError;
-use crate::conn::Conn;
+use crate::conn::{Conn, keyed_store};
 
 /// Stores a new task, lists it under its owner and takes its lease (KEYS[3], for ARGV[5]
 /// ms), at once: 1 when stored (or when this very record is there already: a retry whose
@@ -140,14 +140,7 @@ pub struct RedisTaskStore {
     min_lease: Duration,
 }
 
-impl std::fmt::Debug for RedisTaskStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisTaskStore")
-            .field("prefix", &self.prefix)
-            .field("timeout", &self.conn.timeout)
-            .finish_non_exhaustive()
-    }
-}
+keyed_store!(RedisTaskStore, "mcp:");
 
 /// A task as stored: its value is `0` or `1` (ended) and then this, in JSON.
 #[derive(Serialize, Deserialize)]
@@ -260,20 +253,6 @@ impl RedisTaskStore {
     #[must_use]
     pub fn with_min_lease(mut self, lease: Duration) -> Self {
         self.min_lease = lease;
-        self
-    }
-
-    /// Prefixes every key with `prefix` instead of `mcp:` (several servers on one Redis).
-    #[must_use]
-    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    /// Fails an operation that takes longer than `timeout` (default 1 s).
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.conn.timeout = timeout;
         self
     }
 

@@ -1196,3 +1196,65 @@ async fn the_test_client_drives_the_router_in_either_era() {
         assert!(tools.iter().any(|t| t.name == "query"));
     }
 }
+
+/// A 2026 client mirrors the arguments a tool's input schema marks with `x-mcp-header` into
+/// `Mcp-Param-*` headers, so the test client's calls of such a tool succeed in the modern
+/// era, whatever the value; a contradicting header set by the caller is sent instead, and
+/// refused.
+#[tokio::test]
+async fn the_test_client_mirrors_annotated_arguments_into_headers() {
+    use ferromcp::testing::{ClientOptions, HttpTestClient, TestClientError};
+    use http::{HeaderName, HeaderValue};
+    let server = server();
+    let schema = json!({"type": "object", "properties": {
+        "shard": {"type": "integer", "x-mcp-header": "Shard"},
+        "options": {"type": "object", "properties": {
+            "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"}
+        }}
+    }});
+    server
+        .registry()
+        .add_tool(
+            Tool::new("routed", schema.as_object().cloned().unwrap()),
+            tool_fn(|a: Value, _| async move { a.to_string() }),
+            None,
+        )
+        .unwrap();
+    let router = router(&server, HttpOptions::default());
+    let http = HttpTestClient::new(router, ClientOptions::modern()).with_host("127.0.0.1:3000");
+    let client = http.connect().await.unwrap();
+    for region in ["us-west1", "Zürich", " padded ", "=?base64?x?="] {
+        let result = client
+            .call_tool("query", json!({"region": region}))
+            .await
+            .unwrap();
+        assert_eq!(result.content[0].as_text(), Some(region));
+    }
+    let arguments = json!({"shard": 7, "options": {"dry": true}});
+    let result = client.call_tool("routed", arguments.clone()).await.unwrap();
+    assert_eq!(
+        result.content[0].as_text(),
+        Some(arguments.to_string().as_str())
+    );
+    // An absent argument has no header.
+    client.call_tool("query", json!({})).await.unwrap();
+
+    let wrong = http.with_header(
+        HeaderName::from_static("mcp-param-region"),
+        HeaderValue::from_static("eu-west1"),
+    );
+    let refused = wrong
+        .connect()
+        .await
+        .unwrap()
+        .call_tool("query", json!({"region": "us-west1"}))
+        .await;
+    match refused {
+        Err(TestClientError::Rpc(e)) => assert_eq!(e.code.0, -32020, "{e}"),
+        other => panic!("expected -32020, got {other:?}"),
+    }
+    let params = json!({"name": "query", "arguments": {"region": "us-west1"}});
+    let response = wrong.send_request("tools/call", Some(params)).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(response.message()["error"]["code"], -32020);
+}

@@ -5,7 +5,7 @@
 use std::convert::Infallible;
 
 use ::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
-use ::http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
+use ::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use axum::body::Body;
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -13,6 +13,8 @@ use tower::Service;
 
 use super::*;
 use crate::transport::http::SESSION_HEADER;
+
+mod mirror;
 
 /// A client of a server's HTTP router, called in process (no socket): raw requests with
 /// their status codes and headers — the `401` and `403` challenges of an authentication
@@ -22,7 +24,9 @@ use crate::transport::http::SESSION_HEADER;
 /// It speaks either era as its [`ClientOptions`] say: in the legacy era it keeps the
 /// session id the server hands out on `initialize` and sends it, with `MCP-Protocol-Version`,
 /// on every later request; in the modern era every request carries the `_meta` envelope and
-/// the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers. A
+/// the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, and a `tools/call` the
+/// `Mcp-Param-*` headers of the arguments its tool's input schema marks with `x-mcp-header`
+/// (the client lists the tools the first time it calls one it has not seen). A
 /// [`with_principal`](ClientOptions::with_principal) caller is put in each request's
 /// extensions, as an authentication layer would.
 ///
@@ -73,6 +77,10 @@ pub struct HttpTestClient {
     /// The legacy session, shared by the copies [`with_bearer`](Self::with_bearer) makes.
     session: Arc<Mutex<Option<HeaderValue>>>,
     next_id: Arc<AtomicI64>,
+    /// The `x-mcp-header` annotations of the tools listed so far.
+    mirrors: mirror::Mirrors,
+    /// Headers the caller set, sent in place of the client's own.
+    explicit: Arc<HeaderMap>,
 }
 
 impl std::fmt::Debug for HttpTestClient {
@@ -99,6 +107,8 @@ impl HttpTestClient {
             bearer: None,
             session: Arc::default(),
             next_id: Arc::new(AtomicI64::new(1)),
+            mirrors: Arc::default(),
+            explicit: Arc::default(),
         }
     }
 
@@ -122,6 +132,32 @@ impl HttpTestClient {
     pub fn with_bearer(&self, token: &str) -> HttpTestClient {
         HttpTestClient {
             bearer: Some(Arc::from(token)),
+            ..self.clone()
+        }
+    }
+
+    /// A copy of this client, on the same legacy session, that sends `name: value` on every
+    /// `POST` in place of any value of `name` it would send itself (a contradicting
+    /// `Mcp-Param-*` or `Mcp-Name` header, say).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use ferromcp::testing::{ClientOptions, HttpTestClient};
+    /// use http::{HeaderName, HeaderValue};
+    /// # let client = HttpTestClient::new(axum::Router::new(), ClientOptions::modern());
+    /// let wrong = client.with_header(
+    ///     HeaderName::from_static("mcp-param-region"),
+    ///     HeaderValue::from_static("elsewhere"),
+    /// );
+    /// # let _ = wrong;
+    /// ```
+    #[must_use]
+    pub fn with_header(&self, name: HeaderName, value: HeaderValue) -> HttpTestClient {
+        let mut explicit = HeaderMap::clone(&self.explicit);
+        explicit.insert(name, value);
+        HttpTestClient {
+            explicit: Arc::new(explicit),
             ..self.clone()
         }
     }
@@ -170,8 +206,8 @@ impl HttpTestClient {
     }
 
     /// A `POST` to the endpoint with this client's headers: `Host`, `Content-Type`, `Accept`,
-    /// the token, the session id and protocol version once known, and `Mcp-Method` and
-    /// `Mcp-Name` in the modern era. Add or replace headers, then set the body.
+    /// the token, the session id and protocol version once known, and those set with
+    /// [`with_header`](Self::with_header). Add or replace headers, then set the body.
     pub fn post_builder(&self) -> ::http::request::Builder {
         let mut b = self
             .builder(Method::POST, &self.path)
@@ -188,14 +224,25 @@ impl HttpTestClient {
         if let Some(principal) = &self.options.principal {
             b = b.extension(principal.clone());
         }
+        self.overlay(b)
+    }
+
+    /// `b` with the headers set by [`with_header`](Self::with_header) in place of its own.
+    fn overlay(&self, mut b: ::http::request::Builder) -> ::http::request::Builder {
+        if let Some(headers) = b.headers_mut() {
+            for (name, value) in self.explicit.iter() {
+                headers.insert(name, value.clone());
+            }
+        }
         b
     }
 
     /// Posts `message` (sent as it is, headers added as [`post_builder`](Self::post_builder)
-    /// says, `Mcp-Method` and `Mcp-Name` taken from it in the modern era) and reads the
-    /// whole answer. A session id in the answer is kept.
+    /// says, `Mcp-Method`, `Mcp-Name` and a `tools/call`'s `Mcp-Param-*` taken from it in the
+    /// modern era) and reads the whole answer. A session id in the answer is kept.
     pub async fn post(&self, message: &Value) -> HttpResponse {
-        let request = self.request_for(message);
+        let params = self.param_headers(message).await;
+        let request = self.request_for(message, params);
         let response = self.send(request).await;
         self.keep_session(&response.headers);
         response
@@ -257,7 +304,13 @@ impl HttpTestClient {
         message
     }
 
-    fn request_for(&self, message: &Value) -> Request<Body> {
+    /// The `POST` of `message`, with the modern era's routing headers and `params` (its
+    /// `Mcp-Param-*` headers).
+    fn request_for(
+        &self,
+        message: &Value,
+        params: Vec<(HeaderName, HeaderValue)>,
+    ) -> Request<Body> {
         let mut b = self.post_builder();
         if self.options.version.era() != Era::Legacy
             && let Some(method) = message["method"].as_str()
@@ -266,8 +319,13 @@ impl HttpTestClient {
             if let Some(name) = routed_name(method, &message["params"]) {
                 b = b.header("mcp-name", name);
             }
+            for (name, value) in params {
+                b = b.header(name, value);
+            }
         }
-        b.body(Body::from(message.to_string())).unwrap_or_default()
+        self.overlay(b)
+            .body(Body::from(message.to_string()))
+            .unwrap_or_default()
     }
 
     fn keep_session(&self, headers: &HeaderMap) {
@@ -286,8 +344,9 @@ impl HttpTestClient {
         params: Option<Value>,
         notifications: &Mutex<Vec<Value>>,
     ) -> Result<Value, TestClientError> {
-        let request = self.request_for(&self.message(&id, method, params));
-        let response = self.call(request).await;
+        let message = self.message(&id, method, params);
+        let mirrored = self.param_headers(&message).await;
+        let response = self.call(self.request_for(&message, mirrored)).await;
         self.keep_session(response.headers());
         let status = response.status();
         let streamed = response
@@ -373,16 +432,7 @@ fn routed_name(method: &str, params: &Value) -> Option<HeaderValue> {
         "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
-    let value = params[member].as_str()?;
-    let plain = value.bytes().all(|b| b.is_ascii_graphic() || b == b' ')
-        && value.trim() == value
-        && !value.starts_with("=?base64?");
-    if plain {
-        return HeaderValue::from_str(value).ok();
-    }
-    use base64::Engine as _;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
-    HeaderValue::from_str(&format!("=?base64?{encoded}?=")).ok()
+    mirror::encode(params[member].as_str()?)
 }
 
 /// Takes the first complete server-sent event (up to a blank line) off `buffer`.

@@ -45,7 +45,7 @@ pub use handler::{
 };
 #[cfg(feature = "http")]
 pub(crate) use mirror::MirroredParam;
-#[cfg(any(feature = "fuzzing", all(any(test, feature = "testing"), feature = "http")))]
+#[cfg(all(feature = "http", any(test, feature = "testing", feature = "fuzzing")))]
 pub(crate) use mirror::mirrored_params;
 pub(crate) use page::{ListKind, PageRequest};
 pub use scopes::ScopedItem;

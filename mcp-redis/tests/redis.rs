@@ -600,12 +600,7 @@ fn task(id: &str, owner: Option<&str>, ttl: Duration) -> ferromcp::tasks::TaskRe
     r
 }
 
-/// Two connections to one Redis task store under a fresh prefix, as two instances have.
-async fn task_stores() -> (RedisTaskStore, RedisTaskStore) {
-    task_stores_at(&prefix()).await
-}
-
-/// [`task_stores`] under `prefix`.
+/// Two connections to one Redis task store under `prefix`, as two instances have.
 async fn task_stores_at(prefix: &str) -> (RedisTaskStore, RedisTaskStore) {
     let url = env("MCP_TEST_REDIS_URL");
     let connect = || async {
@@ -1333,7 +1328,8 @@ async fn the_redis_stream_store_keeps_the_latest_events_in_order_and_expires() {
 async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
     use ferromcp::tasks::{TaskOutcome, TaskStore};
     use ferromcp::types::TaskStatus;
-    let (runner, other) = task_stores().await;
+    let prefix = prefix();
+    let (runner, other) = task_stores_at(&prefix).await;
     // Lease: four poll intervals of 100 ms, raised to the store's minimum (2 s here; 10 s
     // by default).
     let runner = runner.with_min_lease(Duration::from_secs(2));
@@ -1341,22 +1337,29 @@ async fn a_task_whose_instance_stops_renewing_it_fails_everywhere() {
     record.poll_interval = Some(Duration::from_millis(100));
     assert_eq!(record.lease(), Duration::from_millis(400));
     runner.create(record.clone()).await.unwrap();
-    // Renewed every 300 ms for 3 s, longer than the lease: working all along, as seen from
-    // another instance.
-    for _ in 0..10 {
-        tokio::time::sleep(Duration::from_millis(300)).await;
+    let lease = format!("{prefix}task-lease:leased");
+    let held = pttl(&lease).await;
+    assert!(0 < held && held <= 2_000, "leased on create: {held} ms");
+    // Each re-read renews the lease: with half of it gone by, a renewal gives it back (the
+    // time to live rises again), and the task is working all along, as seen from another
+    // instance.
+    for _ in 0..3 {
+        shorten(&lease, 1_000).await;
         let seen = runner
             .watch("leased", record.lease())
             .await
             .unwrap()
             .unwrap();
         assert_eq!(seen.status, TaskStatus::Working);
+        let held = pttl(&lease).await;
+        assert!(1_000 < held && held <= 2_000, "renewed: {held} ms");
         let elsewhere = other.get("leased").await.unwrap().unwrap();
         assert_eq!(elsewhere.status, TaskStatus::Working);
     }
-    // The runner stops renewing (it died): after the lease, the task reads as failed, from
-    // get and from list, and stays failed.
-    tokio::time::sleep(Duration::from_millis(2_300)).await;
+    // The runner stops renewing (it died) and the lease runs out: the task reads as failed,
+    // from get and from list, and stays failed.
+    shorten(&lease, 1).await;
+    assert!(eventually(async || pttl(&lease).await == -2).await);
     let listed = other.list(Some("o"), None, 10).await.unwrap();
     assert_eq!(listed.tasks.len(), 1);
     assert_eq!(listed.tasks[0].status, TaskStatus::Failed);

@@ -32,6 +32,35 @@ fn redis_url() -> String {
     }
 }
 
+/// A plain connection to the replicas' Redis, to see and move the leases they keep there.
+async fn raw(redis: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(redis)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+/// The time to live Redis holds for `key`, in ms (negative: none, or no such key).
+async fn pttl(redis: &str, key: &str) -> i64 {
+    redis::cmd("PTTL")
+        .arg(key)
+        .query_async(&mut raw(redis).await)
+        .await
+        .unwrap()
+}
+
+/// Leaves `key` `ms` milliseconds to live, as if the rest of its time had gone by.
+async fn pexpire(redis: &str, key: &str, ms: u64) {
+    let set: i64 = redis::cmd("PEXPIRE")
+        .arg(key)
+        .arg(ms)
+        .query_async(&mut raw(redis).await)
+        .await
+        .unwrap();
+    assert_eq!(set, 1, "{key} exists");
+}
+
 /// A replica on a free loopback port: the process, and its `/mcp` URL.
 async fn replica(redis: &str, keys: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_everything"))
@@ -227,16 +256,32 @@ async fn a_task_whose_replica_is_killed_fails_on_the_other() {
         assert_eq!(seen["result"]["status"], "working", "{seen}");
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    // A renews the lease (`mcp:task-lease:<id>`, the default prefix, for at least 10 s, the
+    // store's minimum): with half of it gone by, it rises again.
+    let lease = format!("mcp:task-lease:{id}");
+    let held = pttl(&redis, &lease).await;
+    assert!(0 < held && held <= 10_000, "leased: {held} ms");
+    pexpire(&redis, &lease, 5_000).await;
+    let mut renewed = false;
+    for _ in 0..120 {
+        if pttl(&redis, &lease).await > 5_000 {
+            renewed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(renewed, "A renews the lease of the task it runs");
     a.kill().await.unwrap();
-    // A is gone with the computation: once its lease runs out (10 s, the store's minimum),
-    // B reports the task failed.
+    // A is gone with the computation and renews nothing: once its lease runs out (left 1 ms
+    // to live here, as if the rest had gone by), B reports the task failed.
+    pexpire(&redis, &lease, 1).await;
     let mut seen = Value::Null;
-    for _ in 0..80 {
+    for _ in 0..200 {
         seen = get().await;
         if seen["result"]["status"] != "working" {
             break;
         }
-        tokio::time::sleep(Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(seen["result"]["status"], "failed", "{seen}");
     let error = seen["result"]["error"]["message"]

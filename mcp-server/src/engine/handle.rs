@@ -53,8 +53,10 @@ pub(crate) enum Handled {
     Request {
         /// The request.
         request: Request,
-        /// Its `_meta`, read once.
-        envelope: Envelope,
+        /// Its `_meta`, when the era had to be known before the connection (HTTP); else
+        /// [`Engine::handle_registered`] reads it, inside the request's future, so that the
+        /// large `_meta` is not moved through the transport on the way.
+        envelope: Option<Envelope>,
         /// The connection it runs on.
         on: On,
     },
@@ -103,13 +105,10 @@ impl Engine {
     /// A request: its era, and the connection that era runs it on.
     fn request(&self, request: Request, arrival: Arrival<'_>) -> Handled {
         match arrival {
-            Arrival::Pipe => match Envelope::read(&request) {
-                Ok(envelope) => Handled::Request {
-                    request,
-                    envelope,
-                    on: On::Session,
-                },
-                Err(e) => Handled::Refused(Response::error(Some(&request.id), &e)),
+            Arrival::Pipe => Handled::Request {
+                request,
+                envelope: None,
+                on: On::Session,
             },
             #[cfg(feature = "http")]
             Arrival::Http {
@@ -133,7 +132,7 @@ impl Engine {
                 };
                 Handled::Request {
                     request,
-                    envelope,
+                    envelope: Some(envelope),
                     on,
                 }
             }
@@ -309,6 +308,7 @@ mod tests {
         assert_eq!((requests, items.len()), (1, 2));
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn what_is_not_json_rpc_is_refused_with_its_code() {
         let parse = refusal(decide("{not json", Arrival::Pipe));
@@ -319,7 +319,13 @@ mod tests {
         ));
         assert_eq!(invalid["error"]["code"], -32600);
         let meta = r#"{"jsonrpc":"2.0","id":8,"method":"ping","params":{"_meta":3}}"#;
-        let malformed = refusal(decide(meta, Arrival::Pipe));
+        // Over a pipe the request's future reads `_meta` (and answers the error); over HTTP
+        // the era must be known first, so it is refused here.
+        assert!(matches!(
+            decide(meta, Arrival::Pipe),
+            Handled::Request { envelope: None, .. }
+        ));
+        let malformed = refusal(decide(meta, http(&http::HeaderMap::new(), true)));
         assert_eq!(
             (malformed["id"].clone(), malformed["error"]["code"].clone()),
             (8.into(), (-32602).into())

@@ -135,7 +135,7 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
     /// Runs a request: answered on the spot when its handler completes without waiting,
     /// else as a task of its own.
     #[inline]
-    async fn request(&mut self, req: Request, envelope: Envelope) -> ControlFlow<()> {
+    async fn request(&mut self, req: Request, envelope: Option<Envelope>) -> ControlFlow<()> {
         let cancel = match Engine::admit(&self.conn, &req.id) {
             Ok(cancel) => cancel,
             Err(duplicate) => {
@@ -161,7 +161,7 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
                 engine,
                 task_conn,
                 req,
-                Some(envelope),
+                envelope,
                 task_sink,
                 cancel,
                 self.principal.clone(),

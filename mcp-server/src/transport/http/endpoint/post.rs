@@ -75,7 +75,7 @@ impl Endpoint {
         self: Arc<Self>,
         parts: http::request::Parts,
         request: jsonrpc::Request,
-        envelope: Envelope,
+        envelope: Option<Envelope>,
         on: On,
         permit: OwnedSemaphorePermit,
     ) -> Response {
@@ -131,7 +131,7 @@ impl Endpoint {
         parts: &http::request::Parts,
         conn: Arc<Connection>,
         request: jsonrpc::Request,
-        envelope: Envelope,
+        envelope: Option<Envelope>,
         permit: OwnedSemaphorePermit,
     ) -> Response {
         self.ensure_background();
@@ -164,7 +164,7 @@ impl Endpoint {
         parts: &http::request::Parts,
         conn: Arc<Connection>,
         request: jsonrpc::Request,
-        envelope: Envelope,
+        envelope: Option<Envelope>,
         session: Option<Arc<HttpSession>>,
         permit: OwnedSemaphorePermit,
     ) -> Response {
@@ -173,7 +173,7 @@ impl Endpoint {
             Ok(cancel) => cancel,
             Err(duplicate) => return reply::json(StatusCode::CONFLICT, duplicate.json),
         };
-        let modern = envelope.is_modern();
+        let modern = envelope.as_ref().is_some_and(Envelope::is_modern);
         let sse = !self.options.json_only && accepts(&parts.headers, "text/event-stream");
         let (tx, notes) = mpsc::channel::<String>(64);
         let (last_tx, last) = oneshot::channel::<EngineResponse>();
@@ -244,7 +244,7 @@ impl Endpoint {
                 &engine,
                 &conn,
                 request,
-                Some(envelope),
+                envelope,
                 sink,
                 task_cancel,
                 principal,
@@ -507,7 +507,7 @@ impl Endpoint {
 struct Handling {
     conn: Arc<Connection>,
     request: jsonrpc::Request,
-    envelope: Envelope,
+    envelope: Option<Envelope>,
     sink: Sink,
     cancel: CancellationToken,
     principal: Option<Arc<crate::principal::Principal>>,

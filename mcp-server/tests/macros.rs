@@ -766,6 +766,44 @@ async fn prompts_return_any_displayable_error() {
     }
 }
 
+/// Tools that fail: with a protocol error on purpose, or with any other error.
+struct Refusals;
+
+#[ferromcp::server(name = "refusals")]
+impl Refusals {
+    /// Refuses its arguments with a JSON-RPC error.
+    #[tool]
+    fn refuse(&self) -> Result<String, ferromcp::error::ErrorObject> {
+        Err(ferromcp::error::ErrorObject::invalid_params("no such city")
+            .with_data(json!({"city": "Atlantis"})))
+    }
+
+    /// Fails with an I/O error, which the model reads.
+    #[tool]
+    fn unreadable(&self) -> Result<String, std::io::Error> {
+        Err(std::io::Error::other("disk on fire"))
+    }
+}
+
+#[tokio::test]
+async fn a_tool_returning_an_error_object_answers_with_that_json_rpc_error() {
+    let server = Server::new(Refusals).unwrap();
+    for client in clients(&server).await {
+        let raw = json!({"name": "refuse", "arguments": {}});
+        let TestClientError::Rpc(e) = client.request("tools/call", Some(raw)).await.unwrap_err()
+        else {
+            panic!()
+        };
+        assert_eq!(e.code, ferromcp::error::ErrorCode::INVALID_PARAMS);
+        assert_eq!(e.message, "no such city");
+        assert_eq!(e.data, Some(json!({"city": "Atlantis"})));
+
+        let r = client.call_tool("unreadable", json!({})).await.unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(r.content[0].as_text(), Some("disk on fire"));
+    }
+}
+
 #[tokio::test]
 async fn completions_answer_for_prompts_and_templates() {
     let server = server();

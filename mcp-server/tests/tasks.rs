@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use ferromcp::error::ErrorObject;
 use ferromcp::registry::tool_fn;
 use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use ferromcp::types::{
@@ -87,6 +88,17 @@ fn serve(builder: ferromcp::ServerBuilder) -> (Server, Probe) {
         tool_fn(|_: NoArgs, ctx: Context| async move {
             ctx.begin_task().await;
             Err::<String, _>(ToolError::new("it failed"))
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("rejecting", Some(ToolTaskSupport::Optional)),
+        tool_fn(|_: NoArgs, ctx: Context| async move {
+            ctx.begin_task().await;
+            Err::<String, _>(
+                ErrorObject::invalid_params("bad city").with_data(json!({"city": "x"})),
+            )
         }),
         None,
     )
@@ -255,6 +267,30 @@ async fn legacy_tool_error_fails_the_task_and_result_returns_it_exactly() {
         .await
         .unwrap_err();
     assert_eq!(rpc_code(err), -32603);
+}
+
+#[tokio::test]
+async fn a_tool_error_object_fails_the_task_with_that_error_in_both_eras() {
+    let (server, _) = serve(builder());
+    let legacy = connect(&server, ClientOptions::legacy()).await;
+    let id = task_id(&legacy_call(&legacy, "rejecting", 60_000).await);
+    let err = legacy
+        .request("tasks/result", Some(json!({"taskId": id})))
+        .await
+        .unwrap_err();
+    let TestClientError::Rpc(e) = err else {
+        panic!("expected a JSON-RPC error, got {err:?}")
+    };
+    assert_eq!((e.code.0, e.message.as_str()), (-32602, "bad city"));
+    assert_eq!(e.data, Some(json!({"city": "x"})));
+    assert_eq!(wait_for(&legacy, &id, "failed").await["status"], "failed");
+
+    let client = connect(&server, modern()).await;
+    let created = modern_call(&client, "rejecting").await;
+    let failed = wait_for(&client, created["taskId"].as_str().unwrap(), "failed").await;
+    assert_eq!(failed["error"]["code"], -32602);
+    assert_eq!(failed["error"]["data"], json!({"city": "x"}));
+    assert!(failed.get("result").is_none());
 }
 
 #[tokio::test]

@@ -16,8 +16,9 @@ use super::*;
 ///   schema as the output schema;
 /// - `Option<T>`: `Some` as `T`; `None` as an empty result (with `structuredContent: {}`
 ///   when `T` has an output schema, whose top-level properties are then all optional);
-/// - `Result<T, E>` where `E: Display`: an `Err` becomes an `isError: true` result carrying
-///   the error's text, which the model can read and act on.
+/// - `Result<T, E>` where `E: Display + 'static`: an `Err` becomes an `isError: true` result
+///   carrying the error's text, which the model can read and act on; an `Err` of
+///   [`ErrorObject`] is instead answered as that JSON-RPC error (code, message and data).
 ///
 /// The `#[tool]` macro publishes [`output_schema`](Self::output_schema) of the declared
 /// return type, so a type alias or a re-export behaves like the type it names.
@@ -202,15 +203,24 @@ impl<T: IntoToolResult> IntoToolResult for Option<T> {
     }
 }
 
-impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {
+impl<T: IntoToolResult, E: fmt::Display + 'static> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         match self {
             Ok(v) => v.into_tool_result(),
-            Err(e) => Ok(CallToolResult::error(e.to_string())),
+            Err(e) => tool_error(&e),
         }
     }
 
     fn output_schema() -> Option<JSONObject> {
         T::output_schema()
+    }
+}
+
+/// An [`ErrorObject`] as the JSON-RPC error it is; any other error as an `isError: true`
+/// result carrying its text, for the model to read.
+fn tool_error<E: fmt::Display + 'static>(error: &E) -> Result<CallToolResult, ErrorObject> {
+    match (error as &dyn std::any::Any).downcast_ref::<ErrorObject>() {
+        Some(e) => Err(e.clone()),
+        None => Ok(CallToolResult::error(error.to_string())),
     }
 }

@@ -14,6 +14,7 @@ mod handle;
 // Only HTTP carries metadata beside the message.
 #[cfg(feature = "http")]
 pub(crate) mod headers;
+mod lifecycle;
 pub(crate) mod listen;
 mod methods;
 mod mrtr;
@@ -29,9 +30,8 @@ use std::sync::Arc;
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::{Message, Params, Request, RequestId, WireNotification};
 use ferromcp_core::types::{
-    DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult, LoggingLevel,
-    PromptsCapability, RequestMetaObject, ResourcesCapability, ServerCapabilities,
-    SubscriptionsListenRequestParams, ToolsCapability,
+    EmptyResult, LoggingLevel, PromptsCapability, RequestMetaObject, ResourcesCapability,
+    ServerCapabilities, SubscriptionsListenRequestParams, ToolsCapability,
 };
 use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
@@ -40,7 +40,7 @@ use serde_json::Value;
 
 use crate::context::{Client, Context, Mrtr, Override};
 use crate::observe::{InScope, RequestInfo, ResponseInfo};
-use crate::peer::session::{Connection, ConnectionEra, LegacySession, Negotiated};
+use crate::peer::session::{Connection, ConnectionEra, LegacySession};
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
 use crate::registry::{CompletionTarget, ListKind, RegistryEvent};
@@ -114,12 +114,6 @@ struct SetLevelParams {
     level: LoggingLevel,
 }
 
-#[derive(Deserialize)]
-struct CancelledParams {
-    #[serde(rename = "requestId")]
-    request_id: Option<RequestId>,
-}
-
 impl Engine {
     /// The capabilities this server declares to a client of `era`, from what its registry
     /// offers.
@@ -183,27 +177,6 @@ impl Engine {
         let routed = conn.session().is_some_and(|s| s.complete(id, result));
         if !routed {
             tracing::debug!(%id, "response to no pending request; ignored");
-        }
-    }
-
-    pub(crate) fn handle_notification(
-        &self,
-        conn: &Connection,
-        method: &str,
-        params: Option<&Params>,
-    ) {
-        match method {
-            "notifications/cancelled" => {
-                if let Ok(CancelledParams {
-                    request_id: Some(id),
-                }) = parse_params(params)
-                    && conn.cancel(&id)
-                {
-                    tracing::debug!(%id, "request cancelled by the client");
-                }
-            }
-            "notifications/initialized" | "notifications/roots/list_changed" => {}
-            other => tracing::debug!(method = other, "notification ignored"),
         }
     }
 
@@ -444,41 +417,6 @@ impl Engine {
         ))
     }
 
-    fn initialize(
-        &self,
-        session: &LegacySession,
-        id: &RequestId,
-        params: Option<&Params>,
-    ) -> Reply {
-        let p: InitializeRequestParams = match parse_params(params) {
-            Ok(p) => p,
-            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
-        };
-        if let Some(refusal) = self.no_legacy_version(&p.protocol_version) {
-            return Reply::Response(Response::error(Some(id), &refusal));
-        }
-        let version =
-            ProtocolVersion::negotiate_legacy_among(&p.protocol_version, &self.config().versions);
-        let negotiated = Negotiated {
-            version,
-            capabilities: Arc::new(p.capabilities),
-            client_info: Some(Arc::new(p.client_info)),
-        };
-        if !session.initialize(negotiated) {
-            return Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::invalid_request("the session is already initialized"),
-            ));
-        }
-        let mut result = InitializeResult::new(
-            version.as_str(),
-            self.capabilities(Era::Legacy),
-            self.config().info.clone(),
-        );
-        result.instructions = self.config().instructions.clone();
-        Reply::Response(self.respond(id, version, result))
-    }
-
     async fn modern_request(
         &self,
         req: &Request,
@@ -540,25 +478,6 @@ impl Engine {
                 outline::outline(self.common_request(req, scope, sink, cancel)).await
             }
         }
-    }
-
-    /// `server/discover`: the versions, capabilities and instructions of the server.
-    fn discover(&self, id: &RequestId, version: ProtocolVersion) -> Reply {
-        // Every version the server speaks, newest first, as -32022 lists them: a
-        // client that speaks both eras may choose a 2025 one (by `initialize`).
-        let mut result = DiscoverResult {
-            supported_versions: self
-                .config()
-                .versions
-                .iter()
-                .map(|v| v.as_str().to_owned())
-                .collect(),
-            capabilities: self.capabilities(Era::Modern),
-            instructions: self.config().instructions.clone(),
-            ..Default::default()
-        };
-        ferromcp_core::types::Cacheable::set_cache_hints(&mut result, self.config().discover_cache);
-        Reply::Response(self.respond(id, version, result))
     }
 }
 

@@ -1,0 +1,97 @@
+//! A legacy session's handshake (`initialize`), the 2026 era's `server/discover`, and the
+//! notifications a client sends: the requests and messages about the connection itself
+//! rather than about the server's tools, resources and prompts.
+
+use std::sync::Arc;
+
+use ferromcp_core::error::ErrorObject;
+use ferromcp_core::jsonrpc::{Params, RequestId};
+use ferromcp_core::types::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use ferromcp_core::{Era, ProtocolVersion};
+use serde::Deserialize;
+
+use super::{Engine, Reply, Response, parse_params};
+use crate::peer::session::{Connection, LegacySession, Negotiated};
+
+#[derive(Deserialize)]
+struct CancelledParams {
+    #[serde(rename = "requestId")]
+    request_id: Option<RequestId>,
+}
+
+impl Engine {
+    pub(crate) fn handle_notification(
+        &self,
+        conn: &Connection,
+        method: &str,
+        params: Option<&Params>,
+    ) {
+        match method {
+            "notifications/cancelled" => {
+                if let Ok(CancelledParams {
+                    request_id: Some(id),
+                }) = parse_params(params)
+                    && conn.cancel(&id)
+                {
+                    tracing::debug!(%id, "request cancelled by the client");
+                }
+            }
+            "notifications/initialized" | "notifications/roots/list_changed" => {}
+            other => tracing::debug!(method = other, "notification ignored"),
+        }
+    }
+
+    pub(super) fn initialize(
+        &self,
+        session: &LegacySession,
+        id: &RequestId,
+        params: Option<&Params>,
+    ) -> Reply {
+        let p: InitializeRequestParams = match parse_params(params) {
+            Ok(p) => p,
+            Err(e) => return Reply::Response(Response::error(Some(id), &e)),
+        };
+        if let Some(refusal) = self.no_legacy_version(&p.protocol_version) {
+            return Reply::Response(Response::error(Some(id), &refusal));
+        }
+        let version =
+            ProtocolVersion::negotiate_legacy_among(&p.protocol_version, &self.config().versions);
+        let negotiated = Negotiated {
+            version,
+            capabilities: Arc::new(p.capabilities),
+            client_info: Some(Arc::new(p.client_info)),
+        };
+        if !session.initialize(negotiated) {
+            return Reply::Response(Response::error(
+                Some(id),
+                &ErrorObject::invalid_request("the session is already initialized"),
+            ));
+        }
+        let mut result = InitializeResult::new(
+            version.as_str(),
+            self.capabilities(Era::Legacy),
+            self.config().info.clone(),
+        );
+        result.instructions = self.config().instructions.clone();
+        Reply::Response(self.respond(id, version, result))
+    }
+
+    /// `server/discover`: the versions, capabilities and instructions of the server.
+    pub(super) fn discover(&self, id: &RequestId, version: ProtocolVersion) -> Reply {
+        // Every version the server speaks, newest first, as -32022 lists them: a
+        // client that speaks both eras may choose a 2025 one (by `initialize`).
+        let mut result = DiscoverResult {
+            supported_versions: self
+                .config()
+                .versions
+                .iter()
+                .map(|v| v.as_str().to_owned())
+                .collect(),
+            capabilities: self.capabilities(Era::Modern),
+            instructions: self.config().instructions.clone(),
+            ..Default::default()
+        };
+        ferromcp_core::types::Cacheable::set_cache_hints(&mut result, self.config().discover_cache);
+        Reply::Response(self.respond(id, version, result))
+    }
+}

@@ -62,7 +62,8 @@ pub struct Otel {
 
 #[derive(Debug)]
 struct Providers {
-    telemetry: Telemetry,
+    /// The default observer and this one: a request is told to both without cloning.
+    observer: (Tracing, Telemetry),
     tracers: SdkTracerProvider,
     meters: SdkMeterProvider,
 }
@@ -161,7 +162,7 @@ impl Otel {
         };
         Otel {
             inner: Some(Arc::new(Providers {
-                telemetry,
+                observer: (Tracing, telemetry),
                 tracers,
                 meters,
             })),
@@ -170,7 +171,7 @@ impl Otel {
 
     /// The observer recording into the providers: `None` when nothing is recorded.
     pub fn telemetry(&self) -> Option<Telemetry> {
-        self.inner.as_ref().map(|p| p.telemetry.clone())
+        self.inner.as_ref().map(|p| p.observer.1.clone())
     }
 
     /// Exports what the providers buffer now.
@@ -202,14 +203,14 @@ impl Otel {
     }
 
     fn telemetry_ref(&self) -> Option<&Telemetry> {
-        self.inner.as_ref().map(|p| &p.telemetry)
+        self.inner.as_ref().map(|p| &p.observer.1)
     }
 }
 
 impl Observer for Otel {
     fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
-        match self.telemetry_ref() {
-            Some(t) => (Tracing, t.clone()).on_request(request),
+        match &self.inner {
+            Some(p) => p.observer.on_request(request),
             None => Tracing.on_request(request),
         }
     }

@@ -10,7 +10,7 @@ use opentelemetry::{InstrumentationScope, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
-use crate::samples::BoundSamples;
+use crate::series::SeriesMap;
 
 /// The bucket boundaries the conventions give both MCP duration histograms, in seconds.
 pub(crate) const DURATION_BOUNDARIES: [f64; 14] = [
@@ -24,8 +24,8 @@ pub(crate) struct Instruments {
     pub(crate) tracer: Option<SdkTracer>,
     pub(crate) propagator: TraceContextPropagator,
     pub(crate) operation_duration: Histogram<f64>,
-    /// `operation_duration` bound to each attribute set seen so far.
-    pub(crate) operations: BoundSamples,
+    /// `operation_duration`'s series, bound to each attribute set seen so far.
+    pub(crate) operations: SeriesMap,
     pub(crate) session_duration: Histogram<f64>,
     /// The server's own requests to the client, as the conventions' client histogram.
     pub(crate) client_duration: Histogram<f64>,
@@ -100,7 +100,7 @@ impl Instruments {
                 "mcp.server.operation.duration",
                 "MCP request duration as observed on the server, from its receipt until its result or error is sent.",
             ),
-            operations: BoundSamples::default(),
+            operations: SeriesMap::default(),
             session_duration: histogram(
                 "mcp.server.session.duration",
                 "The duration of an MCP session as observed on the server.",

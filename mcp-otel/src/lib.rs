@@ -80,6 +80,7 @@ mod prometheus;
 mod propagation;
 mod request;
 mod samples;
+mod series;
 mod telemetry;
 
 pub use export::{Otel, OtelError};

@@ -16,6 +16,7 @@ use ferromcp::observe::{RequestInfo, RequestObserver, ResponseInfo, Target as Re
 use crate::instruments::Instruments;
 use crate::propagation::TraceCarrier;
 use crate::samples::{Ending, Owned, Sample, Target, known_method, shared_attributes};
+use crate::series::Series;
 
 /// How a request ended.
 pub(crate) struct Outcome {
@@ -30,24 +31,23 @@ pub(crate) struct Outcome {
 fn start_span(
     tracer: &SdkTracer,
     req: &RequestInfo<'_>,
-    method: Cow<'static, str>,
-    target: Option<&Owned>,
+    target: Option<Target<'_>>,
     version: Option<ProtocolVersion>,
     parent: &Context,
 ) -> opentelemetry_sdk::trace::Span {
-    let target = target.map(Owned::borrow);
+    let method = req.method();
     let name: Cow<'static, str> = match target {
         Some(Target::Tool(t) | Target::Prompt(t)) => {
             // Not `format!`: its machinery costs several times the two copies.
             let mut name = String::with_capacity(method.len() + 1 + t.len());
-            name.push_str(&method);
+            name.push_str(method);
             name.push(' ');
             name.push_str(t);
             name.into()
         }
-        None => method.clone(),
+        None => known_method(method).map_or_else(|| method.to_owned().into(), Cow::Borrowed),
     };
-    let mut attributes = shared_attributes(&method, req.transport().as_str(), target);
+    let mut attributes = shared_attributes(method, req.transport().as_str(), target);
     let id = match req.id() {
         ferromcp::jsonrpc::RequestId::Number(n) => itoa::Buffer::new().format(*n).to_owned(),
         ferromcp::jsonrpc::RequestId::String(s) => s.clone(),
@@ -69,14 +69,26 @@ fn start_span(
         .start_with_context(tracer, parent)
 }
 
+/// What a request's duration sample names.
+enum Names {
+    /// The series of its method, target and transport, found when the request started:
+    /// nothing copied.
+    Series(Arc<Series>),
+    /// Owned, for a request whose series was not made yet (the first of its kind, one that
+    /// fails, or one past the bound sets).
+    Owned {
+        method: Cow<'static, str>,
+        target: Option<Owned>,
+    },
+}
+
 /// One request's span and clock; ending it records the duration sample.
 pub(crate) struct RequestTelemetry {
     instruments: Arc<Instruments>,
     /// The request's span in its parent's context; without spans, the caller's context
     /// when it sent one.
     context: Option<Context>,
-    method: Cow<'static, str>,
-    target: Option<Owned>,
+    names: Names,
     transport: &'static str,
     /// The revision the span started with.
     version: Option<ProtocolVersion>,
@@ -95,27 +107,25 @@ impl RequestTelemetry {
             i.propagator.extract_with_context(&Context::new(), &carrier)
         });
         let target = match req.target() {
-            Some(RequestTarget::Tool(t)) => Some(Owned::Tool(t.to_owned())),
-            Some(RequestTarget::Prompt(p)) => Some(Owned::Prompt(p.to_owned())),
+            Some(RequestTarget::Tool(t)) => Some(Target::Tool(t)),
+            Some(RequestTarget::Prompt(p)) => Some(Target::Prompt(p)),
             _ => None,
         };
-        let method: Cow<'static, str> = match known_method(req.method()) {
-            Some(m) => m.into(),
-            None => req.method().to_owned().into(),
-        };
+        let method = req.method();
         let transport = req.transport().as_str();
+        let names = match i.operations.find(method, target, transport) {
+            Some(series) => Names::Series(series),
+            None => Names::Owned {
+                method: known_method(method)
+                    .map_or_else(|| method.to_owned().into(), Cow::Borrowed),
+                target: target.map(Owned::from),
+            },
+        };
         let version = req.protocol_version();
         let context = match &i.tracer {
             Some(tracer) => {
                 let parent = parent.unwrap_or_default();
-                let span = start_span(
-                    tracer,
-                    req,
-                    method.clone(),
-                    target.as_ref(),
-                    version,
-                    &parent,
-                );
+                let span = start_span(tracer, req, target, version, &parent);
                 Some(parent.with_span(span))
             }
             None => parent,
@@ -124,8 +134,7 @@ impl RequestTelemetry {
         RequestTelemetry {
             instruments: instruments.clone(),
             context,
-            method,
-            target,
+            names,
             transport,
             version,
             started: Instant::now(),
@@ -180,12 +189,18 @@ impl RequestTelemetry {
             None if outcome.tool_error => Ending::ToolError,
             None => Ending::Ok,
         };
-        let sample = Sample {
-            method: &self.method,
-            target: self.target.as_ref().map(Owned::borrow),
-            transport: self.transport,
-            version: outcome.version,
-            ending,
+        let (sample, series) = match &self.names {
+            Names::Series(series) => (series.sample(outcome.version, ending), Some(&**series)),
+            Names::Owned { method, target } => {
+                let sample = Sample {
+                    method,
+                    target: target.as_ref().map(Owned::borrow),
+                    transport: self.transport,
+                    version: outcome.version,
+                    ending,
+                };
+                (sample, None)
+            }
         };
         if let (true, Some(context)) = (self.traced(), &self.context) {
             let span = context.span();
@@ -201,7 +216,8 @@ impl RequestTelemetry {
             span.end();
         }
         let i = &*self.instruments;
-        i.operations.record(&i.operation_duration, &sample, elapsed);
+        i.operations
+            .record(&i.operation_duration, series, &sample, elapsed);
     }
 }
 

@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::engine::seal::{MIN_KEY_LEN, Sealer};
 use crate::engine::tasks::{MemoryTaskStore, TaskLimits, TaskStore, Tasks};
 use crate::engine::{Config, Engine, StateMap};
-use crate::registry::{ListSettings, Registry, RegistryError};
+use crate::registry::{Definitions, ListSettings, Registry, RegistryError};
 
 /// What `#[server]` implements for an annotated `impl` block: the server's identity and the
 /// registration of its tools, resources, prompts and completions.
@@ -106,6 +106,12 @@ impl Server {
     /// are notified.
     pub fn registry(&self) -> &Registry {
         self.engine.registry()
+    }
+
+    /// Every enabled tool, resource, template and prompt as the lists show them to a client
+    /// of `version` ([`Registry::definitions`]).
+    pub fn definitions(&self, version: ProtocolVersion) -> Definitions {
+        self.registry().definitions(version)
     }
 
     /// The name, version and title sent to clients.

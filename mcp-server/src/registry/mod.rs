@@ -8,6 +8,7 @@
 //! listeners can send `list_changed` notifications. List pages are serialized once per
 //! snapshot, protocol version and page, then served as bytes.
 
+mod definitions;
 mod entry;
 mod error;
 mod handler;
@@ -38,6 +39,7 @@ pub(crate) struct FoundResource {
     /// The template variables' path check: the handler runs only when it passed.
     pub(crate) checked: Result<(), ferromcp_core::error::ErrorObject>,
 }
+pub use definitions::Definitions;
 pub use error::RegistryError;
 pub use handler::{
     ArgumentsError, BoxFuture, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler,
@@ -47,7 +49,9 @@ pub use handler::{
 pub(crate) use mirror::MirroredParam;
 #[cfg(all(feature = "http", any(test, feature = "testing", feature = "fuzzing")))]
 pub(crate) use mirror::mirrored_params;
-pub(crate) use page::{ListKind, PageRequest};
+pub use page::List;
+/// The name the crate uses for [`List`] when it is the kind of a page.
+pub(crate) use page::{List as ListKind, PageRequest};
 pub use scopes::ScopedItem;
 use snapshot::Snapshot;
 

@@ -4,19 +4,25 @@
 use base64::Engine as _;
 use ferromcp_core::ProtocolVersion;
 use ferromcp_core::error::ErrorObject;
-use ferromcp_core::types::Cacheable;
+use ferromcp_core::types::{MetaObject, ResultMetaObject};
 use serde_json::value::RawValue;
 
+use super::definitions::{Listing, prepared};
 use super::*;
-use crate::meta::{Modern, WithMeta};
+use crate::meta::Modern;
 use crate::sync::lock;
 
-/// Which list a page belongs to.
+/// One of the server's lists ([`Registry::set_list_meta`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum ListKind {
+#[non_exhaustive]
+pub enum List {
+    /// `tools/list`.
     Tools,
+    /// `resources/list`.
     Resources,
+    /// `resources/templates/list`.
     ResourceTemplates,
+    /// `prompts/list`.
     Prompts,
 }
 
@@ -34,6 +40,37 @@ pub(crate) struct PageRequest<'a> {
 }
 
 impl Registry {
+    /// Sets the `_meta` of every page of `list` (`None` removes it). In 2026 it is merged
+    /// with the server's self-description the era puts there (which wins on its own key).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::ServerBuilder;
+    /// use ferromcp::registry::List;
+    /// use ferromcp::types::MetaObject;
+    ///
+    /// let server = ServerBuilder::new("demo", "1.0.0").build();
+    /// let meta = serde_json::json!({"example.com/catalog": "v2"});
+    /// let meta = MetaObject(meta.as_object().cloned().unwrap_or_default());
+    /// server.registry().set_list_meta(List::Tools, Some(meta));
+    /// ```
+    pub fn set_list_meta(&self, list: List, meta: Option<MetaObject>) {
+        let _ = self.change(None, |s| {
+            match meta {
+                Some(MetaObject(extra)) => s.list_meta.insert(
+                    list,
+                    ResultMetaObject {
+                        extra,
+                        ..ResultMetaObject::default()
+                    },
+                ),
+                None => s.list_meta.remove(&list),
+            };
+            Ok(())
+        });
+    }
+
     /// One page of a list, serialized for the request's version, from the cache when it was
     /// built before.
     ///
@@ -78,7 +115,7 @@ impl Registry {
 
 impl Snapshot {
     /// How many items the list has.
-    fn len(&self, kind: ListKind) -> usize {
+    pub(super) fn len(&self, kind: ListKind) -> usize {
         match kind {
             ListKind::Tools => self.tools.len(),
             ListKind::Resources => self.resources.len(),
@@ -119,57 +156,39 @@ fn visible(
     Some((visible, format!("\u{1}{}", held.join(" "))))
 }
 
-/// The page of the items `shown`, serialized for the request's version.
+/// The page of the items `shown`, serialized for the request's version: the items as
+/// [`prepared`] lists them (what [`Registry::definitions`] returns too), with the cursor,
+/// the list's own `_meta` and, in 2026, the caching hints and the server's self-description.
 fn render(
     s: &Snapshot,
     req: &PageRequest<'_>,
     shown: &[usize],
     next_cursor: Option<String>,
 ) -> Result<Box<RawValue>, ErrorObject> {
-    let (version, info, cache) = (req.version, req.server_info, req.cache);
     match req.kind {
-        ListKind::Tools => {
-            let tools = shown.iter().map(|&i| Tool::clone(&s.tools[i].tool));
-            let mut r = ListToolsResult::new(tools.collect());
-            r.next_cursor = next_cursor;
-            finish(r, version, info, cache)
-        }
-        ListKind::Resources => {
-            let resources = shown.iter().map(|&i| s.resources[i].resource.clone());
-            let mut r = ListResourcesResult::new(resources.collect());
-            r.next_cursor = next_cursor;
-            finish(r, version, info, cache)
-        }
+        ListKind::Tools => finish::<ListToolsResult>(s, req, shown, next_cursor),
+        ListKind::Resources => finish::<ListResourcesResult>(s, req, shown, next_cursor),
         ListKind::ResourceTemplates => {
-            let templates = shown.iter().map(|&i| s.templates[i].template.clone());
-            let mut r = ListResourceTemplatesResult::new(templates.collect());
-            r.next_cursor = next_cursor;
-            finish(r, version, info, cache)
+            finish::<ListResourceTemplatesResult>(s, req, shown, next_cursor)
         }
-        ListKind::Prompts => {
-            let prompts = shown.iter().map(|&i| s.prompts[i].prompt.clone());
-            let mut r = ListPromptsResult::new(prompts.collect());
-            r.next_cursor = next_cursor;
-            finish(r, version, info, cache)
-        }
+        ListKind::Prompts => finish::<ListPromptsResult>(s, req, shown, next_cursor),
     }
 }
 
-fn finish<R: WithMeta + Cacheable>(
-    mut result: R,
-    version: ProtocolVersion,
-    server_info: &RawValue,
-    cache: ferromcp_core::types::CacheHints,
+fn finish<R: Listing>(
+    s: &Snapshot,
+    req: &PageRequest<'_>,
+    shown: &[usize],
+    next_cursor: Option<String>,
 ) -> Result<Box<RawValue>, ErrorObject> {
-    let modern = version.era() == ferromcp_core::Era::Modern;
-    if modern {
-        result.set_cache_hints(cache);
-    }
-    result.prepare_for(version);
-    let json = if modern {
-        let own = result.meta_mut().take();
-        serde_json::value::to_raw_value(&Modern::new(server_info, own.as_ref(), &result))
+    let mut result = prepared::<R>(s, shown, req.version);
+    result.set_next_cursor(next_cursor);
+    let own = s.list_meta.get(&req.kind);
+    let json = if req.version.era() == ferromcp_core::Era::Modern {
+        result.set_cache_hints(req.cache);
+        serde_json::value::to_raw_value(&Modern::new(req.server_info, own, &result))
     } else {
+        *result.meta_mut() = own.cloned();
         serde_json::value::to_raw_value(&result)
     };
     json.map_err(|e| ErrorObject::internal_error(format!("list does not serialize: {e}")))

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ferromcp_core::ProtocolVersion;
+use ferromcp_core::types::ResultMetaObject;
 use serde_json::value::RawValue;
 
 use super::scopes::Scopes;
@@ -26,6 +27,8 @@ pub(super) struct Snapshot {
     pub(super) disabled_prompts: Vec<Arc<PromptEntry>>,
     pub(super) completions: HashMap<(CompletionTarget, String), Arc<dyn CompletionHandler>>,
     pub(super) scopes: Scopes,
+    /// Each list's own `_meta` ([`Registry::set_list_meta`](super::Registry::set_list_meta)).
+    pub(super) list_meta: HashMap<ListKind, ResultMetaObject>,
     pub(super) pages: Mutex<HashMap<PageKey, Arc<RawValue>>>,
 }
 
@@ -49,6 +52,7 @@ impl Clone for Snapshot {
             disabled_prompts: self.disabled_prompts.clone(),
             completions: self.completions.clone(),
             scopes: self.scopes.clone(),
+            list_meta: self.list_meta.clone(),
             pages: Mutex::default(),
         }
     }

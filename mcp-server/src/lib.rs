@@ -75,6 +75,7 @@ mod params;
 mod peer;
 mod principal;
 pub mod registry;
+mod request;
 mod result;
 #[cfg(feature = "run")]
 #[cfg_attr(docsrs, doc(cfg(feature = "run")))]
@@ -154,6 +155,8 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/http.md")]
     mod http {}
+    #[doc = include_str!("../../docs/migrating-from-rmcp.md")]
+    mod migrating_from_rmcp {}
 }
 
 pub use context::{Context, ContextError, Elicitation, InputRequestBuilder};

@@ -75,7 +75,6 @@ mod params;
 mod peer;
 mod principal;
 pub mod registry;
-mod request;
 mod result;
 #[cfg(feature = "run")]
 #[cfg_attr(docsrs, doc(cfg(feature = "run")))]

@@ -1,6 +1,6 @@
 //! Protocol revisions, their eras, and version negotiation.
 //!
-//! MCP names its revisions by date. The three 2025 revisions form the *legacy era*
+//! MCP names its revisions by date. The 2024 and 2025 revisions form the *legacy era*
 //! (an `initialize` handshake, sessions, server-to-client requests); the 2026-07-28
 //! revision starts the *modern era* (stateless: every request carries its protocol
 //! version and client capabilities in `_meta`).
@@ -27,6 +27,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum ProtocolVersion {
+    /// `2024-11-05`: the first revision (stdio and HTTP+SSE; served here over stdio and
+    /// Streamable HTTP). No tool annotations, audio, structured output or elicitation.
+    V2024_11_05,
     /// `2025-03-26`: Streamable HTTP, JSON-RPC batches, tool annotations.
     V2025_03_26,
     /// `2025-06-18`: structured tool output, elicitation, no batches.
@@ -40,7 +43,7 @@ pub enum ProtocolVersion {
 /// The two families of protocol revisions, which differ in their whole interaction model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
-    /// 2025 revisions: `initialize`, capability negotiation once per session, sessions over
+    /// 2024 and 2025 revisions: `initialize`, capability negotiation once per session, sessions over
     /// HTTP, server-to-client requests.
     Legacy,
     /// 2026-07-28 and later: no handshake; each request carries its version and the client's
@@ -50,7 +53,8 @@ pub enum Era {
 
 impl ProtocolVersion {
     /// Every revision this crate models, oldest first.
-    pub const ALL: [ProtocolVersion; 4] = [
+    pub const ALL: [ProtocolVersion; 5] = [
+        ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
         ProtocolVersion::V2025_06_18,
         ProtocolVersion::V2025_11_25,
@@ -58,7 +62,8 @@ impl ProtocolVersion {
     ];
 
     /// The legacy-era revisions, oldest first.
-    pub const LEGACY: [ProtocolVersion; 3] = [
+    pub const LEGACY: [ProtocolVersion; 4] = [
+        ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
         ProtocolVersion::V2025_06_18,
         ProtocolVersion::V2025_11_25,
@@ -81,6 +86,7 @@ impl ProtocolVersion {
     /// The date string of this revision, as it appears on the wire.
     pub const fn as_str(self) -> &'static str {
         match self {
+            ProtocolVersion::V2024_11_05 => "2024-11-05",
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
@@ -110,9 +116,73 @@ impl ProtocolVersion {
     }
 
     /// Whether this revision has structured tool output at all (`structuredContent`,
-    /// `outputSchema`); 2025-03-26 does not.
+    /// `outputSchema`): 2025-06-18 and later.
     pub const fn has_structured_content(self) -> bool {
-        !matches!(self, ProtocolVersion::V2025_03_26)
+        self.at_least(ProtocolVersion::V2025_06_18)
+    }
+
+    /// Whether tools carry `annotations` (behaviour hints): 2025-03-26 and later.
+    pub const fn has_tool_annotations(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_03_26)
+    }
+
+    /// Whether content may be audio (`"type": "audio"`): 2025-03-26 and later.
+    pub const fn has_audio(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_03_26)
+    }
+
+    /// Whether a server declares a `completions` capability: 2025-03-26 and later
+    /// (2024-11-05 has `completion/complete` but no capability for it).
+    pub const fn has_completions_capability(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_03_26)
+    }
+
+    /// Whether progress notifications carry a `message`: 2025-03-26 and later.
+    pub const fn has_progress_message(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_03_26)
+    }
+
+    /// Whether tools, prompts, resources, prompt arguments and implementations have a
+    /// display `title`: 2025-06-18 and later.
+    pub const fn has_titles(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_06_18)
+    }
+
+    /// Whether content may link to a resource (`"type": "resource_link"`): 2025-06-18 and
+    /// later.
+    pub const fn has_resource_links(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_06_18)
+    }
+
+    /// Whether tools, prompts, resources and content blocks carry `_meta`: 2025-06-18 and
+    /// later.
+    pub const fn has_definition_meta(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_06_18)
+    }
+
+    /// Whether the server may ask the client for input (`elicitation/create`): 2025-06-18
+    /// and later.
+    pub const fn has_elicitation(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_06_18)
+    }
+
+    /// Whether tools, prompts, resources and implementations have `icons` (and
+    /// implementations a `websiteUrl`), and tools an `execution`: 2025-11-25 and later.
+    pub const fn has_icons(self) -> bool {
+        self.at_least(ProtocolVersion::V2025_11_25)
+    }
+
+    /// Whether what this revision lacks is left out of what its clients are sent, rather
+    /// than kept as a harmless extra member: true for 2024-11-05 only, whose clients are
+    /// the least likely to ignore members they do not know. Newer revisions keep, say, a
+    /// `title` their schema does not define, so their bytes do not change.
+    pub const fn omits_later_members(self) -> bool {
+        matches!(self, ProtocolVersion::V2024_11_05)
+    }
+
+    /// Whether `self` is `other` or newer (`Ord` is not usable in a `const fn`).
+    const fn at_least(self, other: ProtocolVersion) -> bool {
+        self as u8 >= other as u8
     }
 
     /// Legacy version negotiation: the version a server answers to an `initialize` request
@@ -130,7 +200,8 @@ impl ProtocolVersion {
     /// use ferromcp_core::ProtocolVersion;
     ///
     /// assert_eq!(ProtocolVersion::negotiate_legacy("2025-06-18"), ProtocolVersion::V2025_06_18);
-    /// assert_eq!(ProtocolVersion::negotiate_legacy("2024-11-05"), ProtocolVersion::V2025_11_25);
+    /// assert_eq!(ProtocolVersion::negotiate_legacy("2024-11-05"), ProtocolVersion::V2024_11_05);
+    /// assert_eq!(ProtocolVersion::negotiate_legacy("2024-10-07"), ProtocolVersion::V2025_11_25);
     /// assert_eq!(ProtocolVersion::negotiate_legacy("garbage"), ProtocolVersion::V2025_11_25);
     /// ```
     pub fn negotiate_legacy(requested: &str) -> ProtocolVersion {
@@ -228,8 +299,44 @@ mod tests {
         assert!(ProtocolVersion::V2025_03_26.allows_batches());
         assert!(!ProtocolVersion::V2025_06_18.allows_batches());
         assert!(!ProtocolVersion::V2025_03_26.has_structured_content());
+        assert!(!ProtocolVersion::V2024_11_05.allows_batches());
+        let old = ProtocolVersion::V2024_11_05;
+        assert!(!old.has_tool_annotations() && !old.has_audio() && !old.has_progress_message());
+        assert!(!old.has_completions_capability() && !old.has_titles() && !old.has_icons());
+        assert!(!old.has_resource_links() && !old.has_elicitation() && !old.has_definition_meta());
+        assert!(old.omits_later_members());
+        let next = ProtocolVersion::V2025_03_26;
+        assert!(next.has_tool_annotations() && next.has_audio() && next.has_progress_message());
+        assert!(next.has_completions_capability() && !next.has_titles());
+        assert!(!next.omits_later_members());
+        assert!(ProtocolVersion::V2025_06_18.has_titles());
+        assert!(ProtocolVersion::V2025_06_18.has_resource_links());
+        assert!(!ProtocolVersion::V2025_06_18.has_icons());
+        assert!(ProtocolVersion::V2025_11_25.has_icons());
         assert!(!ProtocolVersion::V2025_11_25.structured_content_any_value());
         assert!(ProtocolVersion::V2026_07_28.structured_content_any_value());
+    }
+
+    #[test]
+    fn the_first_revision_is_negotiated_when_asked_for() {
+        assert_eq!(ProtocolVersion::ALL[0], ProtocolVersion::V2024_11_05);
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy("2024-11-05"),
+            ProtocolVersion::V2024_11_05
+        );
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy_among("2024-11-05", &ProtocolVersion::ALL),
+            ProtocolVersion::V2024_11_05
+        );
+        // A server configured without it answers its newest legacy revision.
+        assert_eq!(
+            ProtocolVersion::negotiate_legacy_among(
+                "2024-11-05",
+                &[ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_06_18]
+            ),
+            ProtocolVersion::V2025_06_18
+        );
+        assert!(ProtocolVersion::V2024_11_05 < ProtocolVersion::V2025_03_26);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::server::Server;
 /// revision this crate does not bundle.
 pub fn official_schema(version: ProtocolVersion) -> Option<&'static str> {
     Some(match version {
+        ProtocolVersion::V2024_11_05 => include_str!("../../spec/2024-11-05/schema.json"),
         ProtocolVersion::V2025_03_26 => include_str!("../../spec/2025-03-26/schema.json"),
         ProtocolVersion::V2025_06_18 => include_str!("../../spec/2025-06-18/schema.json"),
         ProtocolVersion::V2025_11_25 => include_str!("../../spec/2025-11-25/schema.json"),
@@ -44,6 +45,54 @@ impl SchemaValidator {
             "definitions"
         };
         SchemaValidator { root, defs_key }
+    }
+
+    /// The validator of `version`'s official schema read strictly: every definition that
+    /// lists its `properties` and says nothing of others (`additionalProperties`) is
+    /// treated as closed, so a member the revision does not define (a `title` or
+    /// `structuredContent` sent to a 2024-11-05 client, say) is a violation. Objects
+    /// nested inside a definition stay as the schema has them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::ProtocolVersion;
+    /// use ferromcp::testing::SchemaValidator;
+    /// use serde_json::json;
+    ///
+    /// let tool = json!({"name": "t", "title": "T", "inputSchema": {"type": "object"}});
+    /// assert!(SchemaValidator::new(ProtocolVersion::V2024_11_05).errors("Tool", &tool).is_empty());
+    /// assert!(!SchemaValidator::strict(ProtocolVersion::V2024_11_05).errors("Tool", &tool).is_empty());
+    /// ```
+    pub fn strict(version: ProtocolVersion) -> SchemaValidator {
+        let mut validator = SchemaValidator::new(version);
+        if let Some(defs) = validator
+            .root
+            .get_mut(validator.defs_key)
+            .and_then(Value::as_object_mut)
+        {
+            for definition in defs.values_mut() {
+                if let Some(object) = definition.as_object_mut()
+                    && object.contains_key("properties")
+                    && !object.contains_key("additionalProperties")
+                {
+                    object.insert("additionalProperties".into(), Value::Bool(false));
+                }
+            }
+        }
+        validator
+    }
+
+    /// The validator [`check_conformance`] uses for `version`: [`strict`](Self::strict)
+    /// for a revision whose clients are sent only what it defines
+    /// ([`ProtocolVersion::omits_later_members`], 2024-11-05), [`new`](Self::new) for the
+    /// others, whose clients may be sent harmless members of later revisions.
+    pub fn for_clients_of(version: ProtocolVersion) -> SchemaValidator {
+        if version.omits_later_members() {
+            SchemaValidator::strict(version)
+        } else {
+            SchemaValidator::new(version)
+        }
     }
 
     /// Whether the schema defines `definition`.

@@ -4,12 +4,12 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::{
-    AudioContent, AudioTag, EmbeddedResource, ImageContent, ImageTag, ResourceLink,
+    Annotations, AudioContent, AudioTag, EmbeddedResource, ImageContent, ImageTag, ResourceLink,
     ResourceLinkTag, ResourceTag, TextContent, TextOrBlobResourceContents, TextTag, from_value,
     tagged_value,
 };
 use crate::ProtocolVersion;
-use crate::types::JSONObject;
+use crate::types::{JSONObject, MetaObject};
 
 /// One piece of content in a tool result or a prompt message. Dispatched on `type`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -78,24 +78,71 @@ impl ContentBlock {
         }
     }
 
-    /// Adapts the block to a revision: 2025-03-26 has no resource links, so there a link
-    /// becomes a text block `"<title or name>: <uri>"` (annotations and `_meta` kept).
+    /// Adapts the block to a revision. A revision without resource links (2024-11-05,
+    /// 2025-03-26) gets a link as a text block `"<title or name>: <uri>"`; one without
+    /// audio (2024-11-05) gets audio as a text block `"[audio omitted: <mimeType>]"`
+    /// (annotations and `_meta` kept in both cases). For 2024-11-05, which leaves out what
+    /// it lacks ([`ProtocolVersion::omits_later_members`]), the block's `_meta`, its
+    /// embedded resource's `_meta` and its annotations' `lastModified` are removed too.
     /// Every other block is valid in every revision and is left alone.
     pub fn prepare_for(&mut self, version: ProtocolVersion) {
-        if version != ProtocolVersion::V2025_03_26 {
-            return;
+        match self {
+            ContentBlock::ResourceLink(link) if !version.has_resource_links() => {
+                let label = link.title.as_deref().unwrap_or(&link.name);
+                let text = format!("{label}: {}", link.uri);
+                *self =
+                    ContentBlock::Text(text_with(text, link.annotations.take(), link.meta.take()));
+            }
+            ContentBlock::Audio(audio) if !version.has_audio() => {
+                let text = format!("[audio omitted: {}]", audio.mime_type);
+                *self = ContentBlock::Text(text_with(
+                    text,
+                    audio.annotations.take(),
+                    audio.meta.take(),
+                ));
+            }
+            _ => {}
         }
-        if let ContentBlock::ResourceLink(link) = self {
-            let label = link.title.as_deref().unwrap_or(&link.name);
-            let text = TextContent {
-                r#type: TextTag,
-                text: format!("{label}: {}", link.uri),
-                annotations: link.annotations.take(),
-                meta: link.meta.take(),
-                extra: JSONObject::new(),
-            };
-            *self = ContentBlock::Text(text);
+        if version.omits_later_members() && !version.has_definition_meta() {
+            self.omit_meta();
         }
+    }
+
+    /// Removes the 2025-06-18 members: `_meta` (of the block and of an embedded resource's
+    /// contents) and `annotations.lastModified`.
+    fn omit_meta(&mut self) {
+        let (annotations, meta) = match self {
+            ContentBlock::Text(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::Image(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::Audio(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::ResourceLink(c) => (&mut c.annotations, &mut c.meta),
+            ContentBlock::Resource(c) => {
+                match &mut c.resource {
+                    TextOrBlobResourceContents::Text(r) => r.meta = None,
+                    TextOrBlobResourceContents::Blob(r) => r.meta = None,
+                }
+                (&mut c.annotations, &mut c.meta)
+            }
+        };
+        *meta = None;
+        if let Some(a) = annotations {
+            a.last_modified = None;
+        }
+    }
+}
+
+/// A text block carrying what a block it replaces was annotated with.
+fn text_with(
+    text: String,
+    annotations: Option<Annotations>,
+    meta: Option<MetaObject>,
+) -> TextContent {
+    TextContent {
+        r#type: TextTag,
+        text,
+        annotations,
+        meta,
+        extra: JSONObject::new(),
     }
 }
 
@@ -196,5 +243,37 @@ mod tests {
         assert_eq!(kept, link);
         link.prepare_for(ProtocolVersion::V2025_03_26);
         assert_eq!(link, ContentBlock::text("Main: file:///main.rs"));
+    }
+
+    #[test]
+    fn audio_and_meta_are_left_out_for_2024_11_05() {
+        let audio: ContentBlock = serde_json::from_value(json!({
+            "type": "audio", "data": "AA", "mimeType": "audio/wav",
+            "annotations": {"priority": 1.0, "lastModified": "2025-01-01T00:00:00Z"},
+            "_meta": {"k": 1}
+        }))
+        .unwrap();
+        let mut kept = audio.clone();
+        kept.prepare_for(ProtocolVersion::V2025_03_26);
+        assert_eq!(kept, audio);
+        let mut old = audio;
+        old.prepare_for(ProtocolVersion::V2024_11_05);
+        assert_eq!(
+            serde_json::to_value(&old).unwrap(),
+            json!({"type": "text", "text": "[audio omitted: audio/wav]", "annotations": {"priority": 1.0}})
+        );
+        let mut link = ContentBlock::resource_link("file:///a", "a");
+        link.prepare_for(ProtocolVersion::V2024_11_05);
+        assert_eq!(link, ContentBlock::text("a: file:///a"));
+        let mut embedded: ContentBlock = serde_json::from_value(json!({
+            "type": "resource", "_meta": {"k": 1},
+            "resource": {"uri": "x:/", "text": "t", "_meta": {"k": 2}}
+        }))
+        .unwrap();
+        embedded.prepare_for(ProtocolVersion::V2024_11_05);
+        assert_eq!(
+            serde_json::to_value(&embedded).unwrap(),
+            json!({"type": "resource", "resource": {"uri": "x:/", "text": "t"}})
+        );
     }
 }

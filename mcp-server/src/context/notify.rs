@@ -37,7 +37,9 @@ impl Context {
         }
         let mut params = ProgressNotificationParams::new(token.clone(), progress);
         params.total = total;
-        params.message = message.map(str::to_owned);
+        params.message = message
+            .filter(|_| self.inner.client.version.has_progress_message())
+            .map(str::to_owned);
         self.notify("notifications/progress", &params).await;
     }
 

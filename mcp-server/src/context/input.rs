@@ -165,6 +165,12 @@ impl InputRequestBuilder<'_> {
         let ctx = self.ctx;
         match ctx.era() {
             Era::Legacy => {
+                // Held until the client has answered: the request is sent before the
+                // answer of the request it belongs to, or not at all.
+                let Some(_pass) = ctx.inner.gate.enter() else {
+                    ctx.dropped_after_end(request.method());
+                    return Err(ContextError::Ended);
+                };
                 let Some(session) = &ctx.inner.client.session else {
                     return Err(ContextError::Disconnected);
                 };
@@ -191,6 +197,10 @@ impl InputRequestBuilder<'_> {
                 serde_json::from_value(value).map_err(ContextError::InvalidResponse)
             }
             Era::Modern => {
+                if ctx.has_ended() {
+                    ctx.dropped_after_end(request.method());
+                    return Err(ContextError::Ended);
+                }
                 let Some(mrtr) = &ctx.inner.mrtr else {
                     return Err(ContextError::Disconnected);
                 };

@@ -25,6 +25,7 @@ use crate::peer::sink::Sink;
 use crate::principal::Principal;
 use crate::sync::lock;
 
+mod gate;
 mod input;
 mod notify;
 mod task;
@@ -53,6 +54,10 @@ pub enum ContextError {
     /// The client did not answer in time.
     #[error("the client did not answer in time")]
     Timeout,
+    /// The request this context belongs to has been answered (a clone of its context
+    /// outlived it): nothing is sent to the client for it any more.
+    #[error("the request has ended")]
+    Ended,
     /// The schema for a typed elicitation is not a flat object of primitive fields.
     #[error("cannot elicit this type: it is not a flat object of primitive fields")]
     UnsupportedSchema(#[source] serde_json::Error),
@@ -156,6 +161,8 @@ struct RequestCtx {
     /// Set when the call may run as a task (the tool supports tasks and the client takes
     /// them).
     task: Option<Arc<TaskLink>>,
+    /// Closed when the request ends: nothing is sent for it after its answer.
+    gate: gate::Gate,
 }
 
 /// The request a handler is serving, and its line back to the client.
@@ -209,6 +216,7 @@ impl Context {
                 mrtr: mrtr.map(Mutex::new),
                 outcome: Mutex::new(None),
                 task,
+                gate: gate::Gate::default(),
             }),
         }
     }

@@ -90,7 +90,12 @@ impl Context {
         self.log(LoggingLevel::Error, None, message.into()).await;
     }
 
+    /// Sends a notification of this request, unless the request has ended: the gate stays
+    /// open until the message has gone, so that it precedes the request's answer.
     async fn notify<P: Serialize>(&self, method: &str, params: &P) {
+        let Some(_pass) = self.inner.gate.enter() else {
+            return self.dropped_after_end(method);
+        };
         // What the observer adds to `_meta` (inside a traced request, its trace context).
         if let Some(meta) = self.inner.host.observer().message_meta() {
             match serde_json::to_value(params) {

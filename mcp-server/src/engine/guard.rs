@@ -61,9 +61,25 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
     }
 }
 
-/// Builds the handler's future (catching a panic while building it) and drives it.
+/// Builds the handler's future (catching a panic while building it) and drives it; then
+/// ends the request's context, before its answer is written: its clones send nothing more.
 /// `kind` and `name` name the handler in the warning about a slow first poll.
 pub(crate) async fn drive<T, F>(
+    ctx: &Context,
+    handler: (&str, &str),
+    timeout: Duration,
+    start: F,
+) -> Driven<T>
+where
+    F: FnOnce() -> Pin<Box<dyn Future<Output = T> + Send>>,
+{
+    // The handler's future is dropped inside: a message it was sending gives way.
+    let driven = run(ctx, handler, timeout, start).await;
+    ctx.end().await;
+    driven
+}
+
+async fn run<T, F>(
     ctx: &Context,
     (kind, name): (&str, &str),
     timeout: Duration,

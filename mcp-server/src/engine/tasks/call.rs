@@ -236,6 +236,8 @@ impl Engine {
         let driven = match first {
             None => {
                 task_cancel.cancel();
+                drop(fut);
+                ctx.end().await;
                 return Ok(Reply::Silent);
             }
             Some(Poll::Ready(Ok(result))) => Driven::Done(result),
@@ -259,6 +261,9 @@ impl Engine {
                 )));
             }
         };
+        // Not a task: the request ends here, as `drive` ends an ordinary call.
+        drop(fut);
+        ctx.end().await;
         let target = Some(("tools/call", name));
         Ok(self.finish(&ctx, driven, "tool", target, None))
     }
@@ -280,11 +285,14 @@ impl Engine {
         fut: ToolFuture,
     ) -> Result<(), ErrorObject> {
         let tasks = self.tasks();
-        tasks
-            .store
-            .create(record.clone())
-            .await
-            .map_err(|e| ErrorObject::internal_error(format!("cannot store the task: {e}")))?;
+        if let Err(e) = tasks.store.create(record.clone()).await {
+            // The request is answered with the error: its context ends with it.
+            drop(fut);
+            ctx.end().await;
+            return Err(ErrorObject::internal_error(format!(
+                "cannot store the task: {e}"
+            )));
+        }
         let running = Arc::new(Running {
             ctx,
             cancel,
@@ -351,6 +359,9 @@ impl Engine {
             }
         };
         running.cancel.cancel();
+        // The task is the request: its context ends with its handler.
+        drop(fut);
+        running.ctx.end().await;
         let done = ended_record(&record, &running, &link, ended);
         self.publish(done, &running).await;
         lock(&tasks.running).remove(&record.id);

@@ -590,7 +590,13 @@ async fn modern_discover_and_envelope_errors() {
     let d = client.request("server/discover", None).await.unwrap();
     assert_eq!(
         d["supportedVersions"],
-        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
+        json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ])
     );
     assert_eq!(d["resultType"], "complete");
     assert!(d["capabilities"]["tools"].is_object());
@@ -647,7 +653,7 @@ async fn modern_discover_and_envelope_errors() {
     assert_eq!(
         by_id(4)["error"]["data"],
         json!({
-            "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+            "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
             "requested": "1900-01-01"
         })
     );

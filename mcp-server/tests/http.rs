@@ -441,7 +441,7 @@ async fn modern_requests_check_headers_envelope_and_methods() {
     // Every version the server speaks, newest first: a 2025 client falls back to one.
     assert_eq!(
         json(&out)["error"]["data"]["supported"],
-        json!([V, "2025-11-25", "2025-06-18", "2025-03-26"])
+        json!([V, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
     );
 
     // Missing client capability: 400 / -32021.

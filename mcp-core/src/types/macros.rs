@@ -206,7 +206,8 @@ macro_rules! result_response {
 
 /// Implements [`WireResult`](crate::types::WireResult) for a result struct with a
 /// `result_type: Option<ResultType>` field, and with `cacheable` also `ttl_ms` and
-/// `cache_scope` fields.
+/// `cache_scope` fields; `each field` also prepares every item of `field` with its own
+/// `prepare_for(version)`.
 macro_rules! wire_result {
     ($ty:ident) => {
         impl $crate::types::WireResult for $ty {
@@ -222,7 +223,7 @@ macro_rules! wire_result {
             }
         }
     };
-    ($ty:ident, cacheable) => {
+    ($ty:ident, cacheable $(, each $items:ident)?) => {
         impl $crate::types::WireResult for $ty {
             fn prepare_for(&mut self, version: $crate::ProtocolVersion) {
                 match version.era() {
@@ -242,6 +243,11 @@ macro_rules! wire_result {
                         self.cache_scope = None;
                     }
                 }
+                $(
+                    for item in &mut self.$items {
+                        item.prepare_for(version);
+                    }
+                )?
             }
         }
         impl $crate::types::Cacheable for $ty {

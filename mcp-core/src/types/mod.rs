@@ -49,6 +49,7 @@ mod messages;
 mod meta;
 mod mrtr;
 mod notifications;
+mod omit;
 mod prompts;
 mod resources;
 mod roots;

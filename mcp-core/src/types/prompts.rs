@@ -188,7 +188,7 @@ impl ListPromptsResult {
     }
 }
 
-wire_result!(ListPromptsResult, cacheable);
+wire_result!(ListPromptsResult, cacheable, each prompts);
 
 /// 2026: the JSON-RPC response carrying a [`ListPromptsResult`].
 #[derive(Debug, Clone, PartialEq)]

@@ -133,7 +133,7 @@ pub struct ListResourcesResult {
     pub extra: JSONObject,
 }
 
-wire_result!(ListResourcesResult, cacheable);
+wire_result!(ListResourcesResult, cacheable, each resources);
 
 impl ListResourcesResult {
     /// A page holding `resources`, with no next cursor.
@@ -197,7 +197,7 @@ pub struct ListResourceTemplatesResult {
     pub extra: JSONObject,
 }
 
-wire_result!(ListResourceTemplatesResult, cacheable);
+wire_result!(ListResourceTemplatesResult, cacheable, each resource_templates);
 
 impl ListResourceTemplatesResult {
     /// A page holding `resource_templates`, with no next cursor.
@@ -288,7 +288,7 @@ pub struct ReadResourceResult {
     pub extra: JSONObject,
 }
 
-wire_result!(ReadResourceResult, cacheable);
+wire_result!(ReadResourceResult, cacheable, each contents);
 
 impl ReadResourceResult {
     /// A result holding `contents`.

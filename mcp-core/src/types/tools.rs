@@ -57,13 +57,16 @@ impl Tool {
         }
     }
 
-    /// Adapts the tool to a revision, removing only what that revision's schema forbids: in
+    /// Adapts the tool to a revision, removing what that revision's schema forbids: in
     /// 2025-06-18 and 2025-11-25 an `outputSchema` whose `type` is not `"object"` (those
     /// revisions allow only object output; the tool's results then carry no
-    /// `structuredContent` either, see [`CallToolResult`]'s `prepare_for`). Fields a revision
-    /// does not know (`title`, `icons`, `execution`, `outputSchema` in 2025-03-26) are harmless
-    /// extra members and stay.
+    /// `structuredContent` either, see [`CallToolResult`]'s `prepare_for`). For 2025-03-26
+    /// and later, fields a revision does not know (`title`, `icons`, `execution`,
+    /// `outputSchema` in 2025-03-26) are harmless extra members and stay; for 2024-11-05
+    /// (see [`ProtocolVersion::omits_later_members`]) only `name`, `description` and
+    /// `inputSchema` stay (and unknown members).
     pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        self.omit_later_members(version);
         if version.has_structured_content() && !version.structured_content_any_value() {
             let object_schema = self
                 .output_schema
@@ -541,14 +544,17 @@ mod tests {
         for v in ProtocolVersion::ALL {
             let mut a = array.clone();
             a.prepare_for(v);
+            // 2024-11-05 has no outputSchema at all; 2025-03-26 keeps it as an extra.
             let stripped = matches!(
                 v,
-                ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25
+                ProtocolVersion::V2024_11_05
+                    | ProtocolVersion::V2025_06_18
+                    | ProtocolVersion::V2025_11_25
             );
             assert_eq!(a.output_schema.is_none(), stripped, "{v}");
             let mut o = object.clone();
             o.prepare_for(v);
-            assert_eq!(o, object, "{v}");
+            assert_eq!(o.output_schema.is_none(), v.omits_later_members(), "{v}");
         }
     }
 

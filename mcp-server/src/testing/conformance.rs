@@ -120,7 +120,8 @@ impl SchemaValidator {
 
 /// Checks every list (`tools/list`, `resources/list`, `resources/templates/list`,
 /// `prompts/list`) and the handshake (`initialize`, or `server/discover` in the modern era)
-/// of `server`, in each protocol revision it serves, against that revision's official schema.
+/// of `server`, in each protocol revision it serves, against that revision's official schema
+/// (read strictly for 2024-11-05: see [`SchemaValidator::for_clients_of`]).
 ///
 /// # Errors
 ///
@@ -128,7 +129,7 @@ impl SchemaValidator {
 pub async fn check_conformance(server: &Server) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     for version in server.engine().config().versions.clone() {
-        let schema = SchemaValidator::new(version);
+        let schema = SchemaValidator::for_clients_of(version);
         let client = match TestClient::connect(server, ClientOptions::version(version)).await {
             Ok(c) => c,
             Err(e) => {

@@ -105,7 +105,18 @@ pub struct InitializeResult {
     pub extra: JSONObject,
 }
 
-wire_result!(InitializeResult);
+impl crate::types::WireResult for InitializeResult {
+    /// Clears `resultType` (a legacy result) and, for 2024-11-05, leaves out the
+    /// capabilities and server description members that revision lacks
+    /// ([`ServerCapabilities::prepare_for`], [`Implementation::prepare_for`]).
+    fn prepare_for(&mut self, version: crate::ProtocolVersion) {
+        self.result_type = match version.era() {
+            crate::Era::Modern => Some(self.result_type.take().unwrap_or(ResultType::Complete)),
+            crate::Era::Legacy => None,
+        };
+        self.omit_later_members(version);
+    }
+}
 
 impl InitializeResult {
     /// A result with the given version, capabilities and server description.

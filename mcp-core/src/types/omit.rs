@@ -1,0 +1,250 @@
+//! What a revision lacks, left out of the definitions its clients are sent.
+//!
+//! Only a revision that [omits later members](ProtocolVersion::omits_later_members)
+//! (2024-11-05) loses anything here; newer revisions keep a member their schema does not
+//! define (a `title` for 2025-03-26, say) as a harmless extra, so that the bytes their
+//! clients get do not change. Each removal asks the revision for the feature
+//! ([`ProtocolVersion::has_titles`] and the like), never for a variant.
+
+use crate::ProtocolVersion;
+use crate::types::{
+    Annotations, Implementation, InitializeResult, Prompt, Resource, ResourceTemplate,
+    ServerCapabilities, TextOrBlobResourceContents, Tool,
+};
+
+/// Clears `member` unless the revision has it.
+fn keep_if<T>(has: bool, member: &mut Option<T>) {
+    if !has {
+        *member = None;
+    }
+}
+
+/// Clears `annotations.lastModified` (2025-06-18) unless the revision has it.
+fn annotations_for(version: ProtocolVersion, annotations: &mut Option<Annotations>) {
+    if let Some(a) = annotations {
+        keep_if(version.has_definition_meta(), &mut a.last_modified);
+    }
+}
+
+impl Tool {
+    /// Removes, for a revision that [omits later members](ProtocolVersion::omits_later_members),
+    /// what it lacks: `annotations`, `title`, `outputSchema`, `icons`, `execution`, `_meta`.
+    pub(crate) fn omit_later_members(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_tool_annotations(), &mut self.annotations);
+        keep_if(version.has_titles(), &mut self.title);
+        keep_if(version.has_structured_content(), &mut self.output_schema);
+        keep_if(version.has_icons(), &mut self.icons);
+        keep_if(version.has_icons(), &mut self.execution);
+        keep_if(version.has_definition_meta(), &mut self.meta);
+    }
+}
+
+impl Prompt {
+    /// Adapts the prompt to a revision: for 2024-11-05 (see
+    /// [`ProtocolVersion::omits_later_members`]) without `title`, `icons`, `_meta` and its
+    /// arguments' `title`; for every other revision unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp_core::ProtocolVersion;
+    /// use ferromcp_core::types::Prompt;
+    ///
+    /// let mut prompt = Prompt { title: Some("Greet".into()), ..Prompt::new("greet") };
+    /// prompt.prepare_for(ProtocolVersion::V2025_03_26);
+    /// assert!(prompt.title.is_some());
+    /// prompt.prepare_for(ProtocolVersion::V2024_11_05);
+    /// assert_eq!(prompt, Prompt::new("greet"));
+    /// ```
+    pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_titles(), &mut self.title);
+        keep_if(version.has_icons(), &mut self.icons);
+        keep_if(version.has_definition_meta(), &mut self.meta);
+        for argument in self.arguments.iter_mut().flatten() {
+            keep_if(version.has_titles(), &mut argument.title);
+        }
+    }
+}
+
+impl Resource {
+    /// Adapts the resource to a revision: for 2024-11-05 (see
+    /// [`ProtocolVersion::omits_later_members`]) without `title`, `icons`, `_meta` and
+    /// `annotations.lastModified`; for every other revision unchanged.
+    pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_titles(), &mut self.title);
+        keep_if(version.has_icons(), &mut self.icons);
+        keep_if(version.has_definition_meta(), &mut self.meta);
+        annotations_for(version, &mut self.annotations);
+    }
+}
+
+impl ResourceTemplate {
+    /// Adapts the template to a revision, as [`Resource::prepare_for`] does a resource.
+    pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_titles(), &mut self.title);
+        keep_if(version.has_icons(), &mut self.icons);
+        keep_if(version.has_definition_meta(), &mut self.meta);
+        annotations_for(version, &mut self.annotations);
+    }
+}
+
+impl TextOrBlobResourceContents {
+    /// Adapts the contents to a revision: for 2024-11-05 (see
+    /// [`ProtocolVersion::omits_later_members`]) without `_meta`; otherwise unchanged.
+    pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        let meta = match self {
+            TextOrBlobResourceContents::Text(t) => &mut t.meta,
+            TextOrBlobResourceContents::Blob(b) => &mut b.meta,
+        };
+        keep_if(version.has_definition_meta(), meta);
+    }
+}
+
+impl Implementation {
+    /// Adapts the description of a server to a revision: for 2024-11-05 (see
+    /// [`ProtocolVersion::omits_later_members`]) only `name` and `version` stay (and
+    /// unknown members); otherwise unchanged.
+    pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_titles(), &mut self.title);
+        keep_if(version.has_icons(), &mut self.icons);
+        keep_if(version.has_icons(), &mut self.website_url);
+        keep_if(version.has_icons(), &mut self.description);
+    }
+}
+
+impl ServerCapabilities {
+    /// Adapts the capabilities to a revision: for 2024-11-05 (see
+    /// [`ProtocolVersion::omits_later_members`]) without `completions`, `tasks` and
+    /// `extensions`; otherwise unchanged.
+    pub fn prepare_for(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_completions_capability(), &mut self.completions);
+        keep_if(version.has_icons(), &mut self.tasks);
+        keep_if(version.has_icons(), &mut self.extensions);
+    }
+}
+
+impl InitializeResult {
+    /// What [`WireResult::prepare_for`](crate::types::WireResult::prepare_for) does beyond
+    /// `resultType`: the capabilities and the server's description for the revision.
+    pub(crate) fn omit_later_members(&mut self, version: ProtocolVersion) {
+        self.capabilities.prepare_for(version);
+        self.server_info.prepare_for(version);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::types::{
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        ReadResourceResult, WireResult,
+    };
+
+    fn prepared<T>(version: ProtocolVersion, value: serde_json::Value) -> serde_json::Value
+    where
+        T: serde::de::DeserializeOwned + serde::Serialize + WireResult,
+    {
+        let mut typed: T = serde_json::from_value(value).unwrap();
+        typed.prepare_for(version);
+        serde_json::to_value(typed).unwrap()
+    }
+
+    #[test]
+    fn a_2024_11_05_client_gets_only_what_its_revision_defines() {
+        let v = ProtocolVersion::V2024_11_05;
+        let tools = json!({"tools": [{
+            "name": "t", "title": "T", "description": "d",
+            "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": true}, "execution": {"taskSupport": "optional"},
+            "icons": [{"src": "https://x/i.png"}], "_meta": {"k": 1}
+        }]});
+        assert_eq!(
+            prepared::<ListToolsResult>(v, tools.clone()),
+            json!({"tools": [{"name": "t", "description": "d", "inputSchema": {"type": "object"}}]})
+        );
+        // 2025-03-26 keeps what it does not define, as before.
+        assert_eq!(
+            prepared::<ListToolsResult>(ProtocolVersion::V2025_03_26, tools.clone()),
+            tools
+        );
+        let prompts = json!({"prompts": [{
+            "name": "p", "title": "P", "_meta": {"k": 1}, "icons": [],
+            "arguments": [{"name": "a", "title": "A", "required": true}]
+        }]});
+        assert_eq!(
+            prepared::<ListPromptsResult>(v, prompts),
+            json!({"prompts": [{"name": "p", "arguments": [{"name": "a", "required": true}]}]})
+        );
+        let annotations = json!({"priority": 0.5, "lastModified": "2025-01-01T00:00:00Z"});
+        let resources = json!({"resources": [{
+            "uri": "a://b", "name": "b", "title": "B", "_meta": {}, "icons": [],
+            "annotations": annotations
+        }]});
+        assert_eq!(
+            prepared::<ListResourcesResult>(v, resources),
+            json!({"resources": [{"uri": "a://b", "name": "b", "annotations": {"priority": 0.5}}]})
+        );
+        let templates = json!({"resourceTemplates": [{
+            "uriTemplate": "a://{x}", "name": "x", "title": "X", "_meta": {}
+        }]});
+        assert_eq!(
+            prepared::<ListResourceTemplatesResult>(v, templates),
+            json!({"resourceTemplates": [{"uriTemplate": "a://{x}", "name": "x"}]})
+        );
+        let read = json!({"contents": [{"uri": "a://b", "text": "t", "_meta": {"k": 1}}]});
+        assert_eq!(
+            prepared::<ReadResourceResult>(v, read),
+            json!({"contents": [{"uri": "a://b", "text": "t"}]})
+        );
+    }
+
+    #[test]
+    fn a_2024_11_05_handshake_declares_only_its_capabilities() {
+        let init = json!({
+            "protocolVersion": "2024-11-05",
+            "capabilities": {
+                "tools": {"listChanged": true}, "logging": {}, "completions": {},
+                "tasks": {"list": {}}, "extensions": {"io.x/y": {}}
+            },
+            "serverInfo": {
+                "name": "s", "version": "1", "title": "S", "description": "d",
+                "icons": [], "websiteUrl": "https://x"
+            }
+        });
+        assert_eq!(
+            prepared::<InitializeResult>(ProtocolVersion::V2024_11_05, init.clone()),
+            json!({
+                "protocolVersion": "2024-11-05",
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+                "serverInfo": {"name": "s", "version": "1"}
+            })
+        );
+        assert_eq!(
+            prepared::<InitializeResult>(ProtocolVersion::V2025_03_26, init.clone()),
+            init
+        );
+    }
+}

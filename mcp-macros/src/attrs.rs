@@ -51,6 +51,7 @@ pub(crate) struct ResourceArgs {
     pub(crate) description: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) blocking: Option<Flag>,
+    pub(crate) meta: Option<Expr>,
     pub(crate) scopes: Vec<LitStr>,
 }
 
@@ -60,6 +61,7 @@ pub(crate) struct PromptArgs {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) blocking: Option<Flag>,
+    pub(crate) meta: Option<Expr>,
     pub(crate) scopes: Vec<LitStr>,
 }
 
@@ -105,9 +107,10 @@ const RESOURCE_KEYS: &[&str] = &[
     "description",
     "mime_type",
     "blocking",
+    "meta",
     "scopes",
 ];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking", "scopes"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "blocking", "meta", "scopes"];
 const COMPLETION_KEYS: &[&str] = &["prompt", "resource", "argument"];
 const ARG_KEYS: &[&str] = &[
     "rename",
@@ -266,16 +269,18 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
     a
 }
 
-/// The keys of `#[resource]` and `#[prompt]` whose values are not strings: `blocking` and
-/// `scopes`. `true` when `key` was one of them.
+/// The keys of `#[resource]` and `#[prompt]` whose values are not strings: `blocking`,
+/// `meta` and `scopes`. `true` when `key` was one of them.
 fn not_a_string(
     key: &str,
     meta: &ParseNestedMeta,
     blocking: &mut Option<Flag>,
+    item_meta: &mut Option<Expr>,
     scopes: &mut Vec<LitStr>,
 ) -> syn::Result<bool> {
     match key {
         "blocking" => *blocking = Some(flag(meta)?),
+        "meta" => *item_meta = Some(expr(meta)?),
         "scopes" => *scopes = strings(meta)?,
         _ => return Ok(false),
     }
@@ -292,7 +297,7 @@ pub(crate) fn resource(attr: &Attribute, errors: &mut Errors) -> ResourceArgs {
         &mut errs,
         tokens,
         |key, meta| {
-            if not_a_string(key, meta, &mut a.blocking, &mut a.scopes)? {
+            if not_a_string(key, meta, &mut a.blocking, &mut a.meta, &mut a.scopes)? {
                 return Ok(());
             }
             let value = string(meta)?;
@@ -315,7 +320,7 @@ pub(crate) fn prompt(attr: &Attribute, errors: &mut Errors) -> PromptArgs {
     let tokens = list_tokens(attr, errors);
     let mut errs = Errors::default();
     each_key("#[prompt]", PROMPT_KEYS, &mut errs, tokens, |key, meta| {
-        if not_a_string(key, meta, &mut a.blocking, &mut a.scopes)? {
+        if not_a_string(key, meta, &mut a.blocking, &mut a.meta, &mut a.scopes)? {
             return Ok(());
         }
         let value = string(meta)?;

@@ -151,6 +151,8 @@ pub(crate) struct ResourceDef {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<LitStr>,
+    /// `_meta` (`meta = …`), checked to be a JSON object at registration.
+    pub(crate) meta: Option<Expr>,
     /// OAuth scopes a caller needs (`scopes = [...]`).
     pub(crate) scopes: Vec<LitStr>,
 }
@@ -160,6 +162,8 @@ pub(crate) struct PromptDef {
     pub(crate) name: Named,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: String,
+    /// `_meta` (`meta = …`), checked to be a JSON object at registration.
+    pub(crate) meta: Option<Expr>,
     /// OAuth scopes a caller needs (`scopes = [...]`).
     pub(crate) scopes: Vec<LitStr>,
 }

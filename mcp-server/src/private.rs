@@ -147,16 +147,17 @@ pub fn raw_schema(
     Ok(schema)
 }
 
-/// `_meta` given as `meta = …`.
+/// `_meta` given as `meta = …` on a tool, resource, template or prompt (`item`: its name or
+/// URI).
 ///
 /// # Errors
 ///
 /// The value is not a JSON object.
-pub fn meta(tool: &str, value: Value) -> Result<MetaObject, RegistryError> {
+pub fn meta(item: &str, value: Value) -> Result<MetaObject, RegistryError> {
     match value {
         Value::Object(map) => Ok(MetaObject(map)),
         _ => Err(RegistryError::InvalidDescriptor {
-            name: tool.to_owned(),
+            name: item.to_owned(),
             what: "meta",
             message: "`_meta` must be a JSON object".to_owned(),
         }),

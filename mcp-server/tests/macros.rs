@@ -927,3 +927,63 @@ fn a_header_on_an_argument_of_another_type_is_refused_when_the_server_is_built()
         "{message}"
     );
 }
+
+/// Every kind of item with `_meta` from its attribute.
+struct Annotated;
+
+#[ferromcp::server(name = "annotated")]
+impl Annotated {
+    /// The readme.
+    #[resource(uri = "docs://readme", meta = json!({"example.com/audience": "humans"}))]
+    fn readme(&self) -> String {
+        "read me".into()
+    }
+
+    /// One page.
+    #[resource(uri = "docs://pages/{n}", meta = json!({"example.com/pages": 12}))]
+    fn page(&self, n: u32) -> String {
+        n.to_string()
+    }
+
+    /// Greets.
+    #[prompt(meta = json!({"k": 1}))]
+    fn greet(&self, name: String) -> String {
+        format!("Hello {name}")
+    }
+}
+
+#[tokio::test]
+async fn meta_from_the_attributes_is_listed_for_resources_templates_and_prompts() {
+    let server = Server::new(Annotated).unwrap();
+    for client in clients(&server).await {
+        let resources = client.list_resources().await.unwrap();
+        let meta = resources[0].meta.as_ref().unwrap();
+        assert_eq!(meta.get("example.com/audience"), Some(&json!("humans")));
+        let templates = client.list_resource_templates().await.unwrap();
+        let meta = templates[0].meta.as_ref().unwrap();
+        assert_eq!(meta.get("example.com/pages"), Some(&json!(12)));
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts[0].meta.as_ref().unwrap().get("k"), Some(&json!(1)));
+    }
+}
+
+/// `_meta` that is not an object.
+struct BadMeta;
+
+#[ferromcp::server(name = "bad-meta")]
+impl BadMeta {
+    /// Greets.
+    #[prompt(meta = json!(3))]
+    fn greet(&self) -> String {
+        "Hello".into()
+    }
+}
+
+#[test]
+fn a_meta_that_is_not_an_object_is_refused_when_the_server_is_built() {
+    let err = Server::new(BadMeta).unwrap_err();
+    assert!(
+        matches!(&err, ferromcp::registry::RegistryError::InvalidDescriptor { name, what: "meta", .. } if name == "greet"),
+        "{err:?}"
+    );
+}

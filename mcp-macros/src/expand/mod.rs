@@ -11,7 +11,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
-use syn::{Attribute, Ident, LitStr, Type};
+use syn::{Attribute, Expr, Ident, LitStr, Type};
 
 use crate::model::{Method, ParamKind, Receiver, ServerDef};
 
@@ -106,6 +106,30 @@ pub(crate) fn require_scopes(kind: &str, key: &str, scopes: &[LitStr]) -> Option
             ::ferromcp::__private::ScopedItem::#kind(#key),
             [#(#scopes),*],
         );
+    })
+}
+
+/// `target.meta = Some(…);`: the `_meta` given as `meta = …`, checked to be a JSON object
+/// when the item is registered (`key` names the item in the error).
+pub(crate) fn set_meta(target: &Ident, key: &str, meta: &Expr) -> TokenStream {
+    quote! {
+        #target.meta = ::ferromcp::__private::Option::Some(
+            ::ferromcp::__private::meta(#key, #meta)?
+        );
+    }
+}
+
+/// The `descriptor` expression, with its `_meta` set when the attribute gives one.
+pub(crate) fn with_meta(descriptor: TokenStream, key: &str, meta: Option<&Expr>) -> TokenStream {
+    let Some(meta) = meta else {
+        return descriptor;
+    };
+    let target = Ident::new("__descriptor", Span::call_site());
+    let set = set_meta(&target, key, meta);
+    quote!({
+        let mut #target = #descriptor;
+        #set
+        #target
     })
 }
 

@@ -167,9 +167,14 @@ fn handler_impl(handler: &Ident, reads: &TokenStream, body: &TokenStream) -> Tok
 /// The registration in `McpServer::register`, with the scopes.
 fn register(p: &PromptDef, handler: &Ident) -> TokenStream {
     let scopes = super::require_scopes("Prompt", &p.name.value, &p.scopes);
+    let descriptor = super::with_meta(
+        quote!(::ferromcp::__private::prompt(&#handler::SPEC)),
+        &p.name.value,
+        p.meta.as_ref(),
+    );
     quote! {
         registry.add_prompt(
-            ::ferromcp::__private::prompt(&#handler::SPEC),
+            #descriptor,
             #handler(::ferromcp::__private::Arc::clone(&this)),
         )?;
         #scopes

@@ -116,7 +116,19 @@ fn register(r: &ResourceDef, handler: &Ident) -> TokenStream {
     } else {
         "Resource"
     };
-    let scopes = super::require_scopes(kind, &r.uri.value(), &r.scopes);
+    let key = r.uri.value();
+    let scopes = super::require_scopes(kind, &key, &r.scopes);
+    let descriptor = |f: TokenStream| {
+        super::with_meta(
+            quote!(::ferromcp::__private::#f(&#handler::SPEC)),
+            &key,
+            r.meta.as_ref(),
+        )
+    };
+    let (template, resource) = (
+        descriptor(quote!(resource_template)),
+        descriptor(quote!(resource)),
+    );
     let unchecked: Vec<&str> = r
         .method
         .values()
@@ -126,7 +138,7 @@ fn register(r: &ResourceDef, handler: &Ident) -> TokenStream {
     if r.is_template && !unchecked.is_empty() {
         quote! {
             registry.add_resource_template_unchecked(
-                ::ferromcp::__private::resource_template(&#handler::SPEC),
+                #template,
                 #handler(::ferromcp::__private::Arc::clone(&this)),
                 &[#(#unchecked),*],
             )?;
@@ -135,7 +147,7 @@ fn register(r: &ResourceDef, handler: &Ident) -> TokenStream {
     } else if r.is_template {
         quote! {
             registry.add_resource_template(
-                ::ferromcp::__private::resource_template(&#handler::SPEC),
+                #template,
                 #handler(::ferromcp::__private::Arc::clone(&this)),
             )?;
             #scopes
@@ -143,7 +155,7 @@ fn register(r: &ResourceDef, handler: &Ident) -> TokenStream {
     } else {
         quote! {
             registry.add_resource(
-                ::ferromcp::__private::resource(&#handler::SPEC),
+                #resource,
                 #handler(::ferromcp::__private::Arc::clone(&this)),
             )?;
             #scopes

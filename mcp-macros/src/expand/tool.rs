@@ -138,13 +138,10 @@ fn optional_fields(self_ty: &Type, t: &ToolDef) -> TokenStream {
         },
         (None, None) => TokenStream::new(),
     };
-    let meta = t.meta.as_ref().map(|expr| {
-        quote! {
-            tool.meta = ::ferromcp::__private::Option::Some(
-                ::ferromcp::__private::meta(#name, #expr)?
-            );
-        }
-    });
+    let meta = t
+        .meta
+        .as_ref()
+        .map(|expr| super::set_meta(&format_ident!("tool"), name, expr));
     let icons = t.icons.as_ref().map(|expr| {
         quote! {
             tool.icons = ::ferromcp::__private::Option::Some(#expr);

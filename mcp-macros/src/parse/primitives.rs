@@ -137,6 +137,7 @@ pub(super) fn resource(
         title: a.title,
         description,
         mime_type: a.mime_type,
+        meta: a.meta,
         scopes: a.scopes,
     })
 }
@@ -158,6 +159,7 @@ pub(super) fn prompt(
         name,
         title: a.title,
         description,
+        meta: a.meta,
         scopes: a.scopes,
     })
 }

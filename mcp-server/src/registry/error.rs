@@ -29,12 +29,12 @@ pub enum RegistryError {
         "tool names may only contain A-Z a-z 0-9 _ . - and be 1 to 128 characters long (found `{0}`)"
     )]
     InvalidToolName(String),
-    /// A schema or `_meta` given to the `#[tool]` macro is not a JSON object (or an input
-    /// schema is not `"type": "object"`), or an `x-mcp-header` annotation of a tool's input
+    /// A schema given to `#[tool]`, or a `_meta` given to `#[tool]`, `#[resource]` or
+    /// `#[prompt]`, is not a JSON object (or an input schema is not `"type": "object"`), or an `x-mcp-header` annotation of a tool's input
     /// schema breaks the 2026 transport's rules (conforming clients would drop the tool).
     #[error("invalid {what} for `{name}`: {message}")]
     InvalidDescriptor {
-        /// The tool's name.
+        /// The tool's or prompt's name, or the resource's URI (template).
         name: String,
         /// Which part: `input_schema`, `output_schema` or `meta`.
         what: &'static str,

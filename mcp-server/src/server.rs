@@ -164,8 +164,14 @@ pub struct ServerBuilder<H = ()> {
     state: StateMap,
     task_store: Option<Arc<dyn TaskStore>>,
     task_limits: TaskLimits,
+    /// The registrations of the types added with [`include`](ServerBuilder::include), in
+    /// order.
+    included: Vec<Registration>,
     handler: H,
 }
+
+/// An included type's registration, run by `build` into the new server's registry.
+type Registration = Box<dyn FnOnce(&Registry) -> Result<(), RegistryError> + Send + Sync>;
 
 impl<H> std::fmt::Debug for ServerBuilder<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -208,6 +214,7 @@ impl<H> ServerBuilder<H> {
             state: HashMap::new(),
             task_store: None,
             task_limits: TaskLimits::default(),
+            included: Vec::new(),
             handler,
         }
     }
@@ -427,10 +434,56 @@ impl<S: McpServer> ServerBuilder<S> {
     ///
     /// A duplicate or invalid registration (the macros rule this out at compile time for one
     /// `impl` block).
-    pub fn build(self) -> Result<Server, RegistryError> {
+    pub fn build(mut self) -> Result<Server, RegistryError> {
+        let included = std::mem::take(&mut self.included);
         let (engine, handler) = self.engine();
         S::register(Arc::new(handler), engine.registry())?;
+        for register in included {
+            engine.registry().register_included(register)?;
+        }
         Ok(Server { engine })
+    }
+
+    /// Adds the tools, resources, prompts and completions of another `#[server]` type, an
+    /// instance of its own (its `&self`), after this type's, in the order of the calls.
+    /// Everything else is this server's: the [`state`](ServerBuilder::state) is shared by
+    /// all, and the included type's name, version, title and instructions are ignored. Its
+    /// `#[server(scopes = …)]` apply to its own items only (those without scopes of their
+    /// own). A name or URI taken twice makes [`build`](ServerBuilder::build) fail.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::prelude::*;
+    ///
+    /// struct Notes;
+    ///
+    /// #[ferromcp::server(name = "notes")]
+    /// impl Notes {
+    ///     /// Lists the notes.
+    ///     #[tool]
+    ///     fn list(&self) -> String { "none".into() }
+    /// }
+    ///
+    /// struct Admin;
+    ///
+    /// #[ferromcp::server(name = "ignored")]
+    /// impl Admin {
+    ///     /// Deletes every note.
+    ///     #[tool(destructive)]
+    ///     fn purge(&self) -> String { "done".into() }
+    /// }
+    ///
+    /// let server = Server::builder(Notes).include(Admin).build()?;
+    /// assert_eq!(server.info().name, "notes");
+    /// assert_eq!(server.registry().tool_names(), ["list", "purge"]);
+    /// # Ok::<(), ferromcp::registry::RegistryError>(())
+    /// ```
+    pub fn include<T: McpServer>(mut self, other: T) -> Self {
+        let other = Arc::new(other);
+        self.included
+            .push(Box::new(move |registry| T::register(other, registry)));
+        self
     }
 }
 

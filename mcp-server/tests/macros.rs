@@ -987,3 +987,82 @@ fn a_meta_that_is_not_an_object_is_refused_when_the_server_is_built() {
         "{err:?}"
     );
 }
+
+/// The greeting both composed types read.
+struct Greeting(&'static str);
+
+struct Front;
+
+#[ferromcp::server(name = "front", version = "2.0.0")]
+impl Front {
+    /// Greets.
+    #[tool]
+    fn hello(&self, State(greeting): State<Greeting>, name: String) -> String {
+        format!("{}, {name}", greeting.0)
+    }
+}
+
+struct Back {
+    farewell: &'static str,
+}
+
+#[ferromcp::server(name = "back", instructions = "ignored", scopes = ["back:use"])]
+impl Back {
+    /// Says goodbye.
+    #[tool]
+    fn bye(&self, State(greeting): State<Greeting>, name: String) -> String {
+        format!("{} and {}, {name}", greeting.0, self.farewell)
+    }
+
+    /// The farewell.
+    #[resource(uri = "back://farewell")]
+    fn farewell(&self) -> String {
+        self.farewell.into()
+    }
+}
+
+#[tokio::test]
+async fn included_types_share_the_state_and_keep_their_own_instance() {
+    let server = Server::builder(Front)
+        .include(Back {
+            farewell: "goodbye",
+        })
+        .state(Greeting("Hi"))
+        .build()
+        .unwrap();
+    assert_eq!(server.info().name, "front");
+    assert_eq!(server.registry().tool_names(), ["hello", "bye"]);
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    assert_eq!(client.initialize_result().unwrap().instructions, None);
+    let r = client
+        .call_tool("hello", json!({"name": "Ann"}))
+        .await
+        .unwrap();
+    assert_eq!(r.content[0].as_text(), Some("Hi, Ann"));
+    let r = client
+        .call_tool("bye", json!({"name": "Ann"}))
+        .await
+        .unwrap();
+    assert_eq!(r.content[0].as_text(), Some("Hi and goodbye, Ann"));
+
+    // The included type's scopes are its items' only: a caller without them sees `hello`.
+    let who = ferromcp::Principal::new("ann").with_scopes(["other"]);
+    let client = TestClient::connect(&server, ClientOptions::legacy().with_principal(who))
+        .await
+        .unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["hello"]);
+    assert!(client.list_resources().await.unwrap().is_empty());
+}
+
+#[test]
+fn a_name_taken_by_two_included_types_fails_the_build() {
+    let err = Server::builder(Front).include(Front).build().unwrap_err();
+    assert_eq!(
+        err,
+        ferromcp::registry::RegistryError::DuplicateTool("hello".into())
+    );
+}

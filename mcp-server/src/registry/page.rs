@@ -125,7 +125,7 @@ impl Snapshot {
     }
 
     /// The name (or URI) of the list's item `i`, by which its scopes are declared.
-    fn key_of(&self, kind: ListKind, i: usize) -> &str {
+    pub(super) fn key_of(&self, kind: ListKind, i: usize) -> &str {
         match kind {
             ListKind::Tools => self.tools[i].tool.name.as_str(),
             ListKind::Resources => self.resources[i].resource.uri.as_str(),

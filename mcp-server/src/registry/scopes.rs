@@ -5,6 +5,8 @@
 //! scopes describe what an authenticated caller may do, and a server without
 //! authentication has no caller to hold to them.
 
+use std::collections::HashSet;
+
 use super::*;
 
 /// An item of the registry, named as its list names it.
@@ -128,6 +130,45 @@ impl Registry {
         });
         let _ = self.events.send(RegistryEvent::ResourcesChanged);
         let _ = self.events.send(RegistryEvent::PromptsChanged);
+    }
+
+    /// Runs an included type's registration ([`ServerBuilder::include`]): the default
+    /// scopes it sets (its `#[server(scopes = …)]`) are required of the items it adds that
+    /// have none of their own, and the server's default stays as it was.
+    ///
+    /// [`ServerBuilder::include`]: crate::ServerBuilder::include
+    pub(crate) fn register_included(
+        &self,
+        register: impl FnOnce(&Registry) -> Result<(), RegistryError>,
+    ) -> Result<(), RegistryError> {
+        let before = self.current();
+        register(self)?;
+        let after = self.current();
+        if Arc::ptr_eq(&before.scopes.default, &after.scopes.default) {
+            return Ok(());
+        }
+        let included = after.scopes.default.clone();
+        self.change(None, |s| {
+            s.scopes.default = before.scopes.default.clone();
+            for kind in [
+                ListKind::Tools,
+                ListKind::Resources,
+                ListKind::ResourceTemplates,
+                ListKind::Prompts,
+            ] {
+                let old: HashSet<&str> = (0..before.len(kind))
+                    .map(|i| before.key_of(kind, i))
+                    .collect();
+                for i in 0..s.len(kind) {
+                    let key = s.key_of(kind, i);
+                    if !old.contains(key) {
+                        let key = (kind, key.to_owned());
+                        s.scopes.own.entry(key).or_insert_with(|| included.clone());
+                    }
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Every scope some item (or the default) needs, sorted, each once: what the

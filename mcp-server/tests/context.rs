@@ -43,7 +43,8 @@ struct Handshake {
 
 /// `late` answers at once and leaves a clone of its context behind, which reports progress,
 /// logs and asks for the client's roots once the test has read the answer; `task` (a task when asked) reports while it
-/// runs, after its request was answered with the task; `marker` logs "marker".
+/// runs, after its request was answered with the task; `meta` echoes the request's
+/// `_meta`; `marker` logs "marker".
 fn server(handshake: &Handshake) -> Server {
     let server = ServerBuilder::new("late", "1.0.0").build();
     let r = server.registry();
@@ -79,6 +80,20 @@ fn server(handshake: &Handshake) -> Server {
                 ctx.info("running").await;
                 "finished"
             }
+        }),
+        None,
+    )
+    .unwrap();
+    r.add_tool(
+        tool("meta", None),
+        tool_fn(|_: Value, ctx: Context| async move {
+            let meta = ctx.meta().expect("the request has a _meta");
+            json!({
+                "custom": meta.extra.get("example.com/key"),
+                "progressToken": meta.progress_token,
+                "version": meta.protocol_version,
+            })
+            .to_string()
         }),
         None,
     )
@@ -147,6 +162,10 @@ async fn next_json<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Li
 
 #[tokio::test]
 async fn over_stdio_no_line_follows_the_response() {
+    // Every test that drops a message logs at DEBUG: `tracing` caches whether anyone wants
+    // an event when a thread first reaches it, and a thread without a subscriber would
+    // otherwise switch it off for the test that reads it.
+    let (_log, _guard) = support::log::capture();
     let handshake = Handshake::default();
     let after = stdio_after_late_call(&handshake).await;
     assert!(after.is_empty(), "sent after the response: {after:?}");
@@ -228,6 +247,7 @@ async fn over_legacy_http_nothing_reaches_the_get_stream_after_the_answer() {
     use support::http::{initialize, json as parse, legacy, messages, router, send};
     use tower::ServiceExt;
 
+    let (_log, _guard) = support::log::capture();
     let handshake = Handshake::default();
     let router = router(&server(&handshake), HttpOptions::default().json_only(true));
     let session = initialize(&router).await;
@@ -266,4 +286,27 @@ async fn over_legacy_http_nothing_reaches_the_get_stream_after_the_answer() {
         .map(|m| m["params"]["data"].clone())
         .collect();
     assert_eq!(data, [json!("marker")], "{text}");
+}
+
+/// A handler reads the request's whole `_meta`: a key of the client's own, the progress
+/// token and, in 2026, the envelope's keys.
+#[tokio::test]
+async fn a_handler_reads_the_requests_meta_in_both_eras() {
+    use ferromcp::testing::{ClientOptions, TestClient};
+    let server = server(&Handshake::default());
+    for (options, version) in [
+        (ClientOptions::legacy(), Value::Null),
+        (ClientOptions::modern(), json!("2026-07-28")),
+    ] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let params = json!({"name": "meta", "arguments": {},
+            "_meta": {"example.com/key": {"k": 1}, "progressToken": 7}});
+        let result = client.request("tools/call", Some(params)).await.unwrap();
+        let text = result["content"][0]["text"].as_str().unwrap();
+        let echoed: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            echoed,
+            json!({"custom": {"k": 1}, "progressToken": 7, "version": version})
+        );
+    }
 }

@@ -148,7 +148,8 @@ impl Client {
 struct RequestCtx {
     id: RequestId,
     client: Client,
-    progress_token: Option<ProgressToken>,
+    /// The request's whole `_meta`, shared with the engine's envelope.
+    meta: Option<Arc<RequestMetaObject>>,
     /// Modern era: the level from `_meta.logLevel` (absent: no logs). Legacy: unused; the
     /// session's level applies.
     log_level: Option<LoggingLevel>,
@@ -193,7 +194,7 @@ impl Context {
         host: Arc<dyn Host>,
         id: RequestId,
         client: Client,
-        meta: Option<&RequestMetaObject>,
+        meta: Option<&Arc<RequestMetaObject>>,
         sink: Sink,
         cancel: CancellationToken,
         mrtr: Option<Mrtr>,
@@ -206,7 +207,7 @@ impl Context {
         Context {
             inner: Arc::new(RequestCtx {
                 id,
-                progress_token: meta.and_then(|m| m.progress_token.clone()),
+                meta: meta.cloned(),
                 log_level,
                 client,
                 cancel,
@@ -273,7 +274,37 @@ impl Context {
 
     /// Whether the client asked for progress notifications about this request.
     pub fn progress_token(&self) -> Option<&ProgressToken> {
-        self.inner.progress_token.as_ref()
+        self.meta()?.progress_token.as_ref()
+    }
+
+    /// The request's `_meta`, whole, as the client sent it: `progressToken`, the 2026
+    /// envelope's keys (protocol version, client capabilities and info, log level), and
+    /// every other key in [`extra`](RequestMetaObject::extra). `None` when the request had
+    /// no `_meta`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::prelude::*;
+    ///
+    /// struct Traced;
+    ///
+    /// #[ferromcp::server]
+    /// impl Traced {
+    ///     /// Echoes the caller's trace id, from the request's `_meta`.
+    ///     #[tool]
+    ///     async fn trace(&self, ctx: Context) -> String {
+    ///         ctx.meta()
+    ///             .and_then(|m| m.extra.get("example.com/traceId"))
+    ///             .and_then(|v| v.as_str())
+    ///             .unwrap_or("none")
+    ///             .to_owned()
+    ///     }
+    /// }
+    /// # let _ = Server::new(Traced).unwrap();
+    /// ```
+    pub fn meta(&self) -> Option<&RequestMetaObject> {
+        self.inner.meta.as_deref()
     }
 
     /// Legacy Streamable HTTP (2025-11-25): ends this request's SSE response stream now; the

@@ -21,7 +21,7 @@ impl Context {
         if let Some(task) = self.inner.task.as_ref().filter(|t| t.is_running()) {
             task.set_message(message);
         }
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = self.progress_token() else {
             return;
         };
         if self.inner.cancel.is_cancelled() || self.detached() {

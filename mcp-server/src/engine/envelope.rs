@@ -3,7 +3,7 @@
 //! (HTTP).
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 #[cfg(feature = "http")]
 use ferromcp_core::ProtocolVersion;
@@ -225,7 +225,9 @@ impl<'de> Deserialize<'de> for Key<'de> {
 /// A request's `_meta`, read once: by the engine when the request arrives, or earlier when
 /// a transport needs the era first ([`Engine::classify`]).
 pub(crate) struct Envelope {
-    meta: Option<RequestMetaObject>,
+    /// Shared, not copied, with the request's context (`Context::meta`): one allocation
+    /// when the request has a `_meta`, none otherwise.
+    meta: Option<Arc<RequestMetaObject>>,
     /// The era, from `_meta` alone or (HTTP) from `_meta` and the headers together.
     modern: bool,
 }
@@ -242,7 +244,7 @@ impl Envelope {
         match to_read(req.params.as_ref()) {
             Some(p) => Probe::parse(p).map(|p| Envelope {
                 modern: is_modern(p.meta.as_ref()),
-                meta: p.meta,
+                meta: p.meta.map(Arc::new),
             }),
             None => Ok(Envelope {
                 meta: None,
@@ -253,6 +255,11 @@ impl Envelope {
 
     /// The request's `_meta`, if it has one.
     pub(crate) fn meta(&self) -> Option<&RequestMetaObject> {
+        self.meta.as_deref()
+    }
+
+    /// The request's `_meta`, to share with its context.
+    pub(crate) fn shared_meta(&self) -> Option<&Arc<RequestMetaObject>> {
         self.meta.as_ref()
     }
 
@@ -296,7 +303,7 @@ impl Engine {
             )?;
         }
         Ok(Envelope {
-            meta: probe.meta,
+            meta: probe.meta.map(Arc::new),
             modern,
         })
     }

@@ -99,7 +99,7 @@ const SPLIT_PARAMS_FROM: usize = 512;
 #[derive(Clone)]
 struct Scope<'m> {
     client: Client,
-    meta: Option<&'m RequestMetaObject>,
+    meta: Option<&'m Arc<RequestMetaObject>>,
     /// Legacy era: the connection, where a task's messages go once its request is answered.
     conn: Option<&'m Connection>,
 }
@@ -264,18 +264,20 @@ impl Engine {
         principal: Option<Arc<Principal>>,
     ) -> Reply {
         let meta = match envelope {
-            Ok(envelope) => envelope.meta(),
+            Ok(envelope) => envelope.shared_meta(),
             Err(e) => return Reply::Response(Response::error(Some(&req.id), e)),
         };
         let era = match conn.era() {
             ConnectionEra::Undecided => {
-                let modern = is_modern(meta);
+                let modern = is_modern(meta.map(Arc::as_ref));
                 // A 2026 request the server refuses (a version it does not speak, an envelope
                 // without its required members) decides nothing: a client that speaks both
                 // eras falls back to `initialize` on the same connection.
                 if modern
-                    && let Err(e) =
-                        RequestMetaObject::modern_envelope(meta, &self.config().versions)
+                    && let Err(e) = RequestMetaObject::modern_envelope(
+                        meta.map(Arc::as_ref),
+                        &self.config().versions,
+                    )
                 {
                     return Reply::Response(Response::error(Some(&req.id), &e));
                 }
@@ -330,7 +332,7 @@ impl Engine {
         conn: &Arc<Connection>,
         session: &Arc<LegacySession>,
         req: &Request,
-        meta: Option<&RequestMetaObject>,
+        meta: Option<&Arc<RequestMetaObject>>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
         principal: Option<Arc<Principal>>,
@@ -420,13 +422,16 @@ impl Engine {
     async fn modern_request(
         &self,
         req: &Request,
-        meta: Option<&RequestMetaObject>,
+        meta: Option<&Arc<RequestMetaObject>>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
         principal: Option<Arc<Principal>>,
     ) -> Reply {
         let id = &req.id;
-        let envelope = match RequestMetaObject::modern_envelope(meta, &self.config().versions) {
+        let envelope = match RequestMetaObject::modern_envelope(
+            meta.map(Arc::as_ref),
+            &self.config().versions,
+        ) {
             // Shared with the request's context, not copied into it.
             Ok(env) => (
                 env.protocol_version,

@@ -10,7 +10,7 @@ use ferromcp::http::HttpOptions;
 use ferromcp::registry::tool_fn;
 use ferromcp::testing::SchemaValidator;
 use ferromcp::types::{CallToolResult, ContentBlock, Icon, Tool, ToolAnnotations};
-use ferromcp::{Context, ProtocolVersion, Server, ServerBuilder};
+use ferromcp::{Context, ContextError, ProtocolVersion, Server, ServerBuilder};
 use http::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -23,9 +23,16 @@ use support::http::{messages, post, router, send};
 
 const OLD: &str = "2024-11-05";
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    #[allow(dead_code, reason = "only the schema is used")]
+    name: String,
+}
+
 fn init(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": OLD, "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}
+        "protocolVersion": OLD, "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "old", "version": "1"}
     }})
 }
 
@@ -77,6 +84,18 @@ fn server() -> Server {
         None,
     )
     .unwrap();
+    r.add_tool(
+        Tool::new("ask", object(json!({"type": "object"}))),
+        tool_fn(|_: Value, ctx: Context| async move {
+            // The client declared elicitation, which its revision does not have.
+            match ctx.elicit::<Name>("Name?").await {
+                Err(ContextError::CapabilityMissing(_)) => "not asked",
+                _ => "asked",
+            }
+        }),
+        None,
+    )
+    .unwrap();
     server
 }
 
@@ -87,7 +106,7 @@ fn assert_valid(definition: &str, value: &Value) {
 }
 
 /// Checks the answers a 2024-11-05 client got, by id: 1 initialize, 2 tools/list, 3 the rich
-/// call, 4 the progress call; `progress` is the progress notification's params.
+/// call, 4 the progress call, 5 the call that may not elicit; `progress` is the progress notification's params.
 fn check_answers(by_id: impl Fn(u64) -> Value, progress: &Value) {
     let init = by_id(1)["result"].clone();
     assert_eq!(init["protocolVersion"], OLD, "{init}");
@@ -110,6 +129,7 @@ fn check_answers(by_id: impl Fn(u64) -> Value, progress: &Value) {
         ]})
     );
     assert_eq!(by_id(4)["result"]["content"][0]["text"], "done");
+    assert_eq!(by_id(5)["result"]["content"][0]["text"], "not asked");
     assert_eq!(
         *progress,
         json!({"progressToken": "p", "progress": 1, "total": 2})
@@ -124,6 +144,7 @@ async fn a_2024_11_05_client_is_answered_in_its_revision_over_stdio() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         call(3, "rich"),
         call(4, "progress"),
+        call(5, "ask"),
     ];
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let (client, io) = tokio::io::duplex(1 << 20);
@@ -189,6 +210,7 @@ async fn a_2024_11_05_client_is_answered_in_its_revision_over_streamable_http() 
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         call(3, "rich"),
         call(4, "progress"),
+        call(5, "ask"),
     ] {
         let (status, messages, _) = exchange(&router, &with, &request).await;
         assert_eq!(status, StatusCode::OK, "{messages:?}");

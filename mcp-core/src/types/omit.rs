@@ -8,8 +8,8 @@
 
 use crate::ProtocolVersion;
 use crate::types::{
-    Annotations, Implementation, InitializeResult, Prompt, Resource, ResourceTemplate,
-    ServerCapabilities, TextOrBlobResourceContents, Tool,
+    Annotations, ClientCapabilities, Implementation, InitializeResult, Prompt, Resource,
+    ResourceTemplate, ServerCapabilities, TextOrBlobResourceContents, Tool,
 };
 
 /// Clears `member` unless the revision has it.
@@ -141,6 +141,31 @@ impl ServerCapabilities {
         keep_if(version.has_completions_capability(), &mut self.completions);
         keep_if(version.has_icons(), &mut self.tasks);
         keep_if(version.has_icons(), &mut self.extensions);
+    }
+}
+
+impl ClientCapabilities {
+    /// Keeps only what a client of `version` can have meant: for 2024-11-05 (see
+    /// [`ProtocolVersion::omits_later_members`]) no `elicitation` and no `tasks`, which that
+    /// revision does not have, so a server never sends it such a request; otherwise unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp_core::ProtocolVersion;
+    /// use ferromcp_core::types::ClientCapabilities;
+    ///
+    /// let mut caps: ClientCapabilities =
+    ///     serde_json::from_value(serde_json::json!({"elicitation": {}})).unwrap();
+    /// caps.restrict_to(ProtocolVersion::V2024_11_05);
+    /// assert!(!caps.supports_elicitation_form());
+    /// ```
+    pub fn restrict_to(&mut self, version: ProtocolVersion) {
+        if !version.omits_later_members() {
+            return;
+        }
+        keep_if(version.has_elicitation(), &mut self.elicitation);
+        keep_if(version.has_icons(), &mut self.tasks);
     }
 }
 

@@ -56,9 +56,11 @@ impl Engine {
         }
         let version =
             ProtocolVersion::negotiate_legacy_among(&p.protocol_version, &self.config().versions);
+        let mut capabilities = p.capabilities;
+        capabilities.restrict_to(version);
         let negotiated = Negotiated {
             version,
-            capabilities: Arc::new(p.capabilities),
+            capabilities: Arc::new(capabilities),
             client_info: Some(Arc::new(p.client_info)),
         };
         if !session.initialize(negotiated) {

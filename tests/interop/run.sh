@@ -276,6 +276,12 @@ for transport in stdio http; do
     run "inspector-cli modern $server $transport" "$transport" "$server" "$node" "$clients/inspector.mjs" modern "${scenario[@]}"
   done
 done
+# The TypeScript SDK v1 client pinned to revision 2024-11-05 (it always asks for its latest;
+# ts_v1.mjs rewrites its initialize): the quickstart must answer 2024-11-05 and send nothing
+# that revision lacks, over stdio and over Streamable HTTP.
+for transport in stdio http; do
+  run "ts-sdk-v1 2024-11-05 quickstart $transport" "$transport" quickstart "$node" "$clients/ts_v1.mjs" --scenario=quickstart --protocol=2024-11-05
+done
 # The filesystem example over stdio: each client creates a scratch tree (a root with files
 # and symbolic links, and a file beside it that must stay out of reach), starts
 # `filesystem --allow-write ROOT` on it and removes the tree at the end.

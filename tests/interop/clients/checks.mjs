@@ -87,8 +87,15 @@ function onlyText(result) {
     return result.content[0].text;
 }
 
-/** Runs the quickstart contract (tools, a resource, a prompt) against a connected client. */
-export async function quickstartChecks(client, { check }) {
+/**
+ * Runs the quickstart contract (tools, a resource, a prompt) against a connected client.
+ *
+ * version: the negotiated revision, when the caller knows it. A 2024-11-05 client is sent no
+ * member of a later revision: no outputSchema, no structuredContent (the text still carries
+ * the JSON), no title.
+ */
+export async function quickstartChecks(client, { check }, { version } = {}) {
+    const old = version === '2024-11-05';
     await check('tools/list offers add, echo and stats, each with a description', async () => {
         const { tools } = await client.listTools();
         const byName = Object.fromEntries(tools.map(t => [t.name, t]));
@@ -98,7 +105,15 @@ export async function quickstartChecks(client, { check }) {
             strictEqual(byName[name].inputSchema.type, 'object');
         }
         deepStrictEqual(byName.add.inputSchema.required, ['a', 'b']);
-        strictEqual(byName.stats.outputSchema?.type, 'object', 'stats has an object outputSchema');
+        if (old) {
+            for (const tool of tools) {
+                for (const later of ['title', 'outputSchema', 'annotations', 'icons', 'execution', '_meta']) {
+                    ok(!(later in tool), `tool ${tool.name} has ${later}, which 2024-11-05 lacks`);
+                }
+            }
+        } else {
+            strictEqual(byName.stats.outputSchema?.type, 'object', 'stats has an object outputSchema');
+        }
     });
 
     await check('tools/call add {a:2, b:40} returns the text 42', async () => {
@@ -111,11 +126,19 @@ export async function quickstartChecks(client, { check }) {
         strictEqual(onlyText(result), ECHO_TEXT);
     });
 
-    await check('tools/call stats returns structuredContent {count, mean, min, max}', async () => {
+    const statsCheck = old
+        ? 'tools/call stats returns {count, mean, min, max} as text only'
+        : 'tools/call stats returns structuredContent {count, mean, min, max}';
+    await check(statsCheck, async () => {
         const result = await client.callTool({ name: 'stats', arguments: { numbers: [1, 2, 3, 4] } });
         strictEqual(result.isError ?? false, false, JSON.stringify(result.content));
-        deepStrictEqual(result.structuredContent, { count: 4, mean: 2.5, min: 1, max: 4 });
-        deepStrictEqual(JSON.parse(result.content[0].text), result.structuredContent, 'text mirrors the JSON');
+        const expected = { count: 4, mean: 2.5, min: 1, max: 4 };
+        if (old) {
+            ok(!('structuredContent' in result), 'structuredContent, which 2024-11-05 lacks');
+        } else {
+            deepStrictEqual(result.structuredContent, expected);
+        }
+        deepStrictEqual(JSON.parse(result.content[0].text), expected, 'text mirrors the JSON');
     });
 
     await check('tools/call stats with no numbers is a tool error the model can read', async () => {

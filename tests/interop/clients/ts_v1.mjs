@@ -1,12 +1,16 @@
 // TypeScript SDK v1 (@modelcontextprotocol/sdk, legacy era only) against an example server,
 // over stdio (the client starts the server) or Streamable HTTP (the server is already running).
-// Usage: node ts_v1.mjs [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
-//        node ts_v1.mjs [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
+// Usage: node ts_v1.mjs [--scenario=quickstart|showcase] [--protocol=2024-11-05] SERVER_COMMAND [ARGS...]
+//        node ts_v1.mjs [--scenario=quickstart|showcase] [--protocol=2024-11-05] http://127.0.0.1:PORT/mcp
 //        node ts_v1.mjs --scenario=filesystem FILESYSTEM_COMMAND [ARGS...]
 //        node ts_v1.mjs --scenario=sql-explorer http://127.0.0.1:PORT/mcp
 // The filesystem scenario (stdio only; see fs_checks.mjs) creates a scratch tree and starts
 // the `filesystem` example on it, appending `--allow-write <root>` to the command. The
 // sql-explorer scenario (HTTP only; see sql_checks.mjs) drives a running sql-explorer.
+// --protocol=2024-11-05 pins the client to that revision (quickstart only): the SDK always asks
+// for its latest revision in `initialize`, so the wrapped transport rewrites the request's
+// protocolVersion; the server must answer with it, and every later HTTP request carries it in
+// MCP-Protocol-Version.
 
 import { ok, strictEqual } from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,6 +31,11 @@ import { sqlExplorerChecks } from './sql_checks.mjs';
 let argv = process.argv.slice(2);
 const scenario = argv[0]?.startsWith('--scenario=') ? argv.shift().slice('--scenario='.length) : 'quickstart';
 if (!['quickstart', 'showcase', 'filesystem', 'sql-explorer'].includes(scenario)) throw new Error(`unknown scenario ${scenario}`);
+const pinned = argv[0]?.startsWith('--protocol=') ? argv.shift().slice('--protocol='.length) : undefined;
+if (pinned !== undefined && (pinned !== '2024-11-05' || scenario !== 'quickstart')) {
+    throw new Error(`--protocol=${pinned}: only 2024-11-05, with the quickstart scenario`);
+}
+const expectedVersion = pinned ?? '2025-11-25';
 const target = parseTarget(argv);
 if (scenario === 'filesystem' && target.kind !== 'stdio') throw new Error('the filesystem scenario runs over stdio only');
 if (scenario === 'sql-explorer' && target.kind !== 'http') throw new Error('the sql-explorer scenario runs over HTTP only');
@@ -35,7 +44,7 @@ if (tree) {
     target.args = [...target.args, '--allow-write', tree.root];
     process.on('exit', tree.remove);
 }
-const report = reporter(`ts-sdk-v1 ${scenario} ${target.kind}`);
+const report = reporter(`ts-sdk-v1 ${pinned ? `${pinned} ` : ''}${scenario} ${target.kind}`);
 const elicitation = elicitationAnswerer();
 
 const client = new Client({ name: 'interop-ts-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -47,6 +56,11 @@ const transport =
         : new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' });
 // The client hands the negotiated version to transports that want it (HTTP sends it in the
 // MCP-Protocol-Version header); record it on the way.
+if (pinned) {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) =>
+        send(message.method === 'initialize' ? { ...message, params: { ...message.params, protocolVersion: pinned } } : message, options);
+}
 let negotiated;
 const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
 transport.setProtocolVersion = version => {
@@ -55,10 +69,10 @@ transport.setProtocolVersion = version => {
 };
 
 let connected = false;
-await report.check(`initialize negotiates 2025-11-25 with the ${scenario} server`, async () => {
+await report.check(`initialize negotiates ${expectedVersion} with the ${scenario} server`, async () => {
     await client.connect(transport);
     connected = true;
-    strictEqual(negotiated, '2025-11-25');
+    strictEqual(negotiated, expectedVersion);
     strictEqual(client.getServerVersion()?.name, scenario);
 });
 if (connected && target.kind === 'http') {
@@ -81,7 +95,7 @@ if (connected && tree) {
         await showcaseChecks(client, report, { notFoundCode: -32002, elicitation });
         await legacyTaskChecks(client, report, { CallToolResultSchema, CreateTaskResultSchema });
     } else {
-        await quickstartChecks(client, report);
+        await quickstartChecks(client, report, { version: expectedVersion });
     }
     if (target.kind === 'http') {
         await report.check('terminateSession() (DELETE with the session id) succeeds', async () => {

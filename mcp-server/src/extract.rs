@@ -53,6 +53,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
 use crate::principal::Principal;
+#[cfg(feature = "http")]
+pub use crate::request::HttpRequest;
 
 /// A value a handler can take from the request being served.
 ///
@@ -95,6 +97,20 @@ impl FromContext for Principal {
         ctx.principal()
             .cloned()
             .ok_or_else(|| ErrorObject::invalid_request("this request has no authenticated caller"))
+    }
+}
+
+/// The HTTP request the message came in (see [`Context::http_request`]). Taking it on a
+/// request that came another way (stdio) ends the request with an invalid-request error
+/// (-32600).
+#[cfg(feature = "http")]
+impl FromContext for HttpRequest {
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+        ctx.http_request().cloned().ok_or_else(|| {
+            ErrorObject::invalid_request(
+                "this request did not come over HTTP: there is no HTTP request to read",
+            )
+        })
     }
 }
 

@@ -75,6 +75,7 @@ mod params;
 mod peer;
 mod principal;
 pub mod registry;
+mod request;
 mod result;
 #[cfg(feature = "run")]
 #[cfg_attr(docsrs, doc(cfg(feature = "run")))]
@@ -83,6 +84,7 @@ mod scan;
 pub mod schema;
 mod serve;
 mod server;
+pub mod session;
 pub mod store;
 mod sync;
 #[cfg(feature = "testing")]
@@ -192,6 +194,7 @@ pub mod prelude {
     pub use crate::macros::{completion, prompt, resource, server, tool};
     pub use crate::result::{Json, PromptError, ResourceError, ToolError};
     pub use crate::server::{McpServer, Server, ServerBuilder};
+    pub use crate::session::{Session, SessionState};
     pub use ferromcp_core::types::{
         CallToolResult, ContentBlock, GetPromptResult, ImageContent, LoggingLevel, PromptMessage,
         ReadResourceResult, Role, TextContent,

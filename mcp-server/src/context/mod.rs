@@ -23,6 +23,9 @@ use crate::peer::outbound::OutboundError;
 use crate::peer::session::LegacySession;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
+use crate::request::Caller;
+#[cfg(feature = "http")]
+use crate::request::HttpRequest;
 use crate::sync::lock;
 
 mod gate;
@@ -127,8 +130,8 @@ pub(crate) struct Client {
     /// Legacy era: the session, which holds the log level and carries server-to-client
     /// requests.
     pub(crate) session: Option<Arc<LegacySession>>,
-    /// Who is calling, when the transport authenticated the request.
-    pub(crate) principal: Option<Arc<Principal>>,
+    /// Who is calling, and over HTTP the request the message came in.
+    pub(crate) caller: Caller,
 }
 
 impl Client {
@@ -137,7 +140,7 @@ impl Client {
     /// nobody in particular (an unauthenticated 2026 client: the task id, unguessable, is
     /// the only key).
     pub(crate) fn task_owner(&self) -> Option<String> {
-        match (&self.session, &self.principal) {
+        match (&self.session, &self.caller.principal) {
             (Some(session), _) => Some(session.task_owner()),
             (None, Some(p)) => Some(format!("principal {:?} {:?}", p.issuer(), p.subject())),
             (None, None) => None,
@@ -238,7 +241,24 @@ impl Context {
     ///
     /// Handlers can also take it as a parameter, `#[extract] caller: Principal`.
     pub fn principal(&self) -> Option<&Principal> {
-        self.inner.client.principal.as_deref()
+        self.inner.client.caller.principal.as_deref()
+    }
+
+    /// The HTTP request the message came in (method, URI, headers, extensions; not the
+    /// body); `None` over stdio. `Authorization` is not among the headers behind the `auth`
+    /// feature's `AuthLayer`.
+    ///
+    /// Handlers can also take it as a parameter, `request: HttpRequest`
+    /// ([`extract::HttpRequest`](crate::extract::HttpRequest)).
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn http_request(&self) -> Option<&HttpRequest> {
+        self.inner.client.caller.http.as_ref()
+    }
+
+    /// The legacy session the request belongs to; `None` in the 2026-07-28 era.
+    pub(crate) fn legacy_session(&self) -> Option<&Arc<LegacySession>> {
+        self.inner.client.session.as_ref()
     }
 
     /// The protocol revision of this request.

@@ -10,7 +10,7 @@ use super::Engine;
 use super::{Reply, Response};
 use crate::peer::session::{Connection, ConnectionEra};
 use crate::peer::sink::Sink;
-use crate::principal::Principal;
+use crate::request::Caller;
 
 /// The most messages one batch may hold; a larger batch is refused whole, so one message
 /// cannot fan out into unbounded work.
@@ -25,7 +25,7 @@ impl Engine {
         conn: &Arc<Connection>,
         items: Vec<Result<Message, EnvelopeError>>,
         sink: Sink,
-        principal: Option<Arc<Principal>>,
+        caller: Caller,
     ) -> Result<Vec<String>, ErrorObject> {
         if !allows_batches(conn) {
             return Err(ErrorObject::invalid_request(
@@ -51,9 +51,9 @@ impl Engine {
                 }
                 Ok(Message::Request(req)) => {
                     let (server, conn, sink) = (self.clone(), conn.clone(), sink.clone());
-                    let principal = principal.clone();
+                    let caller = caller.clone();
                     set.spawn(async move {
-                        match server.handle_request(&conn, req, sink, principal).await {
+                        match server.handle_request(&conn, req, sink, caller).await {
                             Reply::Response(Response { json, .. }) => (i, Some(json)),
                             _ => (i, None),
                         }

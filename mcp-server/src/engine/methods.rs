@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 
 use super::tasks::TaskCall;
 use super::*;
+use crate::principal::Principal;
 use crate::registry::PageRequest;
 
 #[derive(Deserialize)]
@@ -88,7 +89,12 @@ impl Engine {
                 cursor: cursor.as_deref(),
                 server_info: self.server_info(),
                 cache: self.config().list_cache,
-                granted: scope.client.principal.as_deref().map(Principal::scopes),
+                granted: scope
+                    .client
+                    .caller
+                    .principal
+                    .as_deref()
+                    .map(Principal::scopes),
             };
             match self.registry().page(&page) {
                 Ok(page) => Reply::Response(self.respond_raw(id, &*page)),
@@ -141,7 +147,7 @@ impl Engine {
         what: (&str, &str),
         missing: impl FnOnce(&[String]) -> Option<Arc<[String]>>,
     ) -> Option<Reply> {
-        let principal = scope.client.principal.as_deref()?;
+        let principal = scope.client.caller.principal.as_deref()?;
         let needed = missing(principal.scopes())?;
         let lacking: Vec<&str> = needed
             .iter()

@@ -42,8 +42,8 @@ use crate::context::{Client, Context, Mrtr, Override};
 use crate::observe::{InScope, RequestInfo, ResponseInfo};
 use crate::peer::session::{Connection, ConnectionEra, LegacySession};
 use crate::peer::sink::Sink;
-use crate::principal::Principal;
 use crate::registry::{CompletionTarget, ListKind, RegistryEvent};
+use crate::request::Caller;
 use crate::result::HandlerError;
 use guard::{Driven, drive};
 use listen::Listen;
@@ -186,12 +186,12 @@ impl Engine {
         conn: &Arc<Connection>,
         req: Request,
         sink: Sink,
-        principal: Option<Arc<Principal>>,
+        caller: Caller,
     ) -> Reply {
         let Some(cancel) = conn.begin(&req.id) else {
             return Reply::Response(Response::error(Some(&req.id), &duplicate_id(&req.id)));
         };
-        Engine::handle_registered(self, conn, req, None, sink, cancel, principal).await
+        Engine::handle_registered(self, conn, req, None, sink, cancel, caller).await
     }
 
     /// Handles one request already registered with [`Connection::begin`] (so that a
@@ -213,7 +213,7 @@ impl Engine {
         envelope: Option<Envelope>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-        principal: Option<Arc<Principal>>,
+        caller: Caller,
     ) -> impl Future<Output = Reply> + 'a {
         let envelope = envelope.map_or_else(|| Envelope::read(&req), Ok);
         async move {
@@ -228,13 +228,13 @@ impl Engine {
             // Wrapping the future moves it: only when someone observes.
             let reply = match &observer {
                 None => {
-                    this.route(conn, &req, &envelope, sink, cancel, principal)
+                    this.route(conn, &req, &envelope, sink, cancel, caller)
                         .await
                 }
                 Some(observer) => {
                     InScope {
                         observer: &**observer,
-                        future: this.route(conn, &req, &envelope, sink, cancel, principal),
+                        future: this.route(conn, &req, &envelope, sink, cancel, caller),
                     }
                     .await
                 }
@@ -261,7 +261,7 @@ impl Engine {
         envelope: &Result<Envelope, ErrorObject>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-        principal: Option<Arc<Principal>>,
+        caller: Caller,
     ) -> Reply {
         let meta = match envelope {
             Ok(envelope) => envelope.shared_meta(),
@@ -317,11 +317,11 @@ impl Engine {
         };
         match era {
             ConnectionEra::Legacy(session) => {
-                self.legacy_request(conn, &session, req, meta, sink, cancel, principal)
+                self.legacy_request(conn, &session, req, meta, sink, cancel, caller)
                     .await
             }
             ConnectionEra::Modern | ConnectionEra::Undecided => {
-                outline::outline(self.modern_request(req, meta, sink, cancel, principal)).await
+                outline::outline(self.modern_request(req, meta, sink, cancel, caller)).await
             }
         }
     }
@@ -335,7 +335,7 @@ impl Engine {
         meta: Option<&Arc<RequestMetaObject>>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-        principal: Option<Arc<Principal>>,
+        caller: Caller,
     ) -> Reply {
         let id = &req.id;
         let params = req.params.as_ref();
@@ -396,7 +396,7 @@ impl Engine {
                         capabilities: negotiated.capabilities.clone(),
                         info: negotiated.client_info.clone(),
                         session: Some(session.clone()),
-                        principal,
+                        caller,
                     },
                     meta,
                     conn: Some(conn),
@@ -425,7 +425,7 @@ impl Engine {
         meta: Option<&Arc<RequestMetaObject>>,
         sink: Sink,
         cancel: tokio_util::sync::CancellationToken,
-        principal: Option<Arc<Principal>>,
+        caller: Caller,
     ) -> Reply {
         let id = &req.id;
         let envelope = match RequestMetaObject::modern_envelope(
@@ -454,7 +454,7 @@ impl Engine {
                     capabilities,
                     info: client_info,
                     session: None,
-                    principal,
+                    caller,
                 };
                 let listen =
                     match parse_params::<SubscriptionsListenRequestParams>(req.params.as_ref()) {
@@ -475,7 +475,7 @@ impl Engine {
                         capabilities,
                         info: client_info,
                         session: None,
-                        principal,
+                        caller,
                     },
                     meta,
                     conn: None,

@@ -44,7 +44,7 @@ impl Engine {
                         audience: &self.config().info.name,
                         method,
                         name,
-                        caller: caller_binding(scope.client.principal.as_deref()),
+                        caller: caller_binding(scope.client.caller.principal.as_deref()),
                     };
                     let opened = self.sealer().open(sealed, target).ok_or_else(|| {
                         ErrorObject::invalid_params("Invalid or expired requestState")

@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::data::SessionSlots;
 use super::outbound::OutboundError;
 use super::sink::Sink;
 use crate::observe::{
@@ -58,6 +59,8 @@ pub(crate) struct LegacySession {
     revision: AtomicU64,
     /// What the session reports to, once it is initialized.
     observed: std::sync::OnceLock<Observed>,
+    /// The server's own per-session values (`SessionState`).
+    data: SessionSlots,
 }
 
 /// A session's observer, the transport it is reached by, and the observer's guard, held
@@ -92,6 +95,7 @@ impl LegacySession {
             request_timeout,
             revision: AtomicU64::new(0),
             observed: std::sync::OnceLock::new(),
+            data: SessionSlots::default(),
         }
     }
 
@@ -117,8 +121,19 @@ impl LegacySession {
         self.revision.load(Ordering::Acquire)
     }
 
-    fn changed(&self) {
+    /// Records a change a shared session store must see.
+    pub(crate) fn changed(&self) {
         self.revision.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The server's own per-session values.
+    pub(crate) fn data(&self) -> &SessionSlots {
+        &self.data
+    }
+
+    /// The HTTP session id, where the session has one.
+    pub(crate) fn http_id(&self) -> Option<&str> {
+        self.owner.get().map(String::as_str)
     }
 
     // HTTP only (shared session stores).

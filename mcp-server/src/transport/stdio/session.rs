@@ -16,6 +16,7 @@ use crate::engine::{self, Arrival, Engine, Envelope, Handled, Reply, Response};
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
+use crate::request::Caller;
 
 /// Messages waiting for the writer; beyond this, senders wait.
 const OUTBOUND_CAPACITY: usize = 1024;
@@ -25,7 +26,8 @@ struct Session<'e, W> {
     engine: &'e Engine,
     conn: Arc<Connection>,
     sink: Sink,
-    principal: Option<Arc<Principal>>,
+    /// Who every request is from (no HTTP request over a pipe).
+    caller: Caller,
     /// The in-flight limit: a request holds a permit until its response is handed over.
     limit: Arc<Semaphore>,
     tasks: JoinSet<()>,
@@ -57,7 +59,7 @@ where
         engine,
         conn,
         sink,
-        principal,
+        caller: Caller::principal(principal),
         limit: Arc::new(Semaphore::new(engine.config().max_in_flight)),
         tasks: JoinSet::new(),
         done,
@@ -164,7 +166,7 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
                 envelope,
                 task_sink,
                 cancel,
-                self.principal.clone(),
+                self.caller.clone(),
             ),
         ));
         let (conn, sink, done) = (self.conn.clone(), self.sink.clone(), self.done.clone());
@@ -207,10 +209,10 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
             return ControlFlow::Break(());
         };
         let (engine, conn, sink) = (self.engine.clone(), self.conn.clone(), self.sink.clone());
-        let principal = self.principal.clone();
+        let caller = self.caller.clone();
         self.tasks.spawn(async move {
             match engine
-                .handle_batch(&conn, items, sink.clone(), principal)
+                .handle_batch(&conn, items, sink.clone(), caller)
                 .await
             {
                 Ok(responses) if responses.is_empty() => {}
@@ -323,7 +325,9 @@ mod listen_tests {
             panic!("a request")
         };
         let id = req.id.clone();
-        let reply = engine.handle_request(&conn, req, Sink::Discard, None).await;
+        let reply = engine
+            .handle_request(&conn, req, Sink::Discard, crate::request::Caller::default())
+            .await;
         let Reply::Listen(listen) = reply else {
             panic!("a listen stream")
         };

@@ -4,11 +4,13 @@
 //! restores it from there, without a new `initialize`.
 //!
 //! The hot path stays local: an instance that holds a session serves it from memory, and
-//! writes it through only when it changed (initialize, log level, subscriptions). It
+//! writes it through only when it changed (initialize, log level, subscriptions, the
+//! server's per-session values). It
 //! re-reads the shared record (which also refreshes its time to live) at most once per
 //! [`HttpOptions::shared_session_recheck`](crate::http::HttpOptions::shared_session_recheck), so
 //! what another instance changed or deleted is seen here within that bound.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -18,6 +20,7 @@ use ferromcp_core::ProtocolVersion;
 use ferromcp_core::jsonrpc::RequestId;
 use ferromcp_core::types::{ClientCapabilities, Implementation};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::Endpoint;
 use crate::engine::seal::caller_binding;
@@ -47,6 +50,9 @@ struct SessionRecord {
     /// The principal it is bound to: SHA-256 of issuer and subject (never the names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     owner: Option<String>,
+    /// The server's per-session values (`SessionState`), by key, as JSON.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    data: BTreeMap<String, Value>,
 }
 
 impl SessionRecord {
@@ -59,6 +65,7 @@ impl SessionRecord {
             log: legacy.log_level_raw(),
             subs: legacy.subscriptions(),
             owner: caller_binding(owner),
+            data: legacy.data().snapshot(),
         })
     }
 }
@@ -119,6 +126,7 @@ impl Endpoint {
         };
         if let Some(legacy) = session.conn.session() {
             legacy.adopt(record.log, record.subs);
+            legacy.data().adopt(record.data);
             session
                 .shared
                 .saved
@@ -165,6 +173,7 @@ impl Endpoint {
         // ends here.
         legacy.observe(&self.engine.config().observer, record.v, Transport::Tcp);
         legacy.adopt(record.log, record.subs);
+        legacy.data().adopt(record.data);
         let session = Arc::new(HttpSession::restored(
             id.to_owned(),
             conn,

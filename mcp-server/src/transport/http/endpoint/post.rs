@@ -20,6 +20,7 @@ use crate::engine::{
 };
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
+use crate::request::{Caller, HttpRequest};
 use crate::store::StreamKind;
 use crate::transport::http::layers::{BodyLimit, accepts};
 use crate::transport::http::reply;
@@ -56,7 +57,10 @@ impl Endpoint {
             headers: &parts.headers,
             names_session: !matches!(session_id(&parts.headers), Ok(None)),
         };
-        match self.engine.handle(Vec::from(bytes), arrival) {
+        let handled = self.engine.handle(Vec::from(bytes), arrival);
+        // Shared by the requests of this POST (a batch's), carried to their handlers.
+        let parts = Arc::new(parts);
+        match handled {
             Handled::Refused(refusal) => reply::json(StatusCode::BAD_REQUEST, refusal.json),
             Handled::Request {
                 request,
@@ -73,7 +77,7 @@ impl Endpoint {
     /// or the session the request names.
     async fn request(
         self: Arc<Self>,
-        parts: http::request::Parts,
+        parts: Arc<http::request::Parts>,
         request: jsonrpc::Request,
         envelope: Option<Envelope>,
         on: On,
@@ -128,7 +132,7 @@ impl Endpoint {
     /// ever minted here.
     async fn initialize(
         self: &Arc<Self>,
-        parts: &http::request::Parts,
+        parts: &Arc<http::request::Parts>,
         conn: Arc<Connection>,
         request: jsonrpc::Request,
         envelope: Option<Envelope>,
@@ -161,7 +165,7 @@ impl Endpoint {
     /// result and the client accepts SSE.
     async fn dispatch(
         self: &Arc<Self>,
-        parts: &http::request::Parts,
+        parts: &Arc<http::request::Parts>,
         conn: Arc<Connection>,
         request: jsonrpc::Request,
         envelope: Option<Envelope>,
@@ -180,6 +184,12 @@ impl Endpoint {
         // A legacy session's SSE streams are resumable, and the handler may close them early.
         // A legacy session's requests are children of its span.
         let parent = session.as_ref().map(|s| s.span.clone());
+        // A shared session is written through when its handler is done, before its answer
+        // goes out, also when that answer streams.
+        let shared = session
+            .as_ref()
+            .filter(|_| self.options.shared.is_some())
+            .map(|s| (self.clone(), s.clone()));
         let resumable = session.filter(|_| sse && !modern);
         let close = CancellationToken::new();
         let sink = match &resumable {
@@ -198,8 +208,9 @@ impl Endpoint {
             envelope,
             sink,
             cancel: cancel.clone(),
-            principal: Self::principal(parts),
+            caller: Self::caller(parts),
             parent,
+            shared,
             permit,
             stream: tx,
             last: last_tx,
@@ -225,8 +236,9 @@ impl Endpoint {
             envelope,
             sink,
             cancel: task_cancel,
-            principal,
+            caller,
             parent,
+            shared,
             permit,
             stream: tx,
             last: last_tx,
@@ -247,12 +259,18 @@ impl Endpoint {
                 envelope,
                 sink,
                 task_cancel,
-                principal,
+                caller,
             );
             let reply = match parent {
                 Some(span) => handled.instrument(span).await,
                 None => handled.await,
             };
+            if let Some((endpoint, session)) = shared {
+                // Failing, the session is re-read before it is trusted again.
+                if let Err(e) = endpoint.write_through(&session).await {
+                    tracing::warn!(error = %e, "the shared session store failed after a request");
+                }
+            }
             match reply {
                 Reply::Response(r) => {
                     drop(permit);
@@ -432,7 +450,11 @@ impl Endpoint {
 
     /// A notification or a client's response of a session: handed to the engine, answered
     /// 202.
-    async fn absorb(self: Arc<Self>, parts: http::request::Parts, message: Message) -> Response {
+    async fn absorb(
+        self: Arc<Self>,
+        parts: Arc<http::request::Parts>,
+        message: Message,
+    ) -> Response {
         let session = match self.session(&parts, None).await {
             Ok(s) => s,
             Err(r) => return r,
@@ -447,7 +469,7 @@ impl Endpoint {
     /// requests than a session may run, 503 (retry) when they lack room now.
     async fn batch(
         self: Arc<Self>,
-        parts: http::request::Parts,
+        parts: Arc<http::request::Parts>,
         items: Vec<Result<Message, EnvelopeError>>,
         requests: usize,
         permit: OwnedSemaphorePermit,
@@ -492,7 +514,7 @@ impl Endpoint {
         let conn = session.conn.clone();
         let response = match self
             .engine
-            .handle_batch(&conn, items, conn.sink(), Self::principal(&parts))
+            .handle_batch(&conn, items, conn.sink(), Self::caller(&parts))
             .await
         {
             Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
@@ -503,6 +525,16 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// Who sent the POST `parts` belongs to, and the request itself, for its handlers.
+    fn caller(parts: &Arc<http::request::Parts>) -> Caller {
+        Caller {
+            principal: Self::principal(parts),
+            http: Some(HttpRequest::new(parts.clone())),
+        }
+    }
+}
+
 /// A request on its way into the engine, and where its messages and answer go.
 struct Handling {
     conn: Arc<Connection>,
@@ -510,9 +542,12 @@ struct Handling {
     envelope: Option<Envelope>,
     sink: Sink,
     cancel: CancellationToken,
-    principal: Option<Arc<crate::principal::Principal>>,
+    caller: Caller,
     /// The span of the legacy session the request belongs to.
     parent: Option<tracing::Span>,
+    /// With a shared session store: the endpoint and the session to write through once
+    /// the handler is done.
+    shared: Option<(Arc<Endpoint>, Arc<HttpSession>)>,
     permit: OwnedSemaphorePermit,
     /// Where a listen stream's messages go.
     stream: mpsc::Sender<String>,

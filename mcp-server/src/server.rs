@@ -157,7 +157,7 @@ impl Context {
 /// assert_eq!(server.info().name, "notes");
 /// ```
 pub struct ServerBuilder<H = ()> {
-    config: Config,
+    pub(crate) config: Config,
     keys: Vec<Vec<u8>>,
     state_ttl: Duration,
     page_size: usize,

@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Attribute, Expr, LitBool, LitInt, LitStr, Meta};
+use syn::{Attribute, Expr, Ident, LitBool, LitInt, LitStr, Meta};
 
 use crate::diag::{Errors, suggestion};
 
@@ -22,6 +22,11 @@ pub(crate) struct ServerArgs {
     pub(crate) title: Option<LitStr>,
     pub(crate) instructions: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
+    /// `part = name`: the block adds items to the type's server, registered by the main
+    /// block that names it in `parts(...)`.
+    pub(crate) part: Option<Ident>,
+    /// `parts(a, b)`: the type's other blocks, registered with this one.
+    pub(crate) parts: Vec<Ident>,
 }
 
 #[derive(Default)]
@@ -82,7 +87,15 @@ pub(crate) struct ArgArgs {
     pub(crate) unchecked_path: Option<syn::Path>,
 }
 
-const SERVER_KEYS: &[&str] = &["name", "version", "title", "instructions", "scopes"];
+const SERVER_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "title",
+    "instructions",
+    "scopes",
+    "part",
+    "parts",
+];
 const TOOL_KEYS: &[&str] = &[
     "name",
     "title",
@@ -233,6 +246,14 @@ pub(crate) fn server(tokens: TokenStream, errors: &mut Errors) -> ServerArgs {
             "version" => a.version = Some(string(meta)?),
             "title" => a.title = Some(string(meta)?),
             "scopes" => a.scopes = strings(meta)?,
+            "part" => a.part = Some(meta.value()?.parse()?),
+            "parts" => meta.parse_nested_meta(|part| match part.path.get_ident() {
+                Some(ident) => {
+                    a.parts.push(ident.clone());
+                    Ok(())
+                }
+                None => Err(part.error("a part is named by an identifier: `parts(admin)`")),
+            })?,
             _ => a.instructions = Some(string(meta)?),
         }
         Ok(())

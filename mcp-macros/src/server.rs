@@ -30,9 +30,15 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let is_stubbable = item.trait_.is_none() && item.generics.params.is_empty();
     let self_ty = (*item.self_ty).clone();
     let stripped = strip(item).into_token_stream();
+    let part = def.as_ref().and_then(|d| d.args.part.clone());
     let out = match (errors.into_error(), def) {
         (None, Some(def)) => expand::server(&def, stripped),
-        (Some(error), _) => expand::fallback(error, stripped, is_stubbable.then_some(&self_ty)),
+        (Some(error), _) => expand::fallback(
+            error,
+            stripped,
+            is_stubbable.then_some(&self_ty),
+            part.as_ref(),
+        ),
         // `parse::server` returns `None` only after reporting an error.
         (None, None) => stripped,
     };

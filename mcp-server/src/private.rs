@@ -60,6 +60,18 @@ pub fn implementation(name: &str, version: &str, title: Option<&str>) -> Impleme
     info
 }
 
+/// Registers a `#[server(part = …)]` block: its `scopes` apply to its own items only.
+///
+/// # Errors
+///
+/// A duplicate or invalid registration.
+pub fn register_part(
+    registry: &Registry,
+    register: impl FnOnce(&Registry) -> Result<(), RegistryError>,
+) -> Result<(), RegistryError> {
+    registry.register_included(register)
+}
+
 /// A descriptor built once per process (schemas are not rebuilt per server or request).
 ///
 /// # Errors

@@ -1066,3 +1066,33 @@ fn a_name_taken_by_two_included_types_fails_the_build() {
         ferromcp::registry::RegistryError::DuplicateTool("hello".into())
     );
 }
+
+/// A type in two blocks, both with a tool named `list`.
+struct Split;
+
+#[ferromcp::server(part = extra)]
+impl Split {
+    /// Lists again.
+    #[tool(name = "list")]
+    fn list_again(&self) -> String {
+        "again".into()
+    }
+}
+
+#[ferromcp::server(name = "split", parts(extra))]
+impl Split {
+    /// Lists.
+    #[tool]
+    fn list(&self) -> String {
+        "list".into()
+    }
+}
+
+#[test]
+fn a_name_taken_in_two_blocks_of_one_type_fails_the_build() {
+    let err = Server::new(Split).unwrap_err();
+    assert_eq!(
+        err,
+        ferromcp::registry::RegistryError::DuplicateTool("list".into())
+    );
+}

@@ -67,15 +67,18 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
         let scopes = &def.args.scopes;
         quote!(registry.set_default_scopes([#(#scopes),*]);)
     });
-    let lints = allow_lints();
-    quote! {
-        #item
-
-        #[doc(hidden)]
-        #lints
-        const _: () = {
-            #items
-
+    let parts = def.args.parts.iter().map(|p| {
+        let f = part_fn(p);
+        quote_spanned!(p.span()=> Self::#f(::ferromcp::__private::Arc::clone(&this), registry)?;)
+    });
+    let register = quote! {
+        #default_scopes
+        #register
+        #(#parts)*
+    };
+    let server = match &def.args.part {
+        Some(part) => part_impl(self_ty, part, &register),
+        None => quote! {
             #[automatically_derived]
             impl ::ferromcp::__private::McpServer for #self_ty {
                 #info
@@ -85,12 +88,48 @@ pub(crate) fn server(def: &ServerDef, item: TokenStream) -> TokenStream {
                     this: ::ferromcp::__private::Arc<Self>,
                     registry: &::ferromcp::__private::Registry,
                 ) -> ::ferromcp::__private::Result<(), ::ferromcp::__private::RegistryError> {
-                    #default_scopes
                     #register
                     ::ferromcp::__private::Result::Ok(())
                 }
             }
+        },
+    };
+    let lints = allow_lints();
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #lints
+        const _: () = {
+            #items
+            #server
         };
+    }
+}
+
+/// The hidden function that registers the part `part` of a type (`#[server(part = …)]`).
+fn part_fn(part: &Ident) -> Ident {
+    format_ident!("__ferromcp_part_{}", part.unraw())
+}
+
+/// What a `part` block emits in place of the `McpServer` impl: its registration, for the
+/// main block that names it in `parts(...)`.
+fn part_impl(self_ty: &Type, part: &Ident, register: &TokenStream) -> TokenStream {
+    let f = part_fn(part);
+    quote! {
+        #[automatically_derived]
+        impl #self_ty {
+            #[doc(hidden)]
+            pub(crate) fn #f(
+                this: ::ferromcp::__private::Arc<Self>,
+                registry: &::ferromcp::__private::Registry,
+            ) -> ::ferromcp::__private::Result<(), ::ferromcp::__private::RegistryError> {
+                ::ferromcp::__private::register_part(registry, |registry| {
+                    #register
+                    ::ferromcp::__private::Result::Ok(())
+                })
+            }
+        }
     }
 }
 
@@ -157,10 +196,15 @@ pub(crate) fn fallback(
     error: syn::Error,
     item: TokenStream,
     self_ty: Option<&Type>,
+    part: Option<&Ident>,
 ) -> TokenStream {
     let errors = error.to_compile_error();
     let stub = self_ty.map(|ty| {
         let lints = allow_lints();
+        if let Some(part) = part {
+            let stub = part_impl(ty, part, &TokenStream::new());
+            return quote!(#[doc(hidden)] #lints const _: () = { #stub };);
+        }
         quote! {
             #[doc(hidden)]
             #lints

@@ -5,6 +5,7 @@ use crate::diag::{Errors, closest};
 use crate::model::{CompletionDef, CompletionTarget, Named, ServerDef};
 
 pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
+    part(def, errors);
     duplicates(
         "tool",
         "#[tool(name = \"...\")]",
@@ -25,6 +26,26 @@ pub(crate) fn check(def: &ServerDef, errors: &mut Errors) {
     );
     unique_uris(def, errors);
     completions(def, errors);
+}
+
+/// A `part` block adds items to the main block's server: the server's identity and its
+/// parts are given there.
+fn part(def: &ServerDef, errors: &mut Errors) {
+    let a = &def.args;
+    let Some(part) = &a.part else {
+        return;
+    };
+    let message = format!(
+        "`{part}` is a part of the server: give its name, version, title, instructions and \
+         parts on the main `#[server(parts({part}))]` block"
+    );
+    let given = [&a.name, &a.version, &a.title, &a.instructions];
+    for lit in given.into_iter().flatten() {
+        errors.on(lit, &message);
+    }
+    if let Some(first) = a.parts.first() {
+        errors.on(first, &message);
+    }
 }
 
 /// Two resources compiled together cannot have the same URI.

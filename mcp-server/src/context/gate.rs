@@ -57,9 +57,19 @@ impl Gate {
     /// Ends the request: no message goes through from now on, and this returns once the
     /// messages being sent have gone.
     pub(super) async fn close(&self) {
-        if self.state.fetch_or(CLOSED, Ordering::AcqRel) & !CLOSED == 0 {
-            return;
+        if !self.close_now() {
+            self.drained().await;
         }
+    }
+
+    /// Closes the gate; `true` when no message is being sent, `false` when some are: then
+    /// [`drained`](Self::drained) waits for them.
+    pub(super) fn close_now(&self) -> bool {
+        self.state.fetch_or(CLOSED, Ordering::AcqRel) & !CLOSED == 0
+    }
+
+    /// Returns once the messages being sent when the gate closed have gone.
+    pub(super) async fn drained(&self) {
         loop {
             let idle = self.idle.notified();
             tokio::pin!(idle);
@@ -89,6 +99,18 @@ impl Context {
     /// or of its task.
     pub(crate) async fn end(&self) {
         self.inner.gate.close().await;
+    }
+
+    /// [`end`](Self::end) for the engine's hot path: ends the request at once, which is all
+    /// there is to do unless messages are being sent; else returns a future that waits for
+    /// them (boxed: only then does the caller's future hold it).
+    pub(crate) fn end_now(
+        &self,
+    ) -> Option<std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>>> {
+        if self.inner.gate.close_now() {
+            return None;
+        }
+        Some(Box::pin(self.inner.gate.drained()))
     }
 
     /// Whether the request has ended ([`end`](Self::end)).

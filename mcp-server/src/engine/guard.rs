@@ -75,7 +75,9 @@ where
 {
     // The handler's future is dropped inside: a message it was sending gives way.
     let driven = run(ctx, handler, timeout, start).await;
-    ctx.end().await;
+    if let Some(sends) = ctx.end_now() {
+        sends.await;
+    }
     driven
 }
 

@@ -62,8 +62,10 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 mod context;
+pub mod custom;
 mod engine;
 pub mod env;
+mod extend;
 pub mod extract;
 mod macros;
 mod member;
@@ -156,6 +158,8 @@ mod guide {
     #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/http.md")]
     mod http {}
+    // Its ports run over HTTP too.
+    #[cfg(feature = "http")]
     #[doc = include_str!("../../docs/migrating-from-rmcp.md")]
     mod migrating_from_rmcp {}
 }

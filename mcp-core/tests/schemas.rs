@@ -38,6 +38,25 @@ impl Schema {
         }
     }
 
+    /// The schema read strictly: every definition listing its `properties` (and saying
+    /// nothing of others) is closed, so a member the revision does not define is an error.
+    fn strict(mut self) -> Schema {
+        let key = self.defs_key();
+        for definition in self.root[key]
+            .as_object_mut()
+            .expect("definitions")
+            .values_mut()
+        {
+            if let Some(object) = definition.as_object_mut()
+                && object.contains_key("properties")
+                && !object.contains_key("additionalProperties")
+            {
+                object.insert("additionalProperties".into(), Value::Bool(false));
+            }
+        }
+        self
+    }
+
     fn has(&self, def: &str) -> bool {
         self.root[self.defs_key()].get(def).is_some()
     }
@@ -442,12 +461,17 @@ fn server_messages_validate_against_every_revision_schema() {
     for v in ProtocolVersion::ALL {
         let schema = Schema::load(v);
         assert_eq!(schema.version, v);
+        let strict = v.omits_later_members().then(|| Schema::load(v).strict());
         for (def, value) in samples(v) {
             assert!(schema.has(def), "{v}: the schema has no `{def}`");
             let mut errors = schema.errors(def, &value);
             if def.ends_with("Result") {
                 let (envelope, wrapped) = wrap_response(v, &value);
                 errors.extend(schema.errors(envelope, &wrapped));
+                // A 2024-11-05 client is sent nothing its revision does not define.
+                if let Some(strict) = &strict {
+                    errors.extend(strict.errors(def, &value));
+                }
             } else {
                 errors.extend(schema.errors("JSONRPCMessage", &value));
             }

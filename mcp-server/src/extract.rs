@@ -49,6 +49,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use ferromcp_core::error::ErrorObject;
+use ferromcp_core::types::RequestMetaObject;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
@@ -111,6 +112,14 @@ impl FromContext for HttpRequest {
                 "this request did not come over HTTP: there is no HTTP request to read",
             )
         })
+    }
+}
+
+/// The request's `_meta` (see [`Context::meta`]), copied; empty when the request had none.
+/// [`Context::meta`] reads it without a copy.
+impl FromContext for RequestMetaObject {
+    fn from_context(ctx: &Context) -> Result<Self, ErrorObject> {
+        Ok(ctx.meta().cloned().unwrap_or_default())
     }
 }
 

@@ -310,3 +310,40 @@ async fn a_handler_reads_the_requests_meta_in_both_eras() {
         );
     }
 }
+
+/// The same `_meta`, taken as a parameter of a `#[tool]`.
+#[tokio::test]
+async fn a_tool_takes_the_requests_meta_as_a_parameter() {
+    use ferromcp::testing::{ClientOptions, TestClient};
+    use ferromcp::types::RequestMetaObject;
+
+    struct Echo;
+
+    #[ferromcp::server]
+    impl Echo {
+        /// Echoes a key of the request's `_meta`.
+        #[tool]
+        fn echo_meta(&self, meta: RequestMetaObject) -> String {
+            meta.extra
+                .get("example.com/key")
+                .map_or_else(|| "absent".to_owned(), Value::to_string)
+        }
+    }
+
+    let server = ferromcp::Server::new(Echo).unwrap();
+    for options in [ClientOptions::legacy(), ClientOptions::modern()] {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let params = json!({"name": "echo_meta", "arguments": {},
+            "_meta": {"example.com/key": "v"}});
+        let result = client.request("tools/call", Some(params)).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "\"v\"", "{result}");
+        let result = client
+            .request(
+                "tools/call",
+                Some(json!({"name": "echo_meta", "arguments": {}})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(result["content"][0]["text"], "absent", "{result}");
+    }
+}

@@ -62,8 +62,10 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 mod context;
+pub mod custom;
 mod engine;
 pub mod env;
+mod extend;
 pub mod extract;
 mod macros;
 mod member;

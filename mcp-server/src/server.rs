@@ -207,6 +207,7 @@ impl<H> ServerBuilder<H> {
                 max_message_size: 4 * 1024 * 1024,
                 max_response_size: 10 * 1024 * 1024,
                 observer: Arc::new(crate::observe::Tracing),
+                custom: Default::default(),
             },
             keys: Vec::new(),
             state_ttl: Duration::from_secs(600),

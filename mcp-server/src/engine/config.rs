@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 use super::seal::Sealer;
 use super::tasks::Tasks;
 use crate::context::Host;
+use crate::custom::Custom;
 use crate::observe::Observer;
 use crate::registry::Registry;
 
@@ -33,6 +34,8 @@ pub(crate) struct Config {
     pub(crate) max_response_size: usize,
     /// What requests, sessions, tasks and messages are reported to.
     pub(crate) observer: Arc<dyn Observer>,
+    /// Custom methods (`ServerBuilder::method`).
+    pub(crate) custom: Custom,
 }
 
 impl std::fmt::Debug for Config {

@@ -129,10 +129,10 @@ impl Engine {
                     .await
                     .unwrap_or_else(fail)
             }
-            other => Reply::Response(Response::error(
-                Some(id),
-                &ErrorObject::method_not_found(other),
-            )),
+            _ => self
+                .custom_request(req, scope, sink, cancel)
+                .await
+                .unwrap_or_else(fail),
         }
     }
 

@@ -8,6 +8,7 @@
 
 pub(crate) mod batch;
 mod config;
+mod custom;
 mod envelope;
 pub(crate) mod guard;
 mod handle;

@@ -1,0 +1,252 @@
+//! Custom JSON-RPC methods: a request method the protocol does not define (`custom/hello`),
+//! answered like a tool call — the same [`Context`], timeout, panic guard and cancellation.
+//!
+//! Register one with [`ServerBuilder::method`](crate::ServerBuilder::method) and
+//! [`method_fn`]; see docs/hooks.md.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use ferromcp_core::error::ErrorObject;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::context::Context;
+use crate::result::HandlerError;
+
+/// The answer of a custom method as the engine sends it: the handler's JSON object, with the
+/// era's members (`resultType`, `_meta.serverInfo` in 2026) added as for every result.
+/// (It is `EmptyResult`'s type, whose unknown members are kept.)
+pub(crate) type CustomResult = ferromcp_core::types::Result;
+
+type MethodFuture = Pin<Box<dyn Future<Output = Result<CustomResult, HandlerError>> + Send>>;
+type MethodCall = dyn Fn(Option<&str>, Context) -> MethodFuture + Send + Sync;
+
+/// A custom request method's handler, made by [`method_fn`].
+#[derive(Clone)]
+pub struct Method {
+    call: Arc<MethodCall>,
+}
+
+impl std::fmt::Debug for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Method").finish_non_exhaustive()
+    }
+}
+
+impl Method {
+    /// Reads the params (`params`, the request's `params` text) and starts the handler.
+    pub(crate) fn call(&self, params: Option<&str>, ctx: Context) -> MethodFuture {
+        (self.call)(params, ctx)
+    }
+}
+
+/// Reads a custom method's params: absent ones as `{}` (or, for a type that wants none, as
+/// `null`, so that `()` and `Option<T>` take them).
+fn read_params<P: DeserializeOwned>(params: Option<&str>) -> Result<P, ErrorObject> {
+    let text = params.unwrap_or("{}");
+    serde_json::from_str(text)
+        .or_else(|e| match params {
+            None => serde_json::from_str("null").map_err(|_| e),
+            Some(_) => Err(e),
+        })
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+}
+
+/// The handler's result as the object the engine answers with.
+fn into_result<R: Serialize>(value: R) -> Result<CustomResult, HandlerError> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(object)) => {
+            serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| {
+                HandlerError::Rpc(ErrorObject::internal_error(format!(
+                    "the method's result is not a valid result object: {e}"
+                )))
+            })
+        }
+        Ok(_) => Err(HandlerError::Rpc(ErrorObject::internal_error(
+            "a custom method's result must be a JSON object",
+        ))),
+        Err(e) => Err(HandlerError::Rpc(ErrorObject::internal_error(format!(
+            "the method's result does not serialize: {e}"
+        )))),
+    }
+}
+
+/// A custom method's handler from an async function of its typed params and the request's
+/// [`Context`]. Params that do not read as `P` are answered with -32602; `Err(error)` is
+/// answered with that JSON-RPC error; `Ok(result)` must serialize to a JSON object.
+///
+/// # Examples
+///
+/// ```
+/// use ferromcp::custom::method_fn;
+/// use ferromcp::error::ErrorObject;
+/// use ferromcp::ServerBuilder;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Hello { name: String }
+///
+/// #[derive(serde::Serialize)]
+/// struct Greeting { greeting: String }
+///
+/// let server = ServerBuilder::new("demo", "1.0.0")
+///     .method("custom/hello", method_fn(|p: Hello, _ctx| async move {
+///         Ok::<_, ErrorObject>(Greeting { greeting: format!("hello, {}", p.name) })
+///     }))
+///     .expect("not a spec method")
+///     .build();
+/// # let _ = server;
+/// ```
+pub fn method_fn<P, R, F, Fut>(f: F) -> Method
+where
+    P: DeserializeOwned + Send + 'static,
+    R: Serialize,
+    F: Fn(P, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+{
+    let call = move |params: Option<&str>, ctx: Context| -> MethodFuture {
+        match read_params::<P>(params) {
+            Ok(p) => {
+                let fut = f(p, ctx);
+                Box::pin(async move { into_result(fut.await?) })
+            }
+            Err(e) => Box::pin(std::future::ready(Err(HandlerError::Rpc(e)))),
+        }
+    };
+    Method {
+        call: Arc::new(call),
+    }
+}
+
+/// Why a custom method or notification was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MethodError {
+    /// The name is a method of a protocol revision, or starts with `rpc.` (reserved by
+    /// JSON-RPC).
+    #[error("`{0}` is reserved: a protocol method or an `rpc.` name")]
+    Reserved(String),
+    /// A handler for this name is already registered.
+    #[error("a handler for `{0}` is already registered")]
+    Duplicate(String),
+}
+
+/// Every request and notification method of every protocol revision the server speaks.
+pub(crate) const SPEC_METHODS: &[&str] = &[
+    "completion/complete",
+    "elicitation/create",
+    "initialize",
+    "logging/setLevel",
+    "notifications/cancelled",
+    "notifications/elicitation/complete",
+    "notifications/initialized",
+    "notifications/message",
+    "notifications/progress",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+    "notifications/roots/list_changed",
+    "notifications/subscriptions/acknowledged",
+    "notifications/tasks/status",
+    "notifications/tools/list_changed",
+    "ping",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/templates/list",
+    "resources/unsubscribe",
+    "roots/list",
+    "sampling/createMessage",
+    "server/discover",
+    "subscriptions/listen",
+    "tasks/cancel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/update",
+    "tools/call",
+    "tools/list",
+];
+
+/// A name no custom handler may take.
+fn reserved(name: &str) -> bool {
+    name.starts_with("rpc.") || SPEC_METHODS.contains(&name)
+}
+
+/// The custom methods of a server, kept in its configuration.
+#[derive(Clone, Default)]
+pub(crate) struct Custom {
+    methods: HashMap<String, Method>,
+}
+
+impl Custom {
+    /// The handler of the custom request method `name`.
+    pub(crate) fn method(&self, name: &str) -> Option<&Method> {
+        self.methods.get(name)
+    }
+
+    /// Adds the handler of the custom request method `name`.
+    pub(crate) fn add_method(&mut self, name: String, method: Method) -> Result<(), MethodError> {
+        if reserved(&name) {
+            return Err(MethodError::Reserved(name));
+        }
+        if self.methods.contains_key(&name) {
+            return Err(MethodError::Duplicate(name));
+        }
+        self.methods.insert(name, method);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every method name of the vendored schemas is reserved.
+    #[test]
+    fn spec_methods_cover_every_vendored_schema() {
+        let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&spec).into_iter().flatten().flatten() {
+            let Ok(text) = std::fs::read_to_string(entry.path().join("schema.json")) else {
+                continue;
+            };
+            seen += 1;
+            let schema: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            let defs = schema
+                .get("definitions")
+                .or_else(|| schema.get("$defs"))
+                .and_then(|d| d.as_object())
+                .cloned()
+                .unwrap_or_default();
+            for def in defs.values() {
+                let method = def.pointer("/properties/method/const");
+                if let Some(name) = method.and_then(|m| m.as_str()) {
+                    assert!(reserved(name), "{name} is not in SPEC_METHODS");
+                }
+            }
+        }
+        assert!(seen >= 5, "the vendored schemas were not found");
+    }
+
+    #[test]
+    fn rpc_names_and_spec_methods_are_refused() {
+        let m = method_fn(|(): (), _ctx| async { Ok::<_, ErrorObject>(serde_json::json!({})) });
+        let mut custom = Custom::default();
+        for name in ["tools/list", "notifications/initialized", "rpc.discover"] {
+            assert_eq!(
+                custom.add_method(name.into(), m.clone()),
+                Err(MethodError::Reserved(name.into()))
+            );
+        }
+        assert_eq!(custom.add_method("custom/hello".into(), m.clone()), Ok(()));
+        assert_eq!(
+            custom.add_method("custom/hello".into(), m),
+            Err(MethodError::Duplicate("custom/hello".into()))
+        );
+    }
+}

@@ -1,0 +1,173 @@
+//! Custom request methods (`ServerBuilder::method`): answered through the engine like a
+//! tool call, in both eras, over stdio and Streamable HTTP.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use ferromcp::custom::{MethodError, method_fn};
+use ferromcp::error::{ErrorCode, ErrorObject};
+use ferromcp::http::HttpOptions;
+use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient, TestClientError};
+use ferromcp::{CancellationToken, Context, Server, ServerBuilder};
+use serde_json::{Value, json};
+
+#[derive(serde::Deserialize)]
+struct Hello {
+    name: String,
+}
+
+#[derive(serde::Serialize)]
+struct Greeting {
+    greeting: String,
+    era: String,
+}
+
+fn server() -> Server {
+    ServerBuilder::new("custom", "1.0.0")
+        .method(
+            "custom/hello",
+            method_fn(|p: Hello, ctx: Context| async move {
+                if p.name.is_empty() {
+                    return Err(ErrorObject::new(ErrorCode(-32042), "no name").with_data(json!(7)));
+                }
+                Ok(Greeting {
+                    greeting: format!("hello, {}", p.name),
+                    era: format!("{:?}", ctx.protocol_version().era()),
+                })
+            }),
+        )
+        .unwrap()
+        .build()
+}
+
+/// Every way a client reaches the server: stdio in both eras, HTTP in both eras.
+async fn clients(server: &Server) -> Vec<(&'static str, TestClient)> {
+    let router = || {
+        let endpoint = server.http_router(HttpOptions::default(), CancellationToken::new());
+        axum::Router::new().nest_service("/mcp", endpoint)
+    };
+    vec![
+        (
+            "stdio legacy",
+            TestClient::connect(server, ClientOptions::legacy())
+                .await
+                .unwrap(),
+        ),
+        (
+            "stdio 2026",
+            TestClient::connect(server, ClientOptions::modern())
+                .await
+                .unwrap(),
+        ),
+        (
+            "http legacy",
+            HttpTestClient::new(router(), ClientOptions::legacy())
+                .connect()
+                .await
+                .unwrap(),
+        ),
+        (
+            "http 2026",
+            HttpTestClient::new(router(), ClientOptions::modern())
+                .connect()
+                .await
+                .unwrap(),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn a_custom_method_answers_with_its_typed_result_in_both_eras() {
+    let server = server();
+    for (how, client) in clients(&server).await {
+        let result = client
+            .request("custom/hello", Some(json!({"name": "ada"})))
+            .await
+            .unwrap_or_else(|e| panic!("{how}: {e:?}"));
+        assert_eq!(result["greeting"], "hello, ada", "{how}");
+        let modern = how.ends_with("2026");
+        let era = if modern { "Modern" } else { "Legacy" };
+        assert_eq!(result["era"], era, "{how}");
+        // The era's members, as on every result: 2026 says it is complete.
+        let result_type = result.get("resultType").cloned();
+        assert_eq!(
+            result_type,
+            modern.then(|| json!("complete")),
+            "{how}: {result}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_custom_methods_error_and_bad_params_are_json_rpc_errors() {
+    let server = server();
+    for (how, client) in clients(&server).await {
+        let err = client
+            .request("custom/hello", Some(json!({"name": ""})))
+            .await
+            .unwrap_err();
+        let TestClientError::Rpc(e) = err else {
+            panic!("{how}: {err:?}")
+        };
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode(-32042), "no name"));
+        assert_eq!(e.data, Some(json!(7)), "{how}");
+
+        let err = client
+            .request("custom/hello", Some(json!({"nom": 1})))
+            .await
+            .unwrap_err();
+        let TestClientError::Rpc(e) = err else {
+            panic!("{how}: {err:?}")
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{how}");
+
+        // An unregistered method is still unknown.
+        let err = client.request("custom/other", None).await.unwrap_err();
+        let TestClientError::Rpc(e) = err else {
+            panic!("{how}: {err:?}")
+        };
+        assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND, "{how}");
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_custom_method_is_an_internal_error() {
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .method(
+            "custom/boom",
+            method_fn(|(): (), _ctx: Context| async move {
+                if true {
+                    panic!("boom");
+                }
+                Ok::<Value, ErrorObject>(json!({}))
+            }),
+        )
+        .unwrap()
+        .build();
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let Err(TestClientError::Rpc(e)) = client.request("custom/boom", None).await else {
+        panic!("a panic must be an error")
+    };
+    assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+}
+
+#[test]
+fn spec_methods_and_rpc_names_cannot_be_registered() {
+    let m = || method_fn(|(): (), _ctx: Context| async { Ok::<_, ErrorObject>(json!({})) });
+    for name in [
+        "tools/list",
+        "notifications/initialized",
+        "initialize",
+        "rpc.x",
+    ] {
+        let err = ServerBuilder::new("s", "1").method(name, m()).unwrap_err();
+        assert_eq!(err, MethodError::Reserved(name.into()));
+    }
+    let err = ServerBuilder::new("s", "1")
+        .method("custom/a", m())
+        .unwrap()
+        .method("custom/a", m())
+        .unwrap_err();
+    assert_eq!(err, MethodError::Duplicate("custom/a".into()));
+}

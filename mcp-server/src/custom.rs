@@ -2,7 +2,9 @@
 //! answered like a tool call — the same [`Context`], timeout, panic guard and cancellation.
 //!
 //! Register one with [`ServerBuilder::method`](crate::ServerBuilder::method) and
-//! [`method_fn`]; see docs/hooks.md.
+//! [`method_fn`], and a custom notification with
+//! [`ServerBuilder::notification`](crate::ServerBuilder::notification) and
+//! [`notification_fn`]; see docs/hooks.md.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -120,6 +122,72 @@ where
     }
 }
 
+/// Work a notification's handler wants done: the transport runs it on a task of its own.
+pub(crate) type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+type NotificationCall = dyn Fn(Option<&str>) -> Option<Work> + Send + Sync;
+
+/// A custom notification's handler, made by [`notification_fn`].
+#[derive(Clone)]
+pub struct Notification {
+    call: Arc<NotificationCall>,
+}
+
+impl std::fmt::Debug for Notification {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Notification").finish_non_exhaustive()
+    }
+}
+
+impl Notification {
+    /// Reads the params and makes the handler's work; `None` (logged) when the params do not
+    /// read: a notification has no answer to carry the error.
+    pub(crate) fn call(&self, params: Option<&str>) -> Option<Work> {
+        (self.call)(params)
+    }
+}
+
+/// A custom notification's handler from an async function of its typed params. It runs on
+/// a task of its own, so the connection reads on meanwhile; params that do not read as `P`
+/// are logged (at debug) and the notification dropped.
+///
+/// # Examples
+///
+/// ```
+/// use ferromcp::custom::notification_fn;
+/// use ferromcp::ServerBuilder;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Moved { path: String }
+///
+/// let server = ServerBuilder::new("demo", "1.0.0")
+///     .notification("custom/moved", notification_fn(|m: Moved| async move {
+///         tracing::info!(path = %m.path, "the client moved");
+///     }))
+///     .expect("not a spec method")
+///     .build();
+/// # let _ = server;
+/// ```
+pub fn notification_fn<P, F, Fut>(f: F) -> Notification
+where
+    P: DeserializeOwned + Send + 'static,
+    F: Fn(P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let call = move |params: Option<&str>| -> Option<Work> {
+        match read_params::<P>(params) {
+            Ok(p) => Some(Box::pin(f(p))),
+            Err(e) => {
+                tracing::debug!(error = %e.message, "custom notification ignored");
+                None
+            }
+        }
+    };
+    Notification {
+        call: Arc::new(call),
+    }
+}
+
 /// Why a custom method or notification was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -181,6 +249,7 @@ fn reserved(name: &str) -> bool {
 #[derive(Clone, Default)]
 pub(crate) struct Custom {
     methods: HashMap<String, Method>,
+    notifications: HashMap<String, Notification>,
 }
 
 impl Custom {
@@ -198,6 +267,27 @@ impl Custom {
             return Err(MethodError::Duplicate(name));
         }
         self.methods.insert(name, method);
+        Ok(())
+    }
+
+    /// The handler of the custom notification `name`.
+    pub(crate) fn notification(&self, name: &str) -> Option<&Notification> {
+        self.notifications.get(name)
+    }
+
+    /// Adds the handler of the custom notification `name`.
+    pub(crate) fn add_notification(
+        &mut self,
+        name: String,
+        notification: Notification,
+    ) -> Result<(), MethodError> {
+        if reserved(&name) {
+            return Err(MethodError::Reserved(name));
+        }
+        if self.notifications.contains_key(&name) {
+            return Err(MethodError::Duplicate(name));
+        }
+        self.notifications.insert(name, notification);
         Ok(())
     }
 }

@@ -1,6 +1,6 @@
-//! The builder's setters for what extends the protocol: custom methods.
+//! The builder's setters for what extends the protocol: custom methods and notifications.
 
-use crate::custom::{Method, MethodError};
+use crate::custom::{Method, MethodError, Notification};
 use crate::server::ServerBuilder;
 
 impl<H> ServerBuilder<H> {
@@ -13,6 +13,23 @@ impl<H> ServerBuilder<H> {
     /// [`MethodError::Duplicate`] for a name already taken.
     pub fn method(mut self, name: impl Into<String>, method: Method) -> Result<Self, MethodError> {
         self.config.custom.add_method(name.into(), method)?;
+        Ok(self)
+    }
+
+    /// Hands the custom notification `name` to `notification` (made by
+    /// [`notification_fn`](crate::custom::notification_fn)), run on a task of its own.
+    ///
+    /// # Errors
+    ///
+    /// As [`method`](Self::method).
+    pub fn notification(
+        mut self,
+        name: impl Into<String>,
+        notification: Notification,
+    ) -> Result<Self, MethodError> {
+        self.config
+            .custom
+            .add_notification(name.into(), notification)?;
         Ok(self)
     }
 }

@@ -3,12 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ferromcp::custom::{MethodError, method_fn};
+use ferromcp::custom::{MethodError, method_fn, notification_fn};
 use ferromcp::error::{ErrorCode, ErrorObject};
 use ferromcp::http::HttpOptions;
 use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient, TestClientError};
 use ferromcp::{CancellationToken, Context, Server, ServerBuilder};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 #[derive(serde::Deserialize)]
 struct Hello {
@@ -170,4 +171,67 @@ fn spec_methods_and_rpc_names_cannot_be_registered() {
         .method("custom/a", m())
         .unwrap_err();
     assert_eq!(err, MethodError::Duplicate("custom/a".into()));
+}
+
+/// A server whose `custom/moved` notifications are forwarded to the returned receiver.
+fn noticing() -> (Server, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    #[derive(serde::Deserialize)]
+    struct Moved {
+        path: String,
+    }
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .notification(
+            "custom/moved",
+            notification_fn(move |m: Moved| {
+                let tx = tx.clone();
+                async move {
+                    tx.send(m.path).unwrap();
+                }
+            }),
+        )
+        .unwrap()
+        .build();
+    (server, rx)
+}
+
+// Paused time: when every task is idle and nothing came, the notification never will, and
+// the wait ends at once rather than hanging.
+#[tokio::test(start_paused = true)]
+async fn a_custom_notification_reaches_its_handler_over_stdio_and_http() {
+    let (server, mut rx) = noticing();
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
+    );
+    let clients = [
+        TestClient::connect(&server, ClientOptions::legacy())
+            .await
+            .unwrap(),
+        HttpTestClient::new(router, ClientOptions::legacy())
+            .connect()
+            .await
+            .unwrap(),
+    ];
+    for (i, client) in clients.iter().enumerate() {
+        // Params that do not read are dropped; the next notification still arrives.
+        client
+            .notify("custom/moved", Some(json!({"nope": 1})))
+            .await;
+        client
+            .notify("custom/moved", Some(json!({"path": format!("/{i}")})))
+            .await;
+        let got = tokio::time::timeout(Duration::from_secs(60), rx.recv()).await;
+        assert_eq!(got.expect("delivered"), Some(format!("/{i}")));
+    }
+    let err = ServerBuilder::new("s", "1")
+        .notification(
+            "notifications/initialized",
+            notification_fn(|(): ()| async {}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        MethodError::Reserved("notifications/initialized".into())
+    );
 }

@@ -59,7 +59,14 @@ impl Engine {
                         }
                     });
                 }
-                Ok(other) => self.absorb(conn, other),
+                Ok(other) => {
+                    if let Some(work) = self.absorb(conn, other) {
+                        set.spawn(async move {
+                            work.await;
+                            (i, None)
+                        });
+                    }
+                }
             }
         }
         while let Some(joined) = set.join_next().await {

@@ -11,6 +11,7 @@ use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 
 use super::{Engine, Reply, Response, parse_params};
+use crate::custom::Work;
 use crate::peer::session::{Connection, LegacySession, Negotiated};
 
 #[derive(Deserialize)]
@@ -25,7 +26,7 @@ impl Engine {
         conn: &Connection,
         method: &str,
         params: Option<&Params>,
-    ) {
+    ) -> Option<Work> {
         match method {
             "notifications/cancelled" => {
                 if let Ok(CancelledParams {
@@ -37,8 +38,12 @@ impl Engine {
                 }
             }
             "notifications/initialized" | "notifications/roots/list_changed" => {}
-            other => tracing::debug!(method = other, "notification ignored"),
+            other => match self.config().custom.notification(other) {
+                Some(handler) => return handler.call(params.map(Params::get)),
+                None => tracing::debug!(method = other, "notification ignored"),
+            },
         }
+        None
     }
 
     pub(super) fn initialize(

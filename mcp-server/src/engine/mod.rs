@@ -40,6 +40,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::{Client, Context, Mrtr, Override};
+pub(crate) use crate::custom::Work;
 use crate::observe::{InScope, RequestInfo, ResponseInfo};
 use crate::peer::session::{Connection, ConnectionEra, LegacySession};
 use crate::peer::sink::Sink;
@@ -145,12 +146,14 @@ impl Engine {
     }
 
     /// Takes a notification or a client's response (to a request of the server's) on
-    /// `conn`; a request is left alone (it is run, not absorbed).
-    pub(crate) fn absorb(&self, conn: &Connection, message: Message) {
+    /// `conn`; a request is left alone (it is run, not absorbed). Returns the work a
+    /// notification's handler wants done, which the transport runs on a task of its own.
+    #[must_use = "the transport runs the handler's work"]
+    pub(crate) fn absorb(&self, conn: &Connection, message: Message) -> Option<Work> {
         match message {
             Message::Request(_) => {}
             Message::Notification(n) => {
-                self.handle_notification(conn, &n.method, n.params.as_ref());
+                return self.handle_notification(conn, &n.method, n.params.as_ref());
             }
             Message::Response(r) => {
                 let result = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);
@@ -167,6 +170,7 @@ impl Engine {
                 ),
             },
         }
+        None
     }
 
     fn handle_client_response(

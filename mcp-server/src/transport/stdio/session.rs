@@ -127,7 +127,11 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
             Handled::Request {
                 request, envelope, ..
             } => return self.request(request, envelope).await,
-            Handled::Absorb(message) => self.engine.absorb(&self.conn, message),
+            Handled::Absorb(message) => {
+                if let Some(work) = self.engine.absorb(&self.conn, message) {
+                    self.tasks.spawn(work);
+                }
+            }
             Handled::Accepted => {}
             Handled::Batch { items, .. } => return self.batch(items).await,
         }

@@ -459,7 +459,9 @@ impl Endpoint {
             Ok(s) => s,
             Err(r) => return r,
         };
-        self.engine.absorb(&session.conn, message);
+        if let Some(work) = self.engine.absorb(&session.conn, message) {
+            self.tasks.spawn(work);
+        }
         reply::empty(StatusCode::ACCEPTED)
     }
 

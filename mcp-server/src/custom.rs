@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
+use crate::hooks::Hooks;
 use crate::result::HandlerError;
 
 /// The answer of a custom method as the engine sends it: the handler's JSON object, with the
@@ -250,6 +251,8 @@ fn reserved(name: &str) -> bool {
 pub(crate) struct Custom {
     methods: HashMap<String, Method>,
     notifications: HashMap<String, Notification>,
+    /// `ServerBuilder::hooks`.
+    pub(crate) hooks: Option<Arc<dyn Hooks>>,
 }
 
 impl Custom {

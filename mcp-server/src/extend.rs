@@ -1,6 +1,10 @@
-//! The builder's setters for what extends the protocol: custom methods and notifications.
+//! The builder's setters for what extends the protocol: custom methods and notifications,
+//! and lifecycle hooks.
+
+use std::sync::Arc;
 
 use crate::custom::{Method, MethodError, Notification};
+use crate::hooks::Hooks;
 use crate::server::ServerBuilder;
 
 impl<H> ServerBuilder<H> {
@@ -31,5 +35,12 @@ impl<H> ServerBuilder<H> {
             .custom
             .add_notification(name.into(), notification)?;
         Ok(self)
+    }
+
+    /// Runs `hooks` at the points of the lifecycle it implements (replacing hooks set
+    /// before).
+    pub fn hooks(mut self, hooks: impl Hooks) -> Self {
+        self.config.custom.hooks = Some(Arc::new(hooks));
+        self
     }
 }

@@ -67,6 +67,7 @@ mod engine;
 pub mod env;
 mod extend;
 pub mod extract;
+pub mod hooks;
 mod macros;
 mod member;
 mod meta;

@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use super::{Engine, Reply, Response, parse_params};
 use crate::custom::Work;
+use crate::hooks::{ClientView, Handshake};
 use crate::peer::session::{Connection, LegacySession, Negotiated};
 
 #[derive(Deserialize)]
@@ -80,11 +81,30 @@ impl Engine {
             self.config().info.clone(),
         );
         result.instructions = self.config().instructions.clone();
+        if let Some(hooks) = &self.config().custom.hooks
+            && let Some(negotiated) = session.negotiated()
+        {
+            let client = ClientView {
+                info: negotiated.client_info.as_deref(),
+                version,
+                capabilities: &negotiated.capabilities,
+            };
+            hooks.on_initialize(
+                &client,
+                &mut Handshake {
+                    instructions: &mut result.instructions,
+                    experimental: &mut result.capabilities.experimental,
+                    extra: &mut result.capabilities.extra,
+                    server_info: Some(&mut result.server_info),
+                },
+            );
+        }
         Reply::Response(self.respond(id, version, result))
     }
 
     /// `server/discover`: the versions, capabilities and instructions of the server.
-    pub(super) fn discover(&self, id: &RequestId, version: ProtocolVersion) -> Reply {
+    pub(super) fn discover(&self, id: &RequestId, client: &ClientView<'_>) -> Reply {
+        let version = client.version;
         // Every version the server speaks, newest first, as -32022 lists them: a
         // client that speaks both eras may choose a 2025 one (by `initialize`).
         let mut result = DiscoverResult {
@@ -98,6 +118,17 @@ impl Engine {
             instructions: self.config().instructions.clone(),
             ..Default::default()
         };
+        if let Some(hooks) = &self.config().custom.hooks {
+            hooks.on_initialize(
+                client,
+                &mut Handshake {
+                    instructions: &mut result.instructions,
+                    experimental: &mut result.capabilities.experimental,
+                    extra: &mut result.capabilities.extra,
+                    server_info: None,
+                },
+            );
+        }
         ferromcp_core::types::Cacheable::set_cache_hints(&mut result, self.config().discover_cache);
         Reply::Response(self.respond(id, version, result))
     }

@@ -452,7 +452,14 @@ impl Engine {
         };
         let (version, capabilities, client_info) = envelope;
         match req.method.as_str() {
-            "server/discover" => self.discover(id, version),
+            "server/discover" => self.discover(
+                id,
+                &crate::hooks::ClientView {
+                    info: client_info.as_deref(),
+                    version,
+                    capabilities: &capabilities,
+                },
+            ),
             "subscriptions/listen" => {
                 let client = Client {
                     version,

@@ -148,6 +148,8 @@ mod guide {
     mod context {}
     #[doc = include_str!("../../docs/tasks.md")]
     mod tasks {}
+    #[doc = include_str!("../../docs/hooks.md")]
+    mod hooks {}
     // Its HTTP example puts an `AuthLayer` in front of the router.
     #[cfg(feature = "auth")]
     #[doc = include_str!("../../docs/testing.md")]

@@ -1,10 +1,19 @@
 //! [`Hooks`]: code a server runs at points of the protocol's lifecycle rather than for a
-//! method — today the handshake's answer ([`Hooks::on_initialize`]), per client.
+//! method: the handshake's answer per client ([`Hooks::on_initialize`]), and the client's
+//! `notifications/initialized` and `notifications/roots/list_changed`.
 //!
 //! Set them with [`ServerBuilder::hooks`](crate::ServerBuilder::hooks); see docs/hooks.md.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use ferromcp_core::ProtocolVersion;
 use ferromcp_core::types::{CapabilityMap, ClientCapabilities, Implementation, JSONObject};
+
+use crate::context::Context;
+
+/// The work a hook returns: run on a task of its own, so the connection reads on meanwhile.
+pub type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// Code the server runs at points of the lifecycle. Every method has a default that does
 /// nothing: implement those you need.
@@ -34,6 +43,23 @@ pub trait Hooks: Send + Sync + 'static {
     /// version is not the hook's to change.
     fn on_initialize(&self, client: &ClientView<'_>, answer: &mut Handshake<'_>) {
         let _ = (client, answer);
+    }
+
+    /// The client of a 2025 session is ready (`notifications/initialized`). `ctx` is the
+    /// session's: it may ask the client ([`Context::roots`], elicitation, sampling) and log.
+    /// Its [`request_id`](Context::request_id) is the notification's method name, since
+    /// there is no request.
+    fn on_initialized(&self, ctx: Context) -> HookFuture {
+        drop(ctx);
+        Box::pin(async {})
+    }
+
+    /// The client of a 2025 session changed its roots
+    /// (`notifications/roots/list_changed`); `ctx` as for
+    /// [`on_initialized`](Self::on_initialized): `ctx.roots().await` asks for the new ones.
+    fn on_roots_list_changed(&self, ctx: Context) -> HookFuture {
+        drop(ctx);
+        Box::pin(async {})
     }
 }
 

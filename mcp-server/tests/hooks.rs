@@ -3,9 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ferromcp::hooks::{ClientView, Handshake, Hooks};
+use std::time::Duration;
+
+use ferromcp::hooks::{ClientView, Handshake, HookFuture, Hooks};
 use ferromcp::testing::{ClientOptions, TestClient};
-use ferromcp::{Era, ServerBuilder};
+use ferromcp::types::Root;
+use ferromcp::{Context, Era, ServerBuilder};
 use serde_json::json;
 
 struct ByClient;
@@ -62,4 +65,52 @@ async fn without_hooks_the_answer_is_the_configured_one() {
         .unwrap();
     let init = legacy.initialize_result().unwrap();
     assert_eq!(init.instructions.as_deref(), Some("the default"));
+}
+
+/// Reports each hook's call, with the roots the client gave when asked.
+struct Watcher(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl Hooks for Watcher {
+    fn on_initialized(&self, ctx: Context) -> HookFuture {
+        let tx = self.0.clone();
+        Box::pin(async move {
+            let name = ctx
+                .client_info()
+                .map(|i| i.name.clone())
+                .unwrap_or_default();
+            tx.send(format!("initialized by {name}")).unwrap();
+        })
+    }
+
+    fn on_roots_list_changed(&self, ctx: Context) -> HookFuture {
+        let tx = self.0.clone();
+        Box::pin(async move {
+            let roots = ctx.roots().await.unwrap();
+            let uris: Vec<String> = roots.into_iter().map(|r| r.uri).collect();
+            tx.send(format!("roots {}", uris.join(" "))).unwrap();
+        })
+    }
+}
+
+// Paused time: when every task is idle and no hook ran, none will, and the wait ends at
+// once rather than hanging.
+#[tokio::test(start_paused = true)]
+async fn on_initialized_and_on_roots_list_changed_run_with_a_session_context() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let server = ServerBuilder::new("hooked", "1.0.0")
+        .hooks(Watcher(tx))
+        .build();
+    let options = ClientOptions::legacy().with_roots(vec![Root::new("file:///work")]);
+    let client = TestClient::connect(&server, options).await.unwrap();
+    let mut next = async || {
+        tokio::time::timeout(Duration::from_secs(60), rx.recv())
+            .await
+            .expect("the hook ran")
+            .unwrap()
+    };
+    assert_eq!(next().await, "initialized by ferromcp-testing");
+    client
+        .notify("notifications/roots/list_changed", None)
+        .await;
+    assert_eq!(next().await, "roots file:///work");
 }

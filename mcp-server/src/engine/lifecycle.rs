@@ -11,9 +11,11 @@ use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 
 use super::{Engine, Reply, Response, parse_params};
+use crate::context::{Client, Context};
 use crate::custom::Work;
-use crate::hooks::{ClientView, Handshake};
+use crate::hooks::{ClientView, Handshake, Hooks};
 use crate::peer::session::{Connection, LegacySession, Negotiated};
+use crate::request::Caller;
 
 #[derive(Deserialize)]
 struct CancelledParams {
@@ -38,13 +40,49 @@ impl Engine {
                     tracing::debug!(%id, "request cancelled by the client");
                 }
             }
-            "notifications/initialized" | "notifications/roots/list_changed" => {}
+            "notifications/initialized" => {
+                return self.hook(conn, method, |hooks, ctx| hooks.on_initialized(ctx));
+            }
+            "notifications/roots/list_changed" => {
+                return self.hook(conn, method, |hooks, ctx| hooks.on_roots_list_changed(ctx));
+            }
             other => match self.config().custom.notification(other) {
                 Some(handler) => return handler.call(params.map(Params::get)),
                 None => tracing::debug!(method = other, "notification ignored"),
             },
         }
         None
+    }
+
+    /// The work of a notification hook, given a context of `conn`'s session (none before
+    /// `initialize`, nor without hooks). The context's id is the notification's `method`.
+    fn hook(
+        &self,
+        conn: &Connection,
+        method: &str,
+        run: impl FnOnce(&dyn Hooks, Context) -> Work,
+    ) -> Option<Work> {
+        let hooks = self.config().custom.hooks.as_deref()?;
+        let session = conn.session()?;
+        let negotiated = session.negotiated()?;
+        let client = Client {
+            version: negotiated.version,
+            capabilities: negotiated.capabilities.clone(),
+            info: negotiated.client_info.clone(),
+            session: Some(session),
+            caller: Caller::default(),
+        };
+        let ctx = Context::new(
+            self.host(),
+            RequestId::String(method.to_owned()),
+            client,
+            None,
+            conn.sink(),
+            tokio_util::sync::CancellationToken::new(),
+            None,
+            None,
+        );
+        Some(run(hooks, ctx))
     }
 
     pub(super) fn initialize(

@@ -66,23 +66,6 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 /// `kind` and `name` name the handler in the warning about a slow first poll.
 pub(crate) async fn drive<T, F>(
     ctx: &Context,
-    handler: (&str, &str),
-    timeout: Duration,
-    start: F,
-) -> Driven<T>
-where
-    F: FnOnce() -> Pin<Box<dyn Future<Output = T> + Send>>,
-{
-    // The handler's future is dropped inside: a message it was sending gives way.
-    let driven = run(ctx, handler, timeout, start).await;
-    if let Some(sends) = ctx.end_now() {
-        sends.await;
-    }
-    driven
-}
-
-async fn run<T, F>(
-    ctx: &Context,
     (kind, name): (&str, &str),
     timeout: Duration,
     start: F,
@@ -90,49 +73,57 @@ async fn run<T, F>(
 where
     F: FnOnce() -> Pin<Box<dyn Future<Output = T> + Send>>,
 {
-    let fut = match std::panic::catch_unwind(AssertUnwindSafe(start)) {
-        Ok(fut) => fut,
-        Err(_) => return Driven::Panicked,
-    };
-    let mut fut = CatchUnwind(fut);
-    let cancel = ctx.cancellation_token();
-    if cancel.is_cancelled() {
-        return Driven::Cancelled;
-    }
-    // The first poll runs on the transport's task: time it, to name handlers that block.
-    // Most handlers finish in it, and for them nothing else is set up: the timeout's timer
-    // and the wait for cancellation start only if the handler waits. The timeout counts
-    // from the start of the first poll. (tokio's clock, so paused test time applies.)
-    let started = tokio::time::Instant::now();
-    let first = poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))).await;
-    let took = started.elapsed();
-    if took > SLOW_FIRST_POLL {
-        warn_slow(kind, name, took);
-    }
-    match first {
-        Poll::Ready(Ok(v)) => return Driven::Done(v),
-        Poll::Ready(Err(())) => return Driven::Panicked,
-        Poll::Pending if ctx.has_pending_inputs() => return Driven::InputRequired,
-        Poll::Pending => {}
-    }
-    let work = poll_fn(|cx| match Pin::new(&mut fut).poll(cx) {
-        Poll::Ready(Ok(v)) => Poll::Ready(Driven::Done(v)),
-        Poll::Ready(Err(())) => Poll::Ready(Driven::Panicked),
-        Poll::Pending if ctx.has_pending_inputs() => Poll::Ready(Driven::InputRequired),
-        Poll::Pending => Poll::Pending,
-    });
-    let deadline = started.checked_add(timeout);
-    let timed = async move {
-        match deadline {
-            Some(deadline) => tokio::time::timeout_at(deadline, work)
-                .await
-                .unwrap_or(Driven::TimedOut),
-            None => work.await,
+    // One block, not a nested `async fn`: the call's future would carry (and copy) both.
+    let driven = 'run: {
+        let fut = match std::panic::catch_unwind(AssertUnwindSafe(start)) {
+            Ok(fut) => fut,
+            Err(_) => break 'run Driven::Panicked,
+        };
+        let mut fut = CatchUnwind(fut);
+        let cancel = ctx.cancellation_token();
+        if cancel.is_cancelled() {
+            break 'run Driven::Cancelled;
+        }
+        // The first poll runs on the transport's task: time it, to name handlers that block.
+        // Most handlers finish in it, and for them nothing else is set up: the timeout's timer
+        // and the wait for cancellation start only if the handler waits. The timeout counts
+        // from the start of the first poll. (tokio's clock, so paused test time applies.)
+        let started = tokio::time::Instant::now();
+        let first = poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))).await;
+        let took = started.elapsed();
+        if took > SLOW_FIRST_POLL {
+            warn_slow(kind, name, took);
+        }
+        match first {
+            Poll::Ready(Ok(v)) => break 'run Driven::Done(v),
+            Poll::Ready(Err(())) => break 'run Driven::Panicked,
+            Poll::Pending if ctx.has_pending_inputs() => break 'run Driven::InputRequired,
+            Poll::Pending => {}
+        }
+        let work = poll_fn(|cx| match Pin::new(&mut fut).poll(cx) {
+            Poll::Ready(Ok(v)) => Poll::Ready(Driven::Done(v)),
+            Poll::Ready(Err(())) => Poll::Ready(Driven::Panicked),
+            Poll::Pending if ctx.has_pending_inputs() => Poll::Ready(Driven::InputRequired),
+            Poll::Pending => Poll::Pending,
+        });
+        let deadline = started.checked_add(timeout);
+        let timed = async move {
+            match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, work)
+                    .await
+                    .unwrap_or(Driven::TimedOut),
+                None => work.await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Driven::Cancelled,
+            r = timed => r,
         }
     };
-    tokio::select! {
-        biased;
-        () = cancel.cancelled() => Driven::Cancelled,
-        r = timed => r,
+    // The handler's future is dropped by now: a message it was sending gave way.
+    if let Some(sends) = ctx.end_now() {
+        sends.await;
     }
+    driven
 }

@@ -198,7 +198,7 @@ fn noticing() -> (Server, tokio::sync::mpsc::UnboundedReceiver<String>) {
 // Paused time: when every task is idle and nothing came, the notification never will, and
 // the wait ends at once rather than hanging.
 #[tokio::test(start_paused = true)]
-async fn a_custom_notification_reaches_its_handler_over_stdio_and_http() {
+async fn a_custom_notification_reaches_its_handler_over_stdio_and_http_in_both_eras() {
     let (server, mut rx) = noticing();
     let router = axum::Router::new().nest_service(
         "/mcp",
@@ -208,7 +208,7 @@ async fn a_custom_notification_reaches_its_handler_over_stdio_and_http() {
         TestClient::connect(&server, ClientOptions::legacy())
             .await
             .unwrap(),
-        HttpTestClient::new(router, ClientOptions::legacy())
+        HttpTestClient::new(router.clone(), ClientOptions::legacy())
             .connect()
             .await
             .unwrap(),
@@ -224,6 +224,20 @@ async fn a_custom_notification_reaches_its_handler_over_stdio_and_http() {
         let got = tokio::time::timeout(Duration::from_secs(60), rx.recv()).await;
         assert_eq!(got.expect("delivered"), Some(format!("/{i}")));
     }
+    // 2026-07-28 over HTTP: spec notifications are ignored there, custom ones are not.
+    let modern = HttpTestClient::new(router, ClientOptions::modern());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let response = modern
+        .post(&json!({
+            "jsonrpc": "2.0",
+            "method": "custom/moved",
+            "params": {"path": "/2026", "_meta": meta},
+        }))
+        .await;
+    assert_eq!(response.status(), 202);
+    let got = tokio::time::timeout(Duration::from_secs(60), rx.recv()).await;
+    assert_eq!(got.expect("delivered"), Some("/2026".to_owned()));
+
     let err = ServerBuilder::new("s", "1")
         .notification(
             "notifications/initialized",

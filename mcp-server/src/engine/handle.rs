@@ -65,6 +65,9 @@ pub(crate) enum Handled {
     Absorb(Message),
     /// Nothing to do: a notification its era does not define on this transport (HTTP 202).
     Accepted,
+    /// Accepted (HTTP 202), and this work to run on a task of the transport's: a 2026
+    /// custom notification's handler.
+    Run(super::Work),
     /// Run this batch on the session's connection ([`Engine::handle_batch`]).
     Batch {
         /// Its elements, those that did not parse included (they are answered in place).
@@ -97,7 +100,7 @@ impl Engine {
         };
         match incoming {
             Incoming::Single(Message::Request(request)) => self.request(request, arrival),
-            Incoming::Single(other) => notice(other, arrival),
+            Incoming::Single(other) => notice(self, other, arrival),
             Incoming::Batch(items) => batch(items, arrival),
         }
     }
@@ -194,8 +197,9 @@ impl Engine {
 
 /// A notification or a client's response: the session's, except a 2026 notification over
 /// HTTP, which that era does not define (cancellation is a closed stream): accepted and
-/// ignored, as the transport requires.
-fn notice(message: Message, arrival: Arrival<'_>) -> Handled {
+/// ignored, as the transport requires, unless it is a custom one, whose handler runs.
+#[cfg_attr(not(feature = "http"), allow(unused_variables))]
+fn notice(engine: &Engine, message: Message, arrival: Arrival<'_>) -> Handled {
     match arrival {
         Arrival::Pipe => Handled::Absorb(message),
         #[cfg(feature = "http")]
@@ -207,8 +211,14 @@ fn notice(message: Message, arrival: Arrival<'_>) -> Handled {
             };
             if !modern && names_session {
                 Handled::Absorb(message)
-            } else if matches!(message, Message::Notification(_)) {
-                Handled::Accepted
+            } else if let Message::Notification(n) = &message {
+                let custom = engine.config().custom.notification(&n.method);
+                match custom.filter(|_| modern) {
+                    Some(h) => h
+                        .call(n.params.as_ref().map(jsonrpc::Params::get))
+                        .map_or(Handled::Accepted, Handled::Run),
+                    None => Handled::Accepted,
+                }
             } else {
                 Handled::Refused(session_required(None))
             }

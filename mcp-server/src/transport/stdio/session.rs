@@ -133,6 +133,9 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
                 }
             }
             Handled::Accepted => {}
+            Handled::Run(work) => {
+                self.tasks.spawn(work);
+            }
             Handled::Batch { items, .. } => return self.batch(items).await,
         }
         ControlFlow::Continue(())

@@ -69,6 +69,10 @@ impl Endpoint {
             } => self.request(parts, request, envelope, on, permit).await,
             Handled::Absorb(message) => self.absorb(parts, message).await,
             Handled::Accepted => reply::empty(StatusCode::ACCEPTED),
+            Handled::Run(work) => {
+                self.tasks.spawn(work);
+                reply::empty(StatusCode::ACCEPTED)
+            }
             Handled::Batch { items, requests } => self.batch(parts, items, requests, permit).await,
         }
     }

@@ -16,7 +16,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
-use crate::hooks::Hooks;
+use crate::hooks::{ClientView, Hooks};
+use crate::registry::Listed;
 use crate::result::HandlerError;
 
 /// The answer of a custom method as the engine sends it: the handler's JSON object, with the
@@ -253,7 +254,12 @@ pub(crate) struct Custom {
     notifications: HashMap<String, Notification>,
     /// `ServerBuilder::hooks`.
     pub(crate) hooks: Option<Arc<dyn Hooks>>,
+    /// `ServerBuilder::visible_if`.
+    pub(crate) visible: Option<Arc<Visibility>>,
 }
+
+/// A server's visibility predicate: whether a request from this client may see this item.
+pub(crate) type Visibility = dyn Fn(Listed<'_>, &ClientView<'_>) -> bool + Send + Sync;
 
 impl Custom {
     /// The handler of the custom request method `name`.

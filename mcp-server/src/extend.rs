@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use crate::custom::{Method, MethodError, Notification};
-use crate::hooks::Hooks;
+use crate::hooks::{ClientView, Hooks};
+use crate::registry::Listed;
 use crate::server::ServerBuilder;
 
 impl<H> ServerBuilder<H> {
@@ -41,6 +42,41 @@ impl<H> ServerBuilder<H> {
     /// before).
     pub fn hooks(mut self, hooks: impl Hooks) -> Self {
         self.config.custom.hooks = Some(Arc::new(hooks));
+        self
+    }
+
+    /// Shows each request only the tools, resources, templates and prompts `predicate`
+    /// keeps for its client (its `clientInfo`, revision, capabilities and authenticated
+    /// principal), on top of the scopes an item needs (replacing a predicate set before).
+    ///
+    /// A hidden item is hidden from calls as well: `tools/call` and `prompts/get` answer
+    /// as for an unknown name, `resources/read` as for an unknown URI. Pages are cached per
+    /// set of items shown, so callers who see the same items share them. Keep the
+    /// predicate cheap and pure: it runs for every item on each list request, and once on
+    /// each call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::registry::Listed;
+    /// use ferromcp::ServerBuilder;
+    ///
+    /// // The `debug_` tools only for the Inspector.
+    /// let server = ServerBuilder::new("demo", "1.0.0")
+    ///     .visible_if(|item, client| match item {
+    ///         Listed::Tool(tool) if tool.name.starts_with("debug_") => {
+    ///             client.info.is_some_and(|i| i.name == "inspector")
+    ///         }
+    ///         _ => true,
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn visible_if(
+        mut self,
+        predicate: impl Fn(Listed<'_>, &ClientView<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.config.custom.visible = Some(Arc::new(predicate));
         self
     }
 }

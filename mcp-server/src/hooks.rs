@@ -11,6 +11,7 @@ use ferromcp_core::ProtocolVersion;
 use ferromcp_core::types::{CapabilityMap, ClientCapabilities, Implementation, JSONObject};
 
 use crate::context::Context;
+use crate::principal::Principal;
 
 /// The work a hook returns: run on a task of its own, so the connection reads on meanwhile.
 pub type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
@@ -74,6 +75,8 @@ pub struct ClientView<'a> {
     pub version: ProtocolVersion,
     /// The capabilities the client declared.
     pub capabilities: &'a ClientCapabilities,
+    /// The authenticated caller, behind an auth layer.
+    pub principal: Option<&'a Principal>,
 }
 
 /// The parts of the server's self-description a hook may change.

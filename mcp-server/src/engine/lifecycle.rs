@@ -15,6 +15,7 @@ use crate::context::{Client, Context};
 use crate::custom::Work;
 use crate::hooks::{ClientView, Handshake, Hooks};
 use crate::peer::session::{Connection, LegacySession, Negotiated};
+use crate::principal::Principal;
 use crate::request::Caller;
 
 #[derive(Deserialize)]
@@ -90,6 +91,7 @@ impl Engine {
         session: &LegacySession,
         id: &RequestId,
         params: Option<&Params>,
+        principal: Option<&Principal>,
     ) -> Reply {
         let p: InitializeRequestParams = match parse_params(params) {
             Ok(p) => p,
@@ -126,6 +128,7 @@ impl Engine {
                 info: negotiated.client_info.as_deref(),
                 version,
                 capabilities: &negotiated.capabilities,
+                principal,
             };
             hooks.on_initialize(
                 &client,

@@ -16,8 +16,10 @@ use serde_json::value::RawValue;
 
 use super::tasks::TaskCall;
 use super::*;
+use crate::context::Client;
+use crate::hooks::ClientView;
 use crate::principal::Principal;
-use crate::registry::PageRequest;
+use crate::registry::{Listed, PageRequest, Shows};
 
 #[derive(Deserialize)]
 pub(super) struct CallParams<'a> {
@@ -83,6 +85,13 @@ impl Engine {
                 Ok(p) => p.cursor,
                 Err(e) => return Reply::Response(Response::error(Some(id), &e)),
             };
+            let view = view(&scope.client);
+            let shows = self
+                .config()
+                .custom
+                .visible
+                .as_deref()
+                .map(|predicate| move |item: Listed<'_>| predicate(item, &view));
             let page = PageRequest {
                 kind,
                 version,
@@ -95,6 +104,7 @@ impl Engine {
                     .principal
                     .as_deref()
                     .map(Principal::scopes),
+                shows: shows.as_ref().map(|f| f as Shows<'_>),
             };
             match self.registry().page(&page) {
                 Ok(page) => Reply::Response(self.respond_raw(id, &*page)),
@@ -166,6 +176,28 @@ impl Engine {
         ))
     }
 
+    /// Whether the server's visibility predicate hides `item` from this client: it is then
+    /// refused as if it did not exist.
+    fn hidden(&self, client: &Client, item: Listed<'_>) -> bool {
+        self.config()
+            .custom
+            .visible
+            .as_deref()
+            .is_some_and(|predicate| !predicate(item, &view(client)))
+    }
+
+    /// The tool `name`, unless it does not exist or is hidden from this client (-32602).
+    fn find_tool(
+        &self,
+        name: &str,
+        client: &Client,
+    ) -> Result<Arc<crate::registry::ToolEntry>, ErrorObject> {
+        self.registry()
+            .tool(name)
+            .filter(|t| !self.hidden(client, Listed::Tool(&t.tool)))
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: {name}")))
+    }
+
     pub(super) async fn call_tool(
         &self,
         req: &Request,
@@ -184,12 +216,7 @@ impl Engine {
         {
             return Err(ErrorObject::invalid_params("`arguments` must be an object"));
         }
-        let Some(tool) = self.registry().tool(&p.name) else {
-            return Err(ErrorObject::invalid_params(format!(
-                "unknown tool: {}",
-                p.name
-            )));
-        };
+        let tool = self.find_tool(&p.name, &scope.client)?;
         if let Some(refusal) = self.scope_refusal(id, &scope, ("tool", &p.name), |g| {
             self.registry().missing_scopes(ListKind::Tools, &p.name, g)
         }) {
@@ -263,7 +290,15 @@ impl Engine {
         if p.uri.len() > ferromcp_core::uri_template::MAX_URI_LEN {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
-        let Some(found) = self.registry().resource(&p.uri) else {
+        let shown = |uri: &str| match self.config().custom.visible.as_deref() {
+            None => true,
+            Some(predicate) => {
+                let view = view(&scope.client);
+                self.registry()
+                    .shows_uri(uri, &|item: Listed<'_>| predicate(item, &view))
+            }
+        };
+        let Some(found) = self.registry().resource(&p.uri).filter(|_| shown(&p.uri)) else {
             return Err(ErrorObject::resource_not_found(
                 &p.uri,
                 scope.client.version.era(),
@@ -327,7 +362,11 @@ impl Engine {
             input_responses: p.input_responses.take(),
             request_state: p.request_state.take(),
         };
-        let Some(prompt) = self.registry().prompt(&p.name) else {
+        let Some(prompt) = self
+            .registry()
+            .prompt(&p.name)
+            .filter(|e| !self.hidden(&scope.client, Listed::Prompt(&e.prompt)))
+        else {
             return Err(ErrorObject::invalid_params(format!(
                 "unknown prompt: {}",
                 p.name
@@ -379,7 +418,11 @@ impl Engine {
         let p: CompleteRequestParams = parse_params(req.params.as_ref())?;
         let target = match &p.r#ref {
             CompletionReference::Prompt(r) => {
-                if self.registry().prompt(&r.name).is_none() {
+                if self
+                    .registry()
+                    .prompt(&r.name)
+                    .is_none_or(|e| self.hidden(&scope.client, Listed::Prompt(&e.prompt)))
+                {
                     return Err(ErrorObject::invalid_params(format!(
                         "unknown prompt: {}",
                         r.name
@@ -391,7 +434,20 @@ impl Engine {
                 CompletionTarget::ResourceTemplate(r.uri.clone())
             }
         };
-        let Some(handler) = self.registry().completion(&target, &p.argument.name) else {
+        // A hidden template completes nothing, as one that does not exist.
+        let shown = match (&target, self.config().custom.visible.as_deref()) {
+            (CompletionTarget::ResourceTemplate(uri), Some(predicate)) => {
+                let view = view(&scope.client);
+                self.registry()
+                    .shows_template(uri, &|item: Listed<'_>| predicate(item, &view))
+            }
+            _ => true,
+        };
+        let handler = self
+            .registry()
+            .completion(&target, &p.argument.name)
+            .filter(|_| shown);
+        let Some(handler) = handler else {
             return Ok(Reply::Response(self.respond(
                 id,
                 scope.client.version,
@@ -413,5 +469,15 @@ impl Engine {
         )
         .await;
         Ok(self.finish(&ctx, driven, "completion", None, None))
+    }
+}
+
+/// What a hook or the visibility predicate knows of the client of a request.
+fn view(client: &Client) -> ClientView<'_> {
+    ClientView {
+        info: client.info.as_deref(),
+        version: client.version,
+        capabilities: &client.capabilities,
+        principal: client.caller.principal.as_deref(),
     }
 }

@@ -347,7 +347,7 @@ impl Engine {
         let err = |e: ErrorObject| Reply::Response(Response::error(Some(id), &e));
         match req.method.as_str() {
             "initialize" => {
-                let reply = self.initialize(session, id, params);
+                let reply = self.initialize(session, id, params, caller.principal.as_deref());
                 if let (Reply::Response(Response { error: None, .. }), Some(negotiated)) =
                     (&reply, session.negotiated())
                 {
@@ -458,6 +458,7 @@ impl Engine {
                     info: client_info.as_deref(),
                     version,
                     capabilities: &capabilities,
+                    principal: caller.principal.as_deref(),
                 },
             ),
             "subscriptions/listen" => {

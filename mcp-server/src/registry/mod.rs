@@ -17,6 +17,7 @@ mod page;
 mod paths;
 mod scopes;
 mod snapshot;
+mod visible;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -54,6 +55,8 @@ pub use page::List;
 pub(crate) use page::{List as ListKind, PageRequest};
 pub use scopes::ScopedItem;
 use snapshot::Snapshot;
+pub use visible::Listed;
+pub(crate) use visible::Shows;
 
 /// A change to what the server offers, announced to sessions and `subscriptions/listen`
 /// streams.

@@ -8,6 +8,7 @@ use ferromcp_core::types::{MetaObject, ResultMetaObject};
 use serde_json::value::RawValue;
 
 use super::definitions::{Listing, prepared};
+use super::visible::{Shows, set_key};
 use super::*;
 use crate::meta::Modern;
 use crate::sync::lock;
@@ -37,6 +38,8 @@ pub(crate) struct PageRequest<'a> {
     pub(crate) cache: ferromcp_core::types::CacheHints,
     /// An authenticated caller's scopes: items needing scopes it lacks are left out.
     pub(crate) granted: Option<&'a [String]>,
+    /// The server's visibility predicate, for this request: items it hides are left out.
+    pub(crate) shows: Option<Shows<'a>>,
 }
 
 impl Registry {
@@ -85,7 +88,7 @@ impl Registry {
             }
         };
         let s = self.current();
-        let filtered = visible(&s, req.kind, req.granted);
+        let filtered = visible(&s, req.kind, req.granted, req.shows);
         let total = filtered
             .as_ref()
             .map_or_else(|| s.len(req.kind), |(v, _)| v.len());
@@ -108,7 +111,11 @@ impl Registry {
             None => (offset..end).collect(),
         };
         let page: Arc<RawValue> = Arc::from(render(&s, req, &shown, next_cursor)?);
-        lock(&s.pages).insert(key, page.clone());
+        let mut pages = lock(&s.pages);
+        // As many sets as the predicate makes: past the bound, pages are rendered each time.
+        if req.shows.is_none() || pages.len() < MAX_FILTERED_PAGES {
+            pages.insert(key, page.clone());
+        }
         Ok(page)
     }
 }
@@ -135,25 +142,44 @@ impl Snapshot {
     }
 }
 
-/// What an authenticated caller sees when items need scopes: the indexes of the items whose
-/// scopes it holds, and the cache key of the set of its scopes that matter here. `None`:
-/// everything.
+/// How many pages a snapshot caches once a visibility predicate is set: one is cached per
+/// set of items a predicate shows, and a predicate may make many sets.
+const MAX_FILTERED_PAGES: usize = 4096;
+
+/// What a caller sees when items need scopes or the server has a visibility predicate: the
+/// indexes of the items whose scopes it holds and that the predicate shows it, and the
+/// cache key of that set. `None`: everything.
 fn visible(
     s: &Snapshot,
     kind: ListKind,
     granted: Option<&[String]>,
+    shows: Option<Shows<'_>>,
 ) -> Option<(Vec<usize>, String)> {
-    let granted = granted.filter(|_| s.scopes.any())?;
-    let held: Vec<&str> = s
-        .scopes
-        .universe()
-        .into_iter()
-        .filter(|u| granted.iter().any(|g| g == u))
+    let granted = granted.filter(|_| s.scopes.any());
+    if granted.is_none() && shows.is_none() {
+        return None;
+    }
+    let visible: Vec<usize> = (0..s.len(kind))
+        .filter(|&i| {
+            granted.is_none_or(|g| scopes::satisfies(g, s.scopes.of(kind, s.key_of(kind, i))))
+                && shows.is_none_or(|shows| shows(s.listed(kind, i)))
+        })
         .collect();
-    let visible = (0..s.len(kind))
-        .filter(|&i| scopes::satisfies(granted, s.scopes.of(kind, s.key_of(kind, i))))
-        .collect();
-    Some((visible, format!("\u{1}{}", held.join(" "))))
+    let key = match (granted, shows) {
+        // The predicate may decide anything: the set itself is the key.
+        (_, Some(_)) => set_key(s.len(kind), &visible),
+        (Some(granted), None) => {
+            let held: Vec<&str> = s
+                .scopes
+                .universe()
+                .into_iter()
+                .filter(|u| granted.iter().any(|g| g == u))
+                .collect();
+            format!("\u{1}{}", held.join(" "))
+        }
+        (None, None) => String::new(),
+    };
+    Some((visible, key))
 }
 
 /// The page of the items `shown`, serialized for the request's version: the items as

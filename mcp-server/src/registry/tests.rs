@@ -37,6 +37,7 @@ fn listed(registry: &Registry) -> String {
         server_info: serde_json::value::RawValue::NULL,
         cache: hints,
         granted: None,
+        shows: None,
     });
     page.unwrap().get().to_owned()
 }

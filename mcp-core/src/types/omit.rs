@@ -3,8 +3,8 @@
 //! Only a revision that [omits later members](ProtocolVersion::omits_later_members)
 //! (2024-11-05) loses anything here; newer revisions keep a member their schema does not
 //! define (a `title` for 2025-03-26, say) as a harmless extra, so that the bytes their
-//! clients get do not change. Each removal asks the revision for the feature
-//! ([`ProtocolVersion::has_titles`] and the like), never for a variant.
+//! clients get do not change. Everything 2024-11-05 lacks is one set of later members, so
+//! each adapter asks that one question and then clears them.
 
 use crate::ProtocolVersion;
 use crate::types::{
@@ -12,17 +12,10 @@ use crate::types::{
     ResourceTemplate, ServerCapabilities, TextOrBlobResourceContents, Tool,
 };
 
-/// Clears `member` unless the revision has it.
-fn keep_if<T>(has: bool, member: &mut Option<T>) {
-    if !has {
-        *member = None;
-    }
-}
-
-/// Clears `annotations.lastModified` (2025-06-18) unless the revision has it.
-fn annotations_for(version: ProtocolVersion, annotations: &mut Option<Annotations>) {
+/// Clears `annotations.lastModified` (2025-06-18).
+fn without_last_modified(annotations: &mut Option<Annotations>) {
     if let Some(a) = annotations {
-        keep_if(version.has_definition_meta(), &mut a.last_modified);
+        a.last_modified = None;
     }
 }
 
@@ -33,12 +26,12 @@ impl Tool {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_tool_annotations(), &mut self.annotations);
-        keep_if(version.has_titles(), &mut self.title);
-        keep_if(version.has_structured_content(), &mut self.output_schema);
-        keep_if(version.has_icons(), &mut self.icons);
-        keep_if(version.has_icons(), &mut self.execution);
-        keep_if(version.has_definition_meta(), &mut self.meta);
+        self.annotations = None;
+        self.title = None;
+        self.output_schema = None;
+        self.icons = None;
+        self.execution = None;
+        self.meta = None;
     }
 }
 
@@ -63,11 +56,11 @@ impl Prompt {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_titles(), &mut self.title);
-        keep_if(version.has_icons(), &mut self.icons);
-        keep_if(version.has_definition_meta(), &mut self.meta);
+        self.title = None;
+        self.icons = None;
+        self.meta = None;
         for argument in self.arguments.iter_mut().flatten() {
-            keep_if(version.has_titles(), &mut argument.title);
+            argument.title = None;
         }
     }
 }
@@ -80,10 +73,10 @@ impl Resource {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_titles(), &mut self.title);
-        keep_if(version.has_icons(), &mut self.icons);
-        keep_if(version.has_definition_meta(), &mut self.meta);
-        annotations_for(version, &mut self.annotations);
+        self.title = None;
+        self.icons = None;
+        self.meta = None;
+        without_last_modified(&mut self.annotations);
     }
 }
 
@@ -93,10 +86,10 @@ impl ResourceTemplate {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_titles(), &mut self.title);
-        keep_if(version.has_icons(), &mut self.icons);
-        keep_if(version.has_definition_meta(), &mut self.meta);
-        annotations_for(version, &mut self.annotations);
+        self.title = None;
+        self.icons = None;
+        self.meta = None;
+        without_last_modified(&mut self.annotations);
     }
 }
 
@@ -111,7 +104,7 @@ impl TextOrBlobResourceContents {
             TextOrBlobResourceContents::Text(t) => &mut t.meta,
             TextOrBlobResourceContents::Blob(b) => &mut b.meta,
         };
-        keep_if(version.has_definition_meta(), meta);
+        *meta = None;
     }
 }
 
@@ -123,10 +116,10 @@ impl Implementation {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_titles(), &mut self.title);
-        keep_if(version.has_icons(), &mut self.icons);
-        keep_if(version.has_icons(), &mut self.website_url);
-        keep_if(version.has_icons(), &mut self.description);
+        self.title = None;
+        self.icons = None;
+        self.website_url = None;
+        self.description = None;
     }
 }
 
@@ -138,9 +131,9 @@ impl ServerCapabilities {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_completions_capability(), &mut self.completions);
-        keep_if(version.has_icons(), &mut self.tasks);
-        keep_if(version.has_icons(), &mut self.extensions);
+        self.completions = None;
+        self.tasks = None;
+        self.extensions = None;
     }
 }
 
@@ -164,8 +157,8 @@ impl ClientCapabilities {
         if !version.omits_later_members() {
             return;
         }
-        keep_if(version.has_elicitation(), &mut self.elicitation);
-        keep_if(version.has_icons(), &mut self.tasks);
+        self.elicitation = None;
+        self.tasks = None;
     }
 }
 

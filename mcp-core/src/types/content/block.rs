@@ -103,7 +103,7 @@ impl ContentBlock {
             }
             _ => {}
         }
-        if version.omits_later_members() && !version.has_definition_meta() {
+        if version.omits_later_members() {
             self.omit_meta();
         }
     }

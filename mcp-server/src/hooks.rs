@@ -48,8 +48,7 @@ pub trait Hooks: Send + Sync + 'static {
 
     /// The client of a 2025 session is ready (`notifications/initialized`). `ctx` is the
     /// session's: it may ask the client ([`Context::roots`], elicitation, sampling) and log.
-    /// Its [`request_id`](Context::request_id) is the notification's method name, since
-    /// there is no request.
+    /// It serves no request: its [`request_id`](Context::request_id) is `None`.
     fn on_initialized(&self, ctx: Context) -> HookFuture {
         drop(ctx);
         Box::pin(async {})

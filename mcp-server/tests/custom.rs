@@ -6,6 +6,7 @@
 use ferromcp::custom::{MethodError, method_fn, notification_fn};
 use ferromcp::error::{ErrorCode, ErrorObject};
 use ferromcp::http::HttpOptions;
+use ferromcp::jsonrpc::RequestId;
 use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient, TestClientError};
 use ferromcp::{CancellationToken, Context, Server, ServerBuilder};
 use serde_json::{Value, json};
@@ -20,6 +21,8 @@ struct Hello {
 struct Greeting {
     greeting: String,
     era: String,
+    /// The request's id, as the handler's `Context` knows it.
+    id: Option<String>,
 }
 
 fn server() -> Server {
@@ -33,6 +36,7 @@ fn server() -> Server {
                 Ok(Greeting {
                     greeting: format!("hello, {}", p.name),
                     era: format!("{:?}", ctx.protocol_version().era()),
+                    id: ctx.request_id().map(ToString::to_string),
                 })
             }),
         )
@@ -80,11 +84,13 @@ async fn clients(server: &Server) -> Vec<(&'static str, TestClient)> {
 async fn a_custom_method_answers_with_its_typed_result_in_both_eras() {
     let server = server();
     for (how, client) in clients(&server).await {
+        let id = RequestId::String(format!("hello-{how}"));
         let result = client
-            .request("custom/hello", Some(json!({"name": "ada"})))
+            .request_with_id(id.clone(), "custom/hello", Some(json!({"name": "ada"})))
             .await
             .unwrap_or_else(|e| panic!("{how}: {e:?}"));
         assert_eq!(result["greeting"], "hello, ada", "{how}");
+        assert_eq!(result["id"], id.to_string(), "{how}");
         let modern = how.ends_with("2026");
         let era = if modern { "Modern" } else { "Legacy" };
         assert_eq!(result["era"], era, "{how}");

@@ -78,7 +78,10 @@ impl Hooks for Watcher {
                 .client_info()
                 .map(|i| i.name.clone())
                 .unwrap_or_default();
-            tx.send(format!("initialized by {name}")).unwrap();
+            // No request: no id.
+            let id = ctx.request_id();
+            tx.send(format!("initialized by {name}, id {id:?}"))
+                .unwrap();
         })
     }
 
@@ -108,7 +111,7 @@ async fn on_initialized_and_on_roots_list_changed_run_with_a_session_context() {
             .expect("the hook ran")
             .unwrap()
     };
-    assert_eq!(next().await, "initialized by ferromcp-testing");
+    assert_eq!(next().await, "initialized by ferromcp-testing, id None");
     client
         .notify("notifications/roots/list_changed", None)
         .await;

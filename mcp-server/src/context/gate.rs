@@ -123,7 +123,7 @@ impl Context {
         let dropped = self.inner.gate.count_dropped();
         tracing::debug!(
             target: "ferromcp::context",
-            id = %self.inner.id,
+            id = self.inner.id.as_ref().map(tracing::field::display),
             method,
             dropped,
             "a message after its request ended; dropped"

@@ -149,7 +149,8 @@ impl Client {
 }
 
 struct RequestCtx {
-    id: RequestId,
+    /// The request served; `None` for a context that serves none (a notification's).
+    id: Option<RequestId>,
     client: Client,
     /// The request's whole `_meta`, shared with the engine's envelope.
     meta: Option<Arc<RequestMetaObject>>,
@@ -188,14 +189,14 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    /// The context of request `id` from `client`, served by `host`: its messages go to
-    /// `sink`, `cancel` ends it, `mrtr` (modern era, a request that can ask for input)
-    /// holds the answers so far, and `task` links a call that may run as a task to the
-    /// engine.
+    /// The context of request `id` from `client` (`None`: of a notification, which is no
+    /// request), served by `host`: its messages go to `sink`, `cancel` ends it, `mrtr`
+    /// (modern era, a request that can ask for input) holds the answers so far, and `task`
+    /// links a call that may run as a task to the engine.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         host: Arc<dyn Host>,
-        id: RequestId,
+        id: Option<RequestId>,
         client: Client,
         meta: Option<&Arc<RequestMetaObject>>,
         sink: Sink,
@@ -230,9 +231,10 @@ impl Context {
         self.inner.host.clone()
     }
 
-    /// The id of the request being served.
-    pub fn request_id(&self) -> &RequestId {
-        &self.inner.id
+    /// The JSON-RPC id of the request being served; `None` for a context that serves no
+    /// request: a hook's ([`Hooks`](crate::hooks::Hooks)) or a custom notification's.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.inner.id.as_ref()
     }
 
     /// Who is calling: the principal an authentication layer (the `auth` feature's

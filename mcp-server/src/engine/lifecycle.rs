@@ -42,10 +42,10 @@ impl Engine {
                 }
             }
             "notifications/initialized" => {
-                return self.hook(conn, method, |hooks, ctx| hooks.on_initialized(ctx));
+                return self.hook(conn, |hooks, ctx| hooks.on_initialized(ctx));
             }
             "notifications/roots/list_changed" => {
-                return self.hook(conn, method, |hooks, ctx| hooks.on_roots_list_changed(ctx));
+                return self.hook(conn, |hooks, ctx| hooks.on_roots_list_changed(ctx));
             }
             other => match self.config().custom.notification(other) {
                 Some(handler) => return handler.call(params.map(Params::get)),
@@ -56,11 +56,10 @@ impl Engine {
     }
 
     /// The work of a notification hook, given a context of `conn`'s session (none before
-    /// `initialize`, nor without hooks). The context's id is the notification's `method`.
+    /// `initialize`, nor without hooks). The context serves no request: it has no id.
     fn hook(
         &self,
         conn: &Connection,
-        method: &str,
         run: impl FnOnce(&dyn Hooks, Context) -> Work,
     ) -> Option<Work> {
         let hooks = self.config().custom.hooks.as_deref()?;
@@ -75,7 +74,7 @@ impl Engine {
         };
         let ctx = Context::new(
             self.host(),
-            RequestId::String(method.to_owned()),
+            None,
             client,
             None,
             conn.sink(),

@@ -63,7 +63,7 @@ impl Engine {
         };
         Ok(Context::new(
             self.host(),
-            id.clone(),
+            Some(id.clone()),
             scope.client.clone(),
             scope.meta,
             sink,
@@ -83,7 +83,10 @@ impl Engine {
         mrtr_target: Option<(&str, &str)>,
         not_found_uri: Option<&str>,
     ) -> Reply {
-        let id = ctx.request_id();
+        let Some(id) = ctx.request_id() else {
+            // Only a request's context is finished here: one that serves none has no answer.
+            return Reply::Silent;
+        };
         let version = ctx.protocol_version();
         if let Some(Override::Error(e)) = ctx.take_override() {
             return Reply::Response(Response::error(Some(id), &e));
@@ -114,7 +117,9 @@ impl Engine {
     }
 
     pub(super) fn input_required(&self, ctx: &Context, target: Option<(&str, &str)>) -> Reply {
-        let id = ctx.request_id();
+        let Some(id) = ctx.request_id() else {
+            return Reply::Silent;
+        };
         let Some(state) = ctx.take_mrtr() else {
             return Reply::Response(Response::error(
                 Some(id),

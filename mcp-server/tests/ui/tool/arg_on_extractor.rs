@@ -7,7 +7,7 @@ impl S {
     /// `#[arg]` marks an argument; `Context` is an extractor.
     #[tool]
     fn ask(&self, #[arg(description = "the request")] ctx: Context) -> String {
-        ctx.request_id().to_string()
+        format!("{:?}", ctx.request_id())
     }
 }
 

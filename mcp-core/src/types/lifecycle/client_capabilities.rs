@@ -1,9 +1,29 @@
 //! What a client can do: [`ClientCapabilities`] and the capability objects inside it.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 use super::CapabilityMap;
 use crate::types::JSONObject;
+
+/// `extensions` without the entries whose settings are not objects (see
+/// [`ClientCapabilities::extensions`]).
+fn declared_extensions<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<CapabilityMap>, D::Error> {
+    Ok(match Option::<Value>::deserialize(deserializer)? {
+        Some(Value::Object(declared)) => Some(
+            declared
+                .into_iter()
+                .filter_map(|(id, settings)| match settings {
+                    Value::Object(settings) => Some((id, settings)),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    })
+}
 
 /// What a client can do: the features a server may use with it.
 ///
@@ -24,8 +44,15 @@ pub struct ClientCapabilities {
     /// Non-standard capabilities under trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<CapabilityMap>,
-    /// 2026: protocol extensions the client supports, by extension id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Protocol extensions the client supports, by extension id. Read leniently: an
+    /// extension whose settings are not a JSON object is left out (as if not declared), and
+    /// an `extensions` member that is not an object is read as absent, so that one malformed
+    /// declaration does not make the whole handshake or request fail.
+    #[serde(
+        default,
+        deserialize_with = "declared_extensions",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub extensions: Option<CapabilityMap>,
     /// The client can list its roots (filesystem boundaries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -238,5 +265,24 @@ mod tests {
         assert!(c.supports_elicitation_form() && c.supports_elicitation_url());
         assert_eq!(c.extra["somethingNew"], json!({"k": true}));
         assert_eq!(c.roots.unwrap().extra["future"], json!(1));
+    }
+
+    #[test]
+    fn an_extension_declared_with_settings_that_are_not_an_object_is_left_out() {
+        let c: ClientCapabilities = serde_json::from_value(json!({
+            "extensions": {"com.example/bad": "yes", "com.example/null": null, "com.example/ok": {"a": 1}},
+            "roots": {}
+        }))
+        .unwrap();
+        assert!(!c.supports_extension("com.example/bad"));
+        assert!(!c.supports_extension("com.example/null"));
+        assert!(c.supports_extension("com.example/ok"));
+        assert!(c.supports_roots());
+        for odd in [json!([]), json!("x"), json!(null)] {
+            let c: ClientCapabilities =
+                serde_json::from_value(json!({"extensions": odd, "roots": {}})).unwrap();
+            assert_eq!(c.extensions, None);
+            assert!(c.supports_roots());
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! The builder's setters for what extends the protocol: custom methods and notifications,
-//! and lifecycle hooks.
+//! extensions, and lifecycle hooks.
 
 use std::sync::Arc;
 
 use crate::custom::{Method, MethodError, Notification};
+use crate::extension::{Extension, ExtensionError};
 use crate::hooks::{ClientView, Hooks};
 use crate::registry::Listed;
 use crate::server::ServerBuilder;
@@ -35,6 +36,43 @@ impl<H> ServerBuilder<H> {
         self.config
             .custom
             .add_notification(name.into(), notification)?;
+        Ok(self)
+    }
+
+    /// Installs `extension`: declares it in the capabilities
+    /// (`capabilities.extensions[id]`, with its [`settings`](Extension::settings)) and adds
+    /// its methods, notifications and registry items ([`Extension::install`]). See
+    /// [`extension`](crate::extension) and docs/extensions.md.
+    ///
+    /// # Errors
+    ///
+    /// [`ExtensionError::InvalidId`] for an identifier that is not `vendor-prefix/name`,
+    /// [`ExtensionError::Duplicate`] for one installed already,
+    /// [`ExtensionError::Reserved`] for `io.modelcontextprotocol/tasks`, and whatever the
+    /// extension's install step refuses (a method or a tool name taken, say).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::extension::{Extension, ExtensionError};
+    /// use ferromcp::ServerBuilder;
+    ///
+    /// struct Marker;
+    ///
+    /// impl Extension for Marker {
+    ///     fn id(&self) -> &str {
+    ///         "com.example/marker"
+    ///     }
+    /// }
+    ///
+    /// let builder = ServerBuilder::new("demo", "1.0.0").extension(Marker)?;
+    /// assert!(matches!(builder.extension(Marker), Err(ExtensionError::Duplicate(_))));
+    /// # Ok::<(), ExtensionError>(())
+    /// ```
+    pub fn extension(mut self, extension: impl Extension) -> Result<Self, ExtensionError> {
+        self.config
+            .extensions
+            .install(extension, &mut self.config.custom, &self.registry)?;
         Ok(self)
     }
 

@@ -66,6 +66,7 @@ pub mod custom;
 mod engine;
 pub mod env;
 mod extend;
+pub mod extension;
 pub mod extract;
 pub mod hooks;
 mod macros;

@@ -167,6 +167,9 @@ pub struct ServerBuilder<H = ()> {
     /// The registrations of the types added with [`include`](ServerBuilder::include), in
     /// order.
     included: Vec<Registration>,
+    /// The new server's registry, made first so that extensions can add to it
+    /// ([`ServerBuilder::extension`]).
+    pub(crate) registry: Registry,
     handler: H,
 }
 
@@ -208,6 +211,7 @@ impl<H> ServerBuilder<H> {
                 max_response_size: 10 * 1024 * 1024,
                 observer: Arc::new(crate::observe::Tracing),
                 custom: Default::default(),
+                extensions: Default::default(),
             },
             keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
@@ -216,6 +220,7 @@ impl<H> ServerBuilder<H> {
             task_store: None,
             task_limits: TaskLimits::default(),
             included: Vec::new(),
+            registry: Registry::new(ListSettings { page_size: 100 }),
             handler,
         }
     }
@@ -381,9 +386,8 @@ impl<H> ServerBuilder<H> {
         } else {
             self.keys
         };
-        let registry = Registry::new(ListSettings {
-            page_size: self.page_size,
-        });
+        let mut registry = self.registry;
+        registry.set_page_size(self.page_size);
         let engine = Engine::new(
             self.config,
             registry,

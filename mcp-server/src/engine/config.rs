@@ -14,6 +14,7 @@ use super::seal::Sealer;
 use super::tasks::Tasks;
 use crate::context::Host;
 use crate::custom::Custom;
+use crate::extension::Extensions;
 use crate::observe::Observer;
 use crate::registry::Registry;
 
@@ -36,6 +37,8 @@ pub(crate) struct Config {
     pub(crate) observer: Arc<dyn Observer>,
     /// Custom methods (`ServerBuilder::method`).
     pub(crate) custom: Custom,
+    /// Installed extensions (`ServerBuilder::extension`), declared in the capabilities.
+    pub(crate) extensions: Extensions,
 }
 
 impl std::fmt::Debug for Config {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::{Params, RequestId};
 use ferromcp_core::types::{DiscoverResult, InitializeRequestParams, InitializeResult};
-use ferromcp_core::{Era, ProtocolVersion};
+use ferromcp_core::ProtocolVersion;
 use serde::Deserialize;
 
 use super::{Engine, Reply, Response, parse_params};
@@ -116,7 +116,7 @@ impl Engine {
         }
         let mut result = InitializeResult::new(
             version.as_str(),
-            self.capabilities(Era::Legacy),
+            self.capabilities(version),
             self.config().info.clone(),
         );
         result.instructions = self.config().instructions.clone();
@@ -154,7 +154,7 @@ impl Engine {
                 .iter()
                 .map(|v| v.as_str().to_owned())
                 .collect(),
-            capabilities: self.capabilities(Era::Modern),
+            capabilities: self.capabilities(version),
             instructions: self.config().instructions.clone(),
             ..Default::default()
         };

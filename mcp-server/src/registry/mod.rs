@@ -107,6 +107,11 @@ impl Registry {
         }
     }
 
+    /// Entries per list page, set once the builder knows it (before anything is listed).
+    pub(crate) fn set_page_size(&mut self, page_size: usize) {
+        self.settings.page_size = page_size;
+    }
+
     fn current(&self) -> Arc<Snapshot> {
         match self.snapshot.read() {
             Ok(guard) => guard.clone(),

@@ -15,7 +15,8 @@ pub struct ClientOptions {
     sample: Option<Arc<SampleFn>>,
     roots: Option<Vec<Root>>,
     log_level: Option<ferromcp_core::types::LoggingLevel>,
-    extensions: Vec<String>,
+    /// Declared extensions and their settings.
+    extensions: Vec<(String, serde_json::Map<String, Value>)>,
     sampling_tools: bool,
     pub(super) max_rounds: usize,
     pub(super) principal: Option<Principal>,
@@ -105,8 +106,30 @@ impl ClientOptions {
 
     /// Declares a 2026 extension (`capabilities.extensions`), such as
     /// `io.modelcontextprotocol/tasks`.
-    pub fn with_extension(mut self, id: &str) -> Self {
-        self.extensions.push(id.to_owned());
+    pub fn with_extension(self, id: &str) -> Self {
+        self.with_extension_settings(id, serde_json::Map::new())
+    }
+
+    /// Declares an extension with these settings (`capabilities.extensions[id]`), in both
+    /// eras; a server reads them with
+    /// [`Context::client_extension`](crate::Context::client_extension).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::testing::ClientOptions;
+    ///
+    /// let settings = serde_json::json!({"mimeTypes": ["text/html"]});
+    /// let options = ClientOptions::legacy()
+    ///     .with_extension_settings("com.example/ui", settings.as_object().cloned().unwrap_or_default());
+    /// # let _ = options;
+    /// ```
+    pub fn with_extension_settings(
+        mut self,
+        id: &str,
+        settings: serde_json::Map<String, Value>,
+    ) -> Self {
+        self.extensions.push((id.to_owned(), settings));
         self
     }
 
@@ -183,8 +206,8 @@ impl ClientOptions {
 
     fn capabilities(&self) -> ClientCapabilities {
         let mut caps = json!({});
-        for id in &self.extensions {
-            caps["extensions"][id] = json!({});
+        for (id, settings) in &self.extensions {
+            caps["extensions"][id] = Value::Object(settings.clone());
         }
         if self.elicit.is_some() {
             caps["elicitation"] = json!({"form": {}, "url": {}});

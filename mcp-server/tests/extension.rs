@@ -1,0 +1,405 @@
+//! Extensions (`ServerBuilder::extension`): a third-party extension declares itself in the
+//! capabilities of both eras and adds a custom method and a tool through the server's own
+//! paths, over stdio and Streamable HTTP; what the client declared reaches handlers and hooks;
+//! bad identifiers and clashes are refused when the server is built.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use ferromcp::custom::{MethodError, method_fn};
+use ferromcp::error::ErrorObject;
+use ferromcp::extension::{Extension, ExtensionError, Install};
+use ferromcp::hooks::{ClientView, Handshake, Hooks};
+use ferromcp::http::HttpOptions;
+use ferromcp::registry::{RegistryError, tool_fn};
+use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient};
+use ferromcp::types::{JSONObject, Tool};
+use ferromcp::{CancellationToken, Context, ProtocolVersion, Server, ServerBuilder};
+use serde_json::{Value, json};
+
+const ECHO: &str = "com.example/echo";
+
+fn object(value: Value) -> JSONObject {
+    value.as_object().cloned().unwrap()
+}
+
+/// `com.example/echo`, written as a third party would: a custom method that echoes its
+/// text with what the client declared, and a tool that shouts for clients that declared
+/// the extension. It declares `{"prefix": …}`, from 2025-06-18 on.
+struct Echo {
+    prefix: String,
+}
+
+#[derive(serde::Deserialize)]
+struct EchoParams {
+    text: String,
+}
+
+impl Extension for Echo {
+    fn id(&self) -> &str {
+        ECHO
+    }
+
+    fn settings(&self, version: ProtocolVersion) -> Option<JSONObject> {
+        (version >= ProtocolVersion::V2025_06_18).then(|| object(json!({"prefix": self.prefix})))
+    }
+
+    fn install(self: Arc<Self>, install: &mut Install<'_>) -> Result<(), ExtensionError> {
+        assert_eq!(install.id(), ECHO);
+        let this = self.clone();
+        install.method(
+            "com.example/echo",
+            method_fn(move |p: EchoParams, ctx: Context| {
+                let prefix = this.prefix.clone();
+                async move {
+                    Ok::<_, ErrorObject>(json!({
+                        "echo": format!("{prefix}{}", p.text),
+                        "client": ctx.client_extension(ECHO),
+                    }))
+                }
+            }),
+        )?;
+        install.registry().add_tool(
+            Tool::new("shout", object(json!({"type": "object"}))),
+            tool_fn(|_: Value, ctx: Context| async move {
+                if ctx.client_supports(ECHO) {
+                    "HELLO"
+                } else {
+                    "hello"
+                }
+            }),
+            None,
+        )?;
+        Ok(())
+    }
+}
+
+fn echo() -> Echo {
+    Echo {
+        prefix: "> ".into(),
+    }
+}
+
+fn server() -> Server {
+    ServerBuilder::new("ext", "1.0.0")
+        .extension(echo())
+        .unwrap()
+        .build()
+}
+
+/// Every way a client reaches the server: stdio and HTTP, 2025-11-25 and 2026-07-28.
+async fn clients(server: &Server, declare: Option<JSONObject>) -> Vec<(&'static str, TestClient)> {
+    let options = |o: ClientOptions| match &declare {
+        Some(settings) => o.with_extension_settings(ECHO, settings.clone()),
+        None => o,
+    };
+    let router = || {
+        let endpoint = server.http_router(HttpOptions::default(), CancellationToken::new());
+        axum::Router::new().nest_service("/mcp", endpoint)
+    };
+    let mut clients = Vec::new();
+    for (how, o) in [
+        ("stdio 2025-11-25", ClientOptions::legacy()),
+        ("stdio 2026", ClientOptions::modern()),
+    ] {
+        clients.push((how, TestClient::connect(server, options(o)).await.unwrap()));
+    }
+    for (how, o) in [
+        ("http 2025-11-25", ClientOptions::legacy()),
+        ("http 2026", ClientOptions::modern()),
+    ] {
+        let client = HttpTestClient::new(router(), options(o));
+        clients.push((how, client.connect().await.unwrap()));
+    }
+    clients
+}
+
+/// The capabilities the server declared to `client`: `initialize`'s (2025) or
+/// `server/discover`'s (2026).
+async fn declared(client: &TestClient) -> Value {
+    match client.initialize_result() {
+        Some(init) => serde_json::to_value(&init.capabilities).unwrap(),
+        None => client.request("server/discover", None).await.unwrap()["capabilities"].clone(),
+    }
+}
+
+#[tokio::test]
+async fn the_extension_is_declared_with_its_settings_in_both_eras() {
+    let server = server();
+    for (how, client) in clients(&server, None).await {
+        let caps = declared(&client).await;
+        assert_eq!(
+            caps["extensions"],
+            json!({ECHO: {"prefix": "> "}}),
+            "{how}: {caps}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_settings_follow_the_revision_and_2024_11_05_gets_no_extensions() {
+    let server = server();
+    for (version, expected) in [
+        (ProtocolVersion::V2024_11_05, None),
+        // `Echo` declines to declare itself to 2025-03-26.
+        (ProtocolVersion::V2025_03_26, None),
+        (
+            ProtocolVersion::V2025_06_18,
+            Some(json!({ECHO: {"prefix": "> "}})),
+        ),
+    ] {
+        let client = TestClient::connect(&server, ClientOptions::version(version))
+            .await
+            .unwrap();
+        let caps = declared(&client).await;
+        assert_eq!(
+            caps.get("extensions"),
+            expected.as_ref(),
+            "{version}: {caps}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_extensions_method_and_tool_answer_over_every_transport_and_era() {
+    let server = server();
+    let settings = object(json!({"color": "blue"}));
+    for (how, client) in clients(&server, Some(settings.clone())).await {
+        let answer = client
+            .request("com.example/echo", Some(json!({"text": "hi"})))
+            .await
+            .unwrap_or_else(|e| panic!("{how}: {e:?}"));
+        assert_eq!(answer["echo"], "> hi", "{how}");
+        assert_eq!(answer["client"], Value::Object(settings.clone()), "{how}");
+        let shout = client.call_tool("shout", json!({})).await.unwrap();
+        assert_eq!(shout.content[0].as_text(), Some("HELLO"), "{how}");
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_did_not_declare_the_extension_gets_the_plain_answer() {
+    let server = server();
+    for (how, client) in clients(&server, None).await {
+        let answer = client
+            .request("com.example/echo", Some(json!({"text": "hi"})))
+            .await
+            .unwrap();
+        assert_eq!(answer["client"], Value::Null, "{how}");
+        let shout = client.call_tool("shout", json!({})).await.unwrap();
+        assert_eq!(shout.content[0].as_text(), Some("hello"), "{how}");
+    }
+}
+
+/// The tool of an extension is an ordinary tool: listed with the server's own.
+#[tokio::test]
+async fn the_extensions_tool_is_listed_with_the_servers_own() {
+    let server = server();
+    let schema = object(json!({"type": "object"}));
+    server
+        .registry()
+        .add_tool(
+            Tool::new("own", schema),
+            tool_fn(|_: Value, _| async { "own" }),
+            None,
+        )
+        .unwrap();
+    for (how, client) in clients(&server, None).await {
+        let names: Vec<_> = client
+            .list_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["shout", "own"], "{how}");
+    }
+}
+
+/// Settings that are not an object: the client counts as not declaring the extension, and
+/// its session or request goes on as if it had not.
+#[tokio::test]
+async fn malformed_client_settings_count_as_undeclared_and_break_nothing() {
+    let server = server();
+    let endpoint = server.http_router(HttpOptions::default(), CancellationToken::new());
+    let router = axum::Router::new().nest_service("/mcp", endpoint);
+    let malformed = json!({"extensions": {ECHO: "yes", "com.example/other": {}}, "roots": {}});
+
+    let legacy = HttpTestClient::new(router.clone(), ClientOptions::legacy());
+    let init = legacy
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": malformed,
+                "clientInfo": {"name": "odd", "version": "1"},
+            }}),
+        )
+        .await;
+    let init = init.message();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    legacy
+        .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "shout", "arguments": {}}});
+    let answer = legacy.post(&call).await.message();
+    assert_eq!(answer["result"]["content"][0]["text"], "hello", "{answer}");
+
+    let modern = HttpTestClient::new(router, ClientOptions::modern());
+    let mut call = call;
+    call["params"]["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": malformed,
+        "io.modelcontextprotocol/clientInfo": {"name": "odd", "version": "1"},
+    });
+    let answer = modern.post(&call).await.message();
+    assert_eq!(answer["result"]["content"][0]["text"], "hello", "{answer}");
+}
+
+/// A hook sees what the client declared through `ClientView::extension`.
+#[tokio::test]
+async fn a_hook_reads_the_clients_declaration() {
+    struct Hint;
+
+    impl Hooks for Hint {
+        fn on_initialize(&self, client: &ClientView<'_>, answer: &mut Handshake<'_>) {
+            let color = client.extension(ECHO).and_then(|s| s.get("color"));
+            *answer.instructions = Some(format!("color: {color:?}"));
+        }
+    }
+
+    let server = ServerBuilder::new("ext", "1.0.0")
+        .extension(echo())
+        .unwrap()
+        .hooks(Hint)
+        .build();
+    let settings = object(json!({"color": "blue"}));
+    for (how, client) in clients(&server, Some(settings)).await {
+        let instructions = match client.initialize_result() {
+            Some(init) => init.instructions.clone().unwrap(),
+            None => {
+                let discover = client.request("server/discover", None).await.unwrap();
+                discover["instructions"].as_str().unwrap().to_owned()
+            }
+        };
+        assert_eq!(instructions, r#"color: Some(String("blue"))"#, "{how}");
+    }
+}
+
+/// The tasks extension and installed ones share `capabilities.extensions` in 2026; in 2025
+/// tasks keep their own member.
+#[tokio::test]
+async fn tasks_and_installed_extensions_are_declared_together() {
+    let server = server();
+    let tool: Tool = serde_json::from_value(json!({
+        "name": "slow", "inputSchema": {"type": "object"},
+        "execution": {"taskSupport": "optional"}
+    }))
+    .unwrap();
+    server
+        .registry()
+        .add_tool(tool, tool_fn(|_: Value, _| async { "done" }), None)
+        .unwrap();
+    let modern = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let caps = declared(&modern).await;
+    assert_eq!(
+        caps["extensions"],
+        json!({ECHO: {"prefix": "> "}, "io.modelcontextprotocol/tasks": {}}),
+        "{caps}"
+    );
+    let legacy = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let caps = declared(&legacy).await;
+    assert_eq!(
+        caps["extensions"],
+        json!({ECHO: {"prefix": "> "}}),
+        "{caps}"
+    );
+    assert!(caps["tasks"].is_object(), "{caps}");
+}
+
+struct Named(&'static str);
+
+impl Extension for Named {
+    fn id(&self) -> &str {
+        self.0
+    }
+}
+
+#[test]
+fn invalid_duplicate_and_reserved_ids_are_refused() {
+    for bad in [
+        "echo",
+        "example/echo",
+        "com.example/",
+        "com.example/a/b",
+        "",
+    ] {
+        let err = ServerBuilder::new("ext", "1.0.0")
+            .extension(Named(bad))
+            .unwrap_err();
+        assert!(
+            matches!(&err, ExtensionError::InvalidId(id) if id == bad),
+            "{bad}: {err:?}"
+        );
+        assert!(err.to_string().contains("vendor-prefix/name"), "{err}");
+    }
+    let err = ServerBuilder::new("ext", "1.0.0")
+        .extension(echo())
+        .unwrap()
+        .extension(Named(ECHO))
+        .unwrap_err();
+    assert!(
+        matches!(&err, ExtensionError::Duplicate(id) if id == ECHO),
+        "{err:?}"
+    );
+    let err = ServerBuilder::new("ext", "1.0.0")
+        .extension(Named("io.modelcontextprotocol/tasks"))
+        .unwrap_err();
+    assert!(matches!(err, ExtensionError::Reserved(_)), "{err:?}");
+}
+
+#[test]
+fn a_method_or_tool_taken_already_is_refused_when_the_extension_is_installed() {
+    let own = method_fn(|(): (), _ctx| async { Ok::<_, ErrorObject>(json!({})) });
+    let err = ServerBuilder::new("ext", "1.0.0")
+        .method("com.example/echo", own)
+        .unwrap()
+        .extension(echo())
+        .unwrap_err();
+    assert!(
+        matches!(&err, ExtensionError::Method(MethodError::Duplicate(m)) if m == "com.example/echo"),
+        "{err:?}"
+    );
+
+    /// Another extension with a tool of the same name.
+    struct Shout;
+
+    impl Extension for Shout {
+        fn id(&self) -> &str {
+            "org.other/shout"
+        }
+
+        fn install(self: Arc<Self>, install: &mut Install<'_>) -> Result<(), ExtensionError> {
+            install.registry().add_tool(
+                Tool::new("shout", object(json!({"type": "object"}))),
+                tool_fn(|_: Value, _| async { "!" }),
+                None,
+            )?;
+            Ok(())
+        }
+    }
+
+    let err = ServerBuilder::new("ext", "1.0.0")
+        .extension(echo())
+        .unwrap()
+        .extension(Shout)
+        .unwrap_err();
+    assert!(
+        matches!(&err, ExtensionError::Registry(RegistryError::DuplicateTool(t)) if t == "shout"),
+        "{err:?}"
+    );
+}

@@ -20,6 +20,10 @@ use crate::hooks::{ClientView, Hooks};
 use crate::registry::Listed;
 use crate::result::HandlerError;
 
+mod handler;
+
+pub use handler::NotificationHandler;
+
 /// The answer of a custom method as the engine sends it: the handler's JSON object, with the
 /// era's members (`resultType`, `_meta.serverInfo` in 2026) added as for every result.
 /// (It is `EmptyResult`'s type, whose unknown members are kept.)
@@ -127,7 +131,7 @@ where
 /// Work a notification's handler wants done: the transport runs it on a task of its own.
 pub(crate) type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-type NotificationCall = dyn Fn(Option<&str>) -> Option<Work> + Send + Sync;
+type NotificationCall = dyn Fn(Option<&str>, &Context) -> Option<Work> + Send + Sync;
 
 /// A custom notification's handler, made by [`notification_fn`].
 #[derive(Clone)]
@@ -142,52 +146,65 @@ impl std::fmt::Debug for Notification {
 }
 
 impl Notification {
-    /// Reads the params and makes the handler's work; `None` (logged) when the params do not
-    /// read: a notification has no answer to carry the error.
-    pub(crate) fn call(&self, params: Option<&str>) -> Option<Work> {
-        (self.call)(params)
+    /// A handler from `f`, which reads the params and the extractors and starts the work.
+    fn from_fn<Fut>(
+        f: impl Fn(Option<&str>, &Context) -> Result<Fut, ErrorObject> + Send + Sync + 'static,
+    ) -> Notification
+    where
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let call = move |params: Option<&str>, ctx: &Context| -> Option<Work> {
+            match f(params, ctx) {
+                Ok(work) => Some(Box::pin(work)),
+                Err(e) => {
+                    tracing::debug!(error = %e.message, "custom notification ignored");
+                    None
+                }
+            }
+        };
+        Notification {
+            call: Arc::new(call),
+        }
+    }
+
+    /// Reads the params and the extractors from `ctx` and makes the handler's work; `None`
+    /// (logged) when they do not read: a notification has no answer to carry the error.
+    pub(crate) fn call(&self, params: Option<&str>, ctx: &Context) -> Option<Work> {
+        (self.call)(params, ctx)
     }
 }
 
-/// A custom notification's handler from an async function of its typed params. It runs on
-/// a task of its own, so the connection reads on meanwhile; params that do not read as `P`
-/// are logged (at debug) and the notification dropped.
+/// A custom notification's handler from an async function of its typed params and of
+/// extractors, as a `#[tool]` takes them (up to four: [`Context`], `State<T>`,
+/// `SessionState<T>`, `HttpRequest`, your own [`FromContext`](crate::extract::FromContext)
+/// types; none at all is fine too). It runs on a task of its own, so the connection reads
+/// on meanwhile; params or extractors that do not read are logged (at debug) and the
+/// notification dropped.
+///
+/// The [`Context`] serves no request ([`request_id`](Context::request_id) is `None`): in a
+/// 2025 session it is the session's, so the handler may log, ask the client
+/// ([`Context::roots`]) and read the session's state; a 2026-07-28 notification's describes
+/// the client its `_meta` names.
 ///
 /// # Examples
 ///
 /// ```
 /// use ferromcp::custom::notification_fn;
-/// use ferromcp::ServerBuilder;
+/// use ferromcp::{Context, ServerBuilder};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Moved { path: String }
 ///
 /// let server = ServerBuilder::new("demo", "1.0.0")
-///     .notification("custom/moved", notification_fn(|m: Moved| async move {
-///         tracing::info!(path = %m.path, "the client moved");
+///     .notification("custom/moved", notification_fn(|m: Moved, ctx: Context| async move {
+///         ctx.info(format!("the client moved to {}", m.path)).await;
 ///     }))
 ///     .expect("not a spec method")
 ///     .build();
 /// # let _ = server;
 /// ```
-pub fn notification_fn<P, F, Fut>(f: F) -> Notification
-where
-    P: DeserializeOwned + Send + 'static,
-    F: Fn(P) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let call = move |params: Option<&str>| -> Option<Work> {
-        match read_params::<P>(params) {
-            Ok(p) => Some(Box::pin(f(p))),
-            Err(e) => {
-                tracing::debug!(error = %e.message, "custom notification ignored");
-                None
-            }
-        }
-    };
-    Notification {
-        call: Arc::new(call),
-    }
+pub fn notification_fn<T, H: NotificationHandler<T>>(handler: H) -> Notification {
+    handler.into_notification()
 }
 
 /// Why a custom method or notification was refused.

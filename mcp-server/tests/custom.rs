@@ -179,7 +179,8 @@ fn spec_methods_and_rpc_names_cannot_be_registered() {
     assert_eq!(err, MethodError::Duplicate("custom/a".into()));
 }
 
-/// A server whose `custom/moved` notifications are forwarded to the returned receiver.
+/// A server whose `custom/moved` notifications are forwarded to the returned receiver,
+/// with what their `Context` says of the client: `path era client`.
 fn noticing() -> (Server, tokio::sync::mpsc::UnboundedReceiver<String>) {
     #[derive(serde::Deserialize)]
     struct Moved {
@@ -189,10 +190,14 @@ fn noticing() -> (Server, tokio::sync::mpsc::UnboundedReceiver<String>) {
     let server = ServerBuilder::new("custom", "1.0.0")
         .notification(
             "custom/moved",
-            notification_fn(move |m: Moved| {
+            notification_fn(move |m: Moved, ctx: Context| {
                 let tx = tx.clone();
                 async move {
-                    tx.send(m.path).unwrap();
+                    // A notification is no request.
+                    assert_eq!(ctx.request_id(), None);
+                    let client = ctx.client_info().map_or("nobody", |i| i.name.as_str());
+                    tx.send(format!("{} {:?} {client}", m.path, ctx.era()))
+                        .unwrap();
                 }
             }),
         )
@@ -204,7 +209,8 @@ fn noticing() -> (Server, tokio::sync::mpsc::UnboundedReceiver<String>) {
 // Paused time: when every task is idle and nothing came, the notification never will, and
 // the wait ends at once rather than hanging.
 #[tokio::test(start_paused = true)]
-async fn a_custom_notification_reaches_its_handler_over_stdio_and_http_in_both_eras() {
+async fn a_custom_notification_reaches_its_handler_with_a_context_over_stdio_and_http_in_both_eras()
+{
     let (server, mut rx) = noticing();
     let router = axum::Router::new().nest_service(
         "/mcp",
@@ -228,7 +234,8 @@ async fn a_custom_notification_reaches_its_handler_over_stdio_and_http_in_both_e
             .notify("custom/moved", Some(json!({"path": format!("/{i}")})))
             .await;
         let got = tokio::time::timeout(Duration::from_secs(60), rx.recv()).await;
-        assert_eq!(got.expect("delivered"), Some(format!("/{i}")));
+        let expected = format!("/{i} Legacy ferromcp-testing");
+        assert_eq!(got.expect("delivered"), Some(expected));
     }
     // 2026-07-28 over HTTP: spec notifications are ignored there, custom ones are not.
     let modern = HttpTestClient::new(router, ClientOptions::modern());
@@ -242,7 +249,10 @@ async fn a_custom_notification_reaches_its_handler_over_stdio_and_http_in_both_e
         .await;
     assert_eq!(response.status(), 202);
     let got = tokio::time::timeout(Duration::from_secs(60), rx.recv()).await;
-    assert_eq!(got.expect("delivered"), Some("/2026".to_owned()));
+    assert_eq!(
+        got.expect("delivered"),
+        Some("/2026 Modern nobody".to_owned())
+    );
 
     let err = ServerBuilder::new("s", "1")
         .notification(

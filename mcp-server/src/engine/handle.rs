@@ -212,13 +212,10 @@ fn notice(engine: &Engine, message: Message, arrival: Arrival<'_>) -> Handled {
             if !modern && names_session {
                 Handled::Absorb(message)
             } else if let Message::Notification(n) = &message {
-                let custom = engine.config().custom.notification(&n.method);
-                match custom.filter(|_| modern) {
-                    Some(h) => h
-                        .call(n.params.as_ref().map(jsonrpc::Params::get))
-                        .map_or(Handled::Accepted, Handled::Run),
-                    None => Handled::Accepted,
-                }
+                let work = modern
+                    .then(|| engine.custom_notification(None, &n.method, n.params.as_ref()))
+                    .flatten();
+                work.map_or(Handled::Accepted, Handled::Run)
             } else {
                 Handled::Refused(session_required(None))
             }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::{Params, RequestId};
 use ferromcp_core::types::{DiscoverResult, InitializeRequestParams, InitializeResult};
-use ferromcp_core::ProtocolVersion;
+use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 
 use super::{Engine, Reply, Response, parse_params};
@@ -15,6 +15,7 @@ use crate::context::{Client, Context};
 use crate::custom::Work;
 use crate::hooks::{ClientView, Handshake, Hooks};
 use crate::peer::session::{Connection, LegacySession, Negotiated};
+use crate::peer::sink::Sink;
 use crate::principal::Principal;
 use crate::request::Caller;
 
@@ -47,42 +48,104 @@ impl Engine {
             "notifications/roots/list_changed" => {
                 return self.hook(conn, |hooks, ctx| hooks.on_roots_list_changed(ctx));
             }
-            other => match self.config().custom.notification(other) {
-                Some(handler) => return handler.call(params.map(Params::get)),
-                None => tracing::debug!(method = other, "notification ignored"),
-            },
+            other => return self.custom_notification(Some(conn), other, params),
         }
         None
     }
 
+    /// The work of the custom notification `method`'s handler, if one is registered and the
+    /// notification has a context ([`notice_context`](Self::notice_context)).
+    pub(super) fn custom_notification(
+        &self,
+        conn: Option<&Connection>,
+        method: &str,
+        params: Option<&Params>,
+    ) -> Option<Work> {
+        let Some(handler) = self.config().custom.notification(method) else {
+            tracing::debug!(method, "notification ignored");
+            return None;
+        };
+        let Some(ctx) = self.notice_context(conn, params) else {
+            tracing::debug!(method, "custom notification before `initialize`; ignored");
+            return None;
+        };
+        handler.call(params.map(Params::get), &ctx)
+    }
+
     /// The work of a notification hook, given a context of `conn`'s session (none before
-    /// `initialize`, nor without hooks). The context serves no request: it has no id.
+    /// `initialize`, nor without hooks).
     fn hook(
         &self,
         conn: &Connection,
         run: impl FnOnce(&dyn Hooks, Context) -> Work,
     ) -> Option<Work> {
         let hooks = self.config().custom.hooks.as_deref()?;
-        let session = conn.session()?;
-        let negotiated = session.negotiated()?;
-        let client = Client {
-            version: negotiated.version,
-            capabilities: negotiated.capabilities.clone(),
-            info: negotiated.client_info.clone(),
-            session: Some(session),
-            caller: Caller::default(),
+        conn.session()?;
+        Some(run(hooks, self.notice_context(Some(conn), None)?))
+    }
+
+    /// The context of a notification, which serves no request (it has no id and is never
+    /// cancelled). On a 2025 session's connection, the session's once it is initialized
+    /// (`None` before). Elsewhere (a 2026-07-28 notification, `conn` being `None` over
+    /// HTTP), the client its `_meta` describes, as far as it does: a version the server does
+    /// not speak is read as its newest 2026 one, and absent capabilities as none.
+    fn notice_context(
+        &self,
+        conn: Option<&Connection>,
+        params: Option<&Params>,
+    ) -> Option<Context> {
+        let (client, meta) = match conn.and_then(Connection::session) {
+            Some(session) => {
+                let negotiated = session.negotiated()?;
+                let client = Client {
+                    version: negotiated.version,
+                    capabilities: negotiated.capabilities.clone(),
+                    info: negotiated.client_info.clone(),
+                    session: Some(session),
+                    caller: Caller::default(),
+                };
+                (client, None)
+            }
+            None => {
+                let meta = super::envelope::Probe::read(params)
+                    .ok()?
+                    .meta
+                    .map(Arc::new);
+                let versions = &self.config().versions;
+                let asked = meta.as_ref().and_then(|m| m.protocol_version.as_deref());
+                let version = asked
+                    .and_then(|v| v.parse::<ProtocolVersion>().ok())
+                    .filter(|v| v.era() == Era::Modern && versions.contains(v))
+                    .or_else(|| {
+                        versions
+                            .iter()
+                            .copied()
+                            .filter(|v| v.era() == Era::Modern)
+                            .max()
+                    })?;
+                let client = Client {
+                    version,
+                    capabilities: meta
+                        .as_ref()
+                        .and_then(|m| m.client_capabilities.clone())
+                        .unwrap_or_default(),
+                    info: meta.as_ref().and_then(|m| m.client_info.clone()),
+                    session: None,
+                    caller: Caller::default(),
+                };
+                (client, meta)
+            }
         };
-        let ctx = Context::new(
+        Some(Context::new(
             self.host(),
             None,
             client,
-            None,
-            conn.sink(),
+            meta.as_ref(),
+            conn.map_or(Sink::Discard, Connection::sink),
             tokio_util::sync::CancellationToken::new(),
             None,
             None,
-        );
-        Some(run(hooks, ctx))
+        ))
     }
 
     pub(super) fn initialize(

@@ -85,13 +85,7 @@ impl Engine {
                 Ok(p) => p.cursor,
                 Err(e) => return Reply::Response(Response::error(Some(id), &e)),
             };
-            let view = view(&scope.client);
-            let shows = self
-                .config()
-                .custom
-                .visible
-                .as_deref()
-                .map(|predicate| move |item: Listed<'_>| predicate(item, &view));
+            let shows = self.visibility(&scope.client);
             let page = PageRequest {
                 kind,
                 version,
@@ -179,11 +173,15 @@ impl Engine {
     /// Whether the server's visibility predicate hides `item` from this client: it is then
     /// refused as if it did not exist.
     fn hidden(&self, client: &Client, item: Listed<'_>) -> bool {
-        self.config()
-            .custom
-            .visible
-            .as_deref()
-            .is_some_and(|predicate| !predicate(item, &view(client)))
+        self.visibility(client).is_some_and(|shows| !shows(item))
+    }
+
+    /// The server's visibility predicate bound to `client`, or `None` when the server has
+    /// none (everything is shown).
+    fn visibility<'c>(&'c self, client: &'c Client) -> Option<impl Fn(Listed<'_>) -> bool + 'c> {
+        let predicate = self.config().custom.visible.as_deref()?;
+        let view = view(client);
+        Some(move |item: Listed<'_>| predicate(item, &view))
     }
 
     /// The tool `name`, unless it does not exist or is hidden from this client (-32602).
@@ -290,13 +288,9 @@ impl Engine {
         if p.uri.len() > ferromcp_core::uri_template::MAX_URI_LEN {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
-        let shown = |uri: &str| match self.config().custom.visible.as_deref() {
-            None => true,
-            Some(predicate) => {
-                let view = view(&scope.client);
-                self.registry()
-                    .shows_uri(uri, &|item: Listed<'_>| predicate(item, &view))
-            }
+        let shown = |uri: &str| {
+            self.visibility(&scope.client)
+                .is_none_or(|shows| self.registry().shows_uri(uri, &shows))
         };
         let Some(found) = self.registry().resource(&p.uri).filter(|_| shown(&p.uri)) else {
             return Err(ErrorObject::resource_not_found(
@@ -435,12 +429,10 @@ impl Engine {
             }
         };
         // A hidden template completes nothing, as one that does not exist.
-        let shown = match (&target, self.config().custom.visible.as_deref()) {
-            (CompletionTarget::ResourceTemplate(uri), Some(predicate)) => {
-                let view = view(&scope.client);
-                self.registry()
-                    .shows_template(uri, &|item: Listed<'_>| predicate(item, &view))
-            }
+        let shown = match &target {
+            CompletionTarget::ResourceTemplate(uri) => self
+                .visibility(&scope.client)
+                .is_none_or(|shows| self.registry().shows_template(uri, &shows)),
             _ => true,
         };
         let handler = self
@@ -473,7 +465,7 @@ impl Engine {
 }
 
 /// What a hook or the visibility predicate knows of the client of a request.
-fn view(client: &Client) -> ClientView<'_> {
+pub(super) fn view(client: &Client) -> ClientView<'_> {
     ClientView {
         info: client.info.as_deref(),
         version: client.version,

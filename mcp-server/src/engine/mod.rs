@@ -117,16 +117,11 @@ struct SetLevelParams {
 }
 
 impl Engine {
-    /// The capabilities this server declares to a client of `version`, from what its
-    /// registry offers and the extensions installed.
-    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+    /// The capabilities this server declares to a client of `era`, from what its registry
+    /// offers.
+    pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
         let offers = self.registry().offers();
-        let (tasks, mut extensions) = if offers.tasks {
-            tasks::capability(version.era())
-        } else {
-            (None, None)
-        };
-        self.config().extensions.declare(version, &mut extensions);
+        let tasks = offers.tasks.then(|| tasks::capability(era));
         ServerCapabilities {
             tools: offers.tools.then(|| ToolsCapability {
                 list_changed: Some(true),
@@ -144,8 +139,8 @@ impl Engine {
             logging: Some(Default::default()),
             completions: (offers.completions || offers.prompts || offers.resources)
                 .then(Default::default),
-            tasks,
-            extensions,
+            tasks: tasks.as_ref().and_then(|t| t.0.clone()),
+            extensions: tasks.and_then(|t| t.1),
             ..Default::default()
         }
     }
@@ -456,24 +451,16 @@ impl Engine {
             }
         };
         let (version, capabilities, client_info) = envelope;
+        let client = Client {
+            version,
+            capabilities,
+            info: client_info,
+            session: None,
+            caller,
+        };
         match req.method.as_str() {
-            "server/discover" => self.discover(
-                id,
-                &crate::hooks::ClientView {
-                    info: client_info.as_deref(),
-                    version,
-                    capabilities: &capabilities,
-                    principal: caller.principal.as_deref(),
-                },
-            ),
+            "server/discover" => self.discover(id, &methods::view(&client)),
             "subscriptions/listen" => {
-                let client = Client {
-                    version,
-                    capabilities,
-                    info: client_info,
-                    session: None,
-                    caller,
-                };
                 let listen =
                     match parse_params::<SubscriptionsListenRequestParams>(req.params.as_ref()) {
                         Ok(p) => {
@@ -488,13 +475,7 @@ impl Engine {
             }
             _ => {
                 let scope = Scope {
-                    client: Client {
-                        version,
-                        capabilities,
-                        info: client_info,
-                        session: None,
-                        caller,
-                    },
+                    client,
                     meta,
                     conn: None,
                 };

@@ -117,11 +117,16 @@ struct SetLevelParams {
 }
 
 impl Engine {
-    /// The capabilities this server declares to a client of `era`, from what its registry
-    /// offers.
-    pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
+    /// The capabilities this server declares to a client of `version`, from what its
+    /// registry offers and the extensions installed.
+    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let offers = self.registry().offers();
-        let tasks = offers.tasks.then(|| tasks::capability(era));
+        let (tasks, mut extensions) = if offers.tasks {
+            tasks::capability(version.era())
+        } else {
+            (None, None)
+        };
+        self.config().extensions.declare(version, &mut extensions);
         ServerCapabilities {
             tools: offers.tools.then(|| ToolsCapability {
                 list_changed: Some(true),
@@ -139,8 +144,8 @@ impl Engine {
             logging: Some(Default::default()),
             completions: (offers.completions || offers.prompts || offers.resources)
                 .then(Default::default),
-            tasks: tasks.as_ref().and_then(|t| t.0.clone()),
-            extensions: tasks.and_then(|t| t.1),
+            tasks,
+            extensions,
             ..Default::default()
         }
     }

@@ -151,6 +151,8 @@ mod guide {
     mod tasks {}
     #[doc = include_str!("../../docs/hooks.md")]
     mod hooks {}
+    #[doc = include_str!("../../docs/extensions.md")]
+    mod extensions {}
     // Its HTTP example puts an `AuthLayer` in front of the router.
     #[cfg(feature = "auth")]
     #[doc = include_str!("../../docs/testing.md")]

@@ -53,6 +53,7 @@
 //! | `auth` | the `auth` module: an OAuth 2.1 resource server (protected-resource metadata, bearer tokens checked by JWT/JWKS or introspection, scopes with step-up) as a tower layer (implies `http`) |
 //! | `testing` | the `testing` module: an in-process test client (for `[dev-dependencies]`) |
 //! | `conformance` | `testing::assert_conformant` and the official schemas of every revision, to check a server's lists and handshakes in tests (implies `testing`) |
+//! | `skills` | the `skills` module: the `io.modelcontextprotocol/skills` extension (SEP-2640), serving Agent Skills from a folder or from code |
 //!
 //! Only `run` is on by default; each only adds items.
 
@@ -89,6 +90,9 @@ pub mod schema;
 mod serve;
 mod server;
 pub mod session;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub mod skills;
 pub mod store;
 mod sync;
 #[cfg(feature = "testing")]

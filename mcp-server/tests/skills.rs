@@ -1,0 +1,617 @@
+//! The Skills extension (SEP-2640) over the test client, in 2026-07-28 and 2025-11-25:
+//! entries and their digests, paging, `skills/get`, the files as resources, directory
+//! reads, reloads, and the input that is refused.
+
+#![cfg(all(feature = "testing", feature = "skills"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use base64::Engine as _;
+use ferromcp::error::ErrorCode;
+use ferromcp::skills::{EXTENSION_ID, Skill, Skills, SkillsError};
+use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
+use ferromcp::{ProtocolVersion, Server, ServerBuilder};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+/// A folder of its own under the system's temporary folder, removed on drop.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new() -> Folder {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("ferromcp-skills-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Folder(path)
+    }
+
+    fn write(&self, file: &str, contents: impl AsRef<[u8]>) -> &Folder {
+        let path = self.0.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+        self
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const PDF: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nlicense: Apache-2.0\nmetadata:\n  version: \"2.1\"\n  reviewed: yes\n---\n\n# PDF processing\n\nSee references/FORMS.md.\n";
+const FORMS: &str = "# Forms\n\nFill every field.\n";
+const REFUNDS: &str =
+    "---\nname: refunds\ndescription: Process refunds per company policy\n---\n\nBe kind.\n";
+
+/// Two skills: `pdf-processing` (with a reference, a nested template folder and a binary
+/// file) and `acme/billing/refunds`.
+fn folder() -> Folder {
+    let folder = Folder::new();
+    folder
+        .write("pdf-processing/SKILL.md", PDF)
+        .write("pdf-processing/references/FORMS.md", FORMS)
+        .write("pdf-processing/templates/regional/eu.md", "EU\n")
+        .write("pdf-processing/assets/logo.bin", [0u8, 159, 146, 150])
+        .write("pdf-processing/.DS_Store", "skipped")
+        .write("acme/billing/refunds/SKILL.md", REFUNDS)
+        .write("acme/README.md", "not in a skill: not served");
+    folder
+}
+
+fn server(skills: Skills) -> Server {
+    ServerBuilder::new("skills", "1.0.0")
+        .extension(skills)
+        .unwrap()
+        .build()
+}
+
+fn eras() -> [ClientOptions; 2] {
+    [
+        ClientOptions::modern(),
+        ClientOptions::version(ProtocolVersion::V2025_11_25),
+    ]
+}
+
+fn digest(bytes: &[u8]) -> String {
+    format!("sha256:{:x}", Sha256::digest(bytes))
+}
+
+/// The JSON-RPC error `method` is answered with.
+async fn refused(
+    client: &TestClient,
+    method: &str,
+    params: serde_json::Value,
+) -> (ErrorCode, String) {
+    match client.request(method, Some(params)).await {
+        Err(TestClientError::Rpc(e)) => (e.code, e.message),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+/// The bytes `resources/read` serves for `uri`.
+async fn read_bytes(client: &TestClient, uri: &str) -> Vec<u8> {
+    let result = client
+        .request("resources/read", Some(json!({ "uri": uri })))
+        .await
+        .unwrap();
+    let content = &result["contents"][0];
+    assert_eq!(content["uri"], uri);
+    match (content["text"].as_str(), content["blob"].as_str()) {
+        (Some(text), _) => text.as_bytes().to_vec(),
+        (_, Some(blob)) => base64::engine::general_purpose::STANDARD
+            .decode(blob)
+            .unwrap(),
+        _ => panic!("no contents: {result}"),
+    }
+}
+
+#[tokio::test]
+async fn entries_carry_the_front_matter_and_every_file_verified_on_read() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    for options in eras() {
+        let modern = options.protocol_version() == ProtocolVersion::V2026_07_28;
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let list = client.request("skills/list", None).await.unwrap();
+        assert_eq!(list.get("nextCursor"), None);
+        assert_eq!(list.get("ttlMs").is_some(), modern, "{list}");
+        assert_eq!(list.get("cacheScope").is_some(), modern, "{list}");
+        let skills = list["skills"].as_array().unwrap();
+        let uris: Vec<_> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://acme/billing/refunds/SKILL.md",
+                "skill://pdf-processing/SKILL.md"
+            ]
+        );
+        let pdf = &skills[1];
+        assert_eq!(
+            pdf["frontmatter"],
+            json!({
+                "name": "pdf-processing",
+                "description": "Extract, fill, and assemble PDF documents",
+                "license": "Apache-2.0",
+                "metadata": {"version": "2.1", "reviewed": "yes"}
+            })
+        );
+        let files: Vec<_> = pdf["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "skill://pdf-processing/SKILL.md",
+                "skill://pdf-processing/assets/logo.bin",
+                "skill://pdf-processing/references/FORMS.md",
+                "skill://pdf-processing/templates/regional/eu.md",
+            ]
+        );
+        // Verification on read: what is served is what the entry describes.
+        for skill in skills {
+            for resource in skill["resources"].as_array().unwrap() {
+                let bytes = read_bytes(&client, resource["uri"].as_str().unwrap()).await;
+                assert_eq!(resource["digest"], digest(&bytes), "{resource}");
+                assert_eq!(resource["size"], bytes.len(), "{resource}");
+            }
+        }
+        assert_eq!(
+            read_bytes(&client, "skill://pdf-processing/SKILL.md").await,
+            PDF.as_bytes()
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_extension_is_declared_with_resources_in_both_eras() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    let modern = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let discover = modern.request("server/discover", None).await.unwrap();
+    let legacy = TestClient::connect(
+        &server,
+        ClientOptions::version(ProtocolVersion::V2025_11_25),
+    )
+    .await
+    .unwrap();
+    let initialize = serde_json::to_value(legacy.initialize_result().unwrap()).unwrap();
+    for capabilities in [&discover["capabilities"], &initialize["capabilities"]] {
+        assert_eq!(
+            capabilities["extensions"][EXTENSION_ID],
+            json!({"directoryRead": true}),
+            "{capabilities}"
+        );
+        assert!(capabilities["resources"].is_object(), "{capabilities}");
+    }
+}
+
+#[tokio::test]
+async fn skill_md_is_a_listed_markdown_resource_named_from_its_front_matter() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    for options in eras() {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let resources = client.list_resources().await.unwrap();
+        let pdf = resources
+            .iter()
+            .find(|r| r.uri == "skill://pdf-processing/SKILL.md")
+            .unwrap();
+        assert_eq!(pdf.name, "pdf-processing");
+        assert_eq!(
+            pdf.description.as_deref(),
+            Some("Extract, fill, and assemble PDF documents")
+        );
+        assert_eq!(pdf.mime_type.as_deref(), Some("text/markdown"));
+        assert_eq!(pdf.size, Some(PDF.len() as u64));
+        let read = client
+            .read_resource("skill://pdf-processing/SKILL.md")
+            .await
+            .unwrap();
+        let read = serde_json::to_value(read).unwrap();
+        assert_eq!(read["contents"][0]["mimeType"], "text/markdown");
+        let templates = client.list_resource_templates().await.unwrap();
+        assert!(
+            templates
+                .iter()
+                .any(|t| t.uri_template == "skill://{+path}")
+        );
+    }
+}
+
+#[tokio::test]
+async fn skills_list_pages_whole_entries_and_refuses_a_foreign_cursor() {
+    let folder = folder();
+    let skills = Skills::builder()
+        .dir(folder.path())
+        .page_size(1)
+        .build()
+        .unwrap();
+    let server = server(skills);
+    for options in eras() {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let first = client.request("skills/list", None).await.unwrap();
+        assert_eq!(first["skills"].as_array().unwrap().len(), 1);
+        let cursor = first["nextCursor"].as_str().unwrap();
+        let second = client
+            .request("skills/list", Some(json!({ "cursor": cursor })))
+            .await
+            .unwrap();
+        assert_eq!(
+            second["skills"][0]["uri"],
+            "skill://pdf-processing/SKILL.md"
+        );
+        assert_eq!(
+            second["skills"][0]["resources"].as_array().unwrap().len(),
+            4
+        );
+        assert_eq!(second.get("nextCursor"), None);
+        let (code, _) = refused(&client, "skills/list", json!({"cursor": "not-ours"})).await;
+        assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    }
+}
+
+#[tokio::test]
+async fn skills_get_answers_one_entry_and_minus_32602_for_anything_else() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    for options in eras() {
+        let modern = options.protocol_version() == ProtocolVersion::V2026_07_28;
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let list = client.request("skills/list", None).await.unwrap();
+        let uri = "skill://acme/billing/refunds/SKILL.md";
+        let get = client
+            .request("skills/get", Some(json!({ "uri": uri })))
+            .await
+            .unwrap();
+        assert_eq!(get["skill"], list["skills"][0]);
+        assert_eq!(get.get("nextCursor"), None);
+        assert_eq!(get.get("ttlMs").is_some(), modern, "{get}");
+        for unknown in [
+            "skill://nope/SKILL.md",
+            "skill://acme/billing/refunds/../refunds/SKILL.md",
+            "skill://pdf-processing/references/FORMS.md",
+            "skill://acme/billing",
+        ] {
+            let (code, message) = refused(&client, "skills/get", json!({ "uri": unknown })).await;
+            assert_eq!(code, ErrorCode::INVALID_PARAMS, "{unknown}");
+            assert!(message.contains("no skill is served at"), "{message}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn directories_list_their_direct_children() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    for options in eras() {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let root = client
+            .request(
+                "resources/directory/read",
+                Some(json!({"uri": "skill://pdf-processing"})),
+            )
+            .await
+            .unwrap();
+        let children: Vec<_> = root["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["name"].as_str().unwrap(), r["mimeType"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            children,
+            [
+                ("SKILL.md", "text/markdown"),
+                ("assets", "inode/directory"),
+                ("references", "inode/directory"),
+                ("templates", "inode/directory"),
+            ]
+        );
+        let nested = client
+            .request(
+                "resources/directory/read",
+                Some(json!({"uri": "skill://pdf-processing/templates"})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            nested["resources"][0]["uri"],
+            "skill://pdf-processing/templates/regional"
+        );
+        // The organizational prefix is a directory too.
+        let prefix = client
+            .request(
+                "resources/directory/read",
+                Some(json!({"uri": "skill://acme/billing"})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            prefix["resources"][0]["uri"],
+            "skill://acme/billing/refunds"
+        );
+        for (uri, says) in [
+            (
+                "skill://pdf-processing/SKILL.md",
+                "is not a directory resource",
+            ),
+            (
+                "skill://pdf-processing/nothing",
+                "is not a directory this server serves",
+            ),
+            (
+                "skill://pdf-processing/..",
+                "is not a directory this server serves",
+            ),
+        ] {
+            let (code, message) =
+                refused(&client, "resources/directory/read", json!({ "uri": uri })).await;
+            assert_eq!(code, ErrorCode::INVALID_PARAMS, "{uri}");
+            assert!(message.contains(says), "{uri}: {message}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn without_directory_reads_the_settings_are_empty_and_the_method_unknown() {
+    let folder = folder();
+    let skills = Skills::builder()
+        .dir(folder.path())
+        .directory_read(false)
+        .build()
+        .unwrap();
+    let server = server(skills);
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let discover = client.request("server/discover", None).await.unwrap();
+    assert_eq!(
+        discover["capabilities"]["extensions"][EXTENSION_ID],
+        json!({})
+    );
+    let uri = json!({"uri": "skill://pdf-processing"});
+    let (code, _) = refused(&client, "resources/directory/read", uri).await;
+    assert_eq!(code, ErrorCode::METHOD_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_read_escaping_the_skill_is_refused_and_nothing_else_is_affected() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    for options in eras() {
+        let client = TestClient::connect(&server, options).await.unwrap();
+        for uri in [
+            "skill://pdf-processing/../../etc/passwd",
+            "skill://pdf-processing/%2E%2E/%2E%2E/etc/passwd",
+            "skill://pdf-processing/references/..%2F..%2FSKILL.md",
+        ] {
+            let (code, message) = refused(&client, "resources/read", json!({ "uri": uri })).await;
+            assert_eq!(code, ErrorCode::INVALID_PARAMS, "{uri}");
+            assert!(message.contains("refused"), "{uri}: {message}");
+        }
+        // Files outside every skill are not served.
+        let error = client
+            .read_resource("skill://acme/README.md")
+            .await
+            .unwrap_err();
+        assert!(matches!(error, TestClientError::Rpc(_)));
+        assert_eq!(
+            read_bytes(&client, "skill://pdf-processing/references/FORMS.md").await,
+            FORMS.as_bytes()
+        );
+    }
+}
+
+#[test]
+fn skill_paths_with_dot_dot_are_refused_when_built() {
+    let error = Skill::new("../refunds", REFUNDS).unwrap_err();
+    assert!(error.to_string().contains("`..` segment"), "{error}");
+    let skill = Skill::new("refunds", REFUNDS).unwrap();
+    let error = skill.file("../../etc/passwd", "x").unwrap_err();
+    assert!(matches!(error, SkillsError::Invalid { .. }), "{error}");
+    let error = Skill::new("acme/other", REFUNDS).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("must be its name: found `other`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_oversized_file_or_skill_is_refused_with_its_size() {
+    let folder = folder();
+    folder.write("pdf-processing/assets/big.bin", vec![7u8; 2048]);
+    let error = Skills::builder()
+        .dir(folder.path())
+        .max_file_size(1024)
+        .build()
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("skill `pdf-processing`: file `assets/big.bin` is 2048 bytes, over the limit of 1024 bytes per file"),
+        "{message}"
+    );
+    let error = Skills::builder()
+        .dir(folder.path())
+        .max_skill_size(1000)
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("over the limit of 1000 bytes per skill"),
+        "{error}"
+    );
+}
+
+#[test]
+fn front_matter_and_names_are_checked_when_a_folder_is_loaded() {
+    for (skill_md, says) in [
+        ("# no front matter\n", "must begin with a `---` line"),
+        (
+            "---\nname: other\ndescription: d\n---\n",
+            "must be its name",
+        ),
+        (
+            "---\nname: Bad--Name\ndescription: d\n---\n",
+            "breaks the naming rules",
+        ),
+        ("---\nname: skill\n---\n", "non-empty string `description`"),
+    ] {
+        let folder = Folder::new();
+        folder.write("skill/SKILL.md", skill_md);
+        let error = Skills::from_dir(folder.path()).unwrap_err();
+        assert!(error.to_string().contains(says), "{skill_md:?}: {error}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_folder_is_refused() {
+    let outside = Folder::new();
+    outside.write("secret.txt", "secret");
+    let folder = folder();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        folder.path().join("pdf-processing/references/secret.txt"),
+    )
+    .unwrap();
+    let error = Skills::from_dir(folder.path()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("leads outside the skills folder"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn skills_built_in_code_include_their_nested_skills_files() {
+    let outer = Skill::new(
+        "guide",
+        "---\nname: guide\ndescription: The whole guide\n---\n",
+    )
+    .unwrap()
+    .file("notes.txt", "notes")
+    .unwrap();
+    let inner = Skill::new(
+        "guide/chapters/intro",
+        "---\nname: intro\ndescription: The introduction\n---\n",
+    )
+    .unwrap();
+    let server = server(Skills::new([outer, inner]).unwrap());
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let get = client
+        .request("skills/get", Some(json!({"uri": "skill://guide/SKILL.md"})))
+        .await
+        .unwrap();
+    let files: Vec<_> = get["skill"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://guide/SKILL.md",
+            "skill://guide/chapters/intro/SKILL.md",
+            "skill://guide/notes.txt",
+        ]
+    );
+    let duplicate = Skills::new([
+        Skill::new("a", "---\nname: a\ndescription: d\n---\n").unwrap(),
+        Skill::new("a", "---\nname: a\ndescription: e\n---\n").unwrap(),
+    ])
+    .unwrap_err();
+    assert!(matches!(duplicate, SkillsError::Duplicate(path) if path == "a"));
+}
+
+#[tokio::test]
+async fn a_reload_serves_the_folder_as_it_is_now_and_tells_clients() {
+    let folder = folder();
+    let skills = Skills::from_dir(folder.path()).unwrap();
+    let server = server(skills.clone());
+    let client = TestClient::connect(
+        &server,
+        ClientOptions::version(ProtocolVersion::V2025_11_25),
+    )
+    .await
+    .unwrap();
+    client
+        .request(
+            "resources/subscribe",
+            Some(json!({"uri": "skill://pdf-processing/references/FORMS.md"})),
+        )
+        .await
+        .unwrap();
+
+    assert!(skills.reload(&server).unwrap().is_unchanged());
+
+    folder
+        .write(
+            "notes/SKILL.md",
+            "---\nname: notes\ndescription: Take notes\n---\n",
+        )
+        .write("pdf-processing/references/FORMS.md", "# Forms, revised\n")
+        .write("broken/SKILL.md", "no front matter");
+    std::fs::remove_dir_all(folder.path().join("acme")).unwrap();
+    let reload = skills.reload(&server).unwrap();
+    assert_eq!(reload.added, ["skill://notes/SKILL.md"]);
+    assert_eq!(reload.removed, ["skill://acme/billing/refunds/SKILL.md"]);
+    assert_eq!(reload.changed, ["skill://pdf-processing/SKILL.md"]);
+    assert_eq!(reload.refused.len(), 1, "{:?}", reload.refused);
+    assert!(reload.refused[0].to_string().starts_with("skill `broken`"));
+    assert_eq!(
+        skills.uris(),
+        ["skill://notes/SKILL.md", "skill://pdf-processing/SKILL.md"]
+    );
+
+    // A round trip makes sure the notifications, sent before its reply, have arrived.
+    client.request("ping", None).await.unwrap();
+    let notifications = client.notifications();
+    let methods: Vec<_> = notifications
+        .iter()
+        .map(|n| n["method"].as_str().unwrap())
+        .collect();
+    assert!(
+        methods.contains(&"notifications/resources/list_changed"),
+        "{methods:?}"
+    );
+    assert!(
+        notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/resources/updated"
+                && n["params"]["uri"] == "skill://pdf-processing/references/FORMS.md"),
+        "{notifications:?}"
+    );
+    let list = client.request("skills/list", None).await.unwrap();
+    assert_eq!(list["skills"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        read_bytes(&client, "skill://pdf-processing/references/FORMS.md").await,
+        b"# Forms, revised\n"
+    );
+    let resources = client.list_resources().await.unwrap();
+    assert!(resources.iter().any(|r| r.uri == "skill://notes/SKILL.md"));
+    assert!(!resources.iter().any(|r| r.uri.starts_with("skill://acme")));
+    let gone = json!({"uri": "skill://acme/billing/refunds/SKILL.md"});
+    let (code, _) = refused(&client, "skills/get", gone).await;
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+}

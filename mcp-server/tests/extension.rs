@@ -364,7 +364,7 @@ fn invalid_duplicate_and_reserved_ids_are_refused() {
 
 #[test]
 fn a_method_or_tool_taken_already_is_refused_when_the_extension_is_installed() {
-    let own = method_fn(|(): (), _ctx| async { Ok::<_, ErrorObject>(json!({})) });
+    let own = method_fn(|(): (), _ctx: Context| async { Ok::<_, ErrorObject>(json!({})) });
     let err = ServerBuilder::new("ext", "1.0.0")
         .method("com.example/echo", own)
         .unwrap()
@@ -402,4 +402,35 @@ fn a_method_or_tool_taken_already_is_refused_when_the_extension_is_installed() {
         matches!(&err, ExtensionError::Registry(RegistryError::DuplicateTool(t)) if t == "shout"),
         "{err:?}"
     );
+}
+
+/// What the server sends with an extension installed is what every revision's official
+/// schema accepts: `capabilities.extensions` in the 2025 revisions is a member their
+/// schemas allow, and 2024-11-05 (checked strictly) gets none.
+#[tokio::test]
+async fn every_revisions_handshake_and_lists_conform_with_an_extension() {
+    ferromcp::testing::assert_conformant(&server()).await;
+}
+
+#[test]
+fn an_extensions_own_failure_is_reported_with_its_cause() {
+    struct Broken;
+
+    impl Extension for Broken {
+        fn id(&self) -> &str {
+            "com.example/broken"
+        }
+
+        fn install(self: Arc<Self>, _install: &mut Install<'_>) -> Result<(), ExtensionError> {
+            let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
+            Err(ExtensionError::Failed(missing.into()))
+        }
+    }
+
+    let err = ServerBuilder::new("ext", "1.0.0")
+        .extension(Broken)
+        .unwrap_err();
+    assert_eq!(err.to_string(), "the extension could not be installed");
+    let cause = std::error::Error::source(&err).unwrap();
+    assert_eq!(cause.to_string(), "no such folder");
 }

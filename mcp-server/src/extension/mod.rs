@@ -30,7 +30,9 @@
 //!     fn install(self: Arc<Self>, install: &mut Install<'_>) -> Result<(), ExtensionError> {
 //!         install.method(
 //!             "com.example/echo",
-//!             method_fn(|p: serde_json::Value, _ctx| async move { Ok::<_, ErrorObject>(p) }),
+//!             method_fn(|p: serde_json::Value, _ctx: ferromcp::Context| async move {
+//!                 Ok::<_, ErrorObject>(p)
+//!             }),
 //!         )?;
 //!         Ok(())
 //!     }

@@ -73,6 +73,24 @@ RUNS=(
   "alpha-http-header-validation|$alpha|server --url $url --scenario http-header-validation --spec-version 2026-07-28"
   "alpha-http-custom-header-server-validation|$alpha|server --url $url --scenario http-custom-header-server-validation --spec-version 2026-07-28"
 )
+# The skills extension's scenarios (SEP-2640) are in no revision's requirement set, so they
+# run one by one, in each era, with --force (an extension is "not on the spec timeline").
+for era in 2026-07-28 2025-11-25; do
+  for scenario in enumeration manifest directory; do
+    RUNS+=("alpha-skills-$scenario-$era|$alpha|server --url $url --scenario sep-2640-skills-$scenario --spec-version $era --force")
+  done
+done
+
+# In the skills runs every check must run: one SKIPPED counts as failed, unless it is
+# expected here. ttlMs and cacheScope exist from 2026-07-28 on, so their checks do not
+# apply to 2025-11-25.
+expected_skips() {
+  case $1 in
+    alpha-skills-*-2025-11-25) echo "sep-2640-skills-list-cache-attributes,sep-2640-skills-get-cache-attributes" ;;
+    alpha-skills-*) echo "" ;;
+    *) echo "any" ;;
+  esac
+}
 
 selected=("$@")
 passed=0
@@ -92,20 +110,23 @@ for run in "${RUNS[@]}"; do
     status=1
   fi
   # Every check of every scenario counts, the unscored ones included (the pending
-  # scenarios and the tasks extension's scenarios): a FAILURE anywhere fails the run.
+  # scenarios and the tasks extension's scenarios): a FAILURE anywhere fails the run, and
+  # so does an unexpected SKIPPED in the skills runs (expected_skips).
   counts=$("$node" -e '
     const fs=require("fs"),path=require("path");
-    const dir=process.argv[1];
+    const dir=process.argv[1],skips=process.argv[2];
+    const skipped=c=>skips!=="any"&&!skips.split(",").includes(c.id);
     let p=0,f=0;const bad=[];
     const walk=d=>{for(const e of fs.readdirSync(d,{withFileTypes:true})){const q=path.join(d,e.name);
       if(e.isDirectory())walk(q);else if(e.name==="checks.json"){
         const scenario=path.basename(path.dirname(q)).replace(/^server-/,"").replace(/-\d{4}-\d\d-\d\dT.*$/,"");
         for(const c of JSON.parse(fs.readFileSync(q,"utf8"))){
           if(c.status==="SUCCESS")p++;
-          else if(c.status==="FAILURE"){f++;bad.push(scenario+": "+c.id+" "+(c.errorMessage||""));}}}}};
+          else if(c.status==="FAILURE"){f++;bad.push(scenario+": "+c.id+" "+(c.errorMessage||""));}
+          else if(c.status==="SKIPPED"&&skipped(c)){f++;bad.push(scenario+": "+c.id+" was skipped: "+(c.errorMessage||""));}}}}};
     walk(dir);
     for(const b of bad)console.error("  FAILED "+b.slice(0,300));
-    console.log(p+" "+f);' "$dir")
+    console.log(p+" "+f);' "$dir" "$(expected_skips "$name")")
   read -r p f <<<"$counts"
   passed=$((passed + p))
   failed=$((failed + f))

@@ -16,13 +16,14 @@
 //! Every tool, resource and prompt is in the one `#[server]` impl block below (the macro
 //! reads a single block); `fixtures` holds the content and schemas they return, `client`
 //! the questions they ask the client, `input_required` the longer multi-round scenarios,
-//! `dynamic` the primitives registered at run time, and
-//! `ferromcp::run` the command line and the HTTP set-up (Redis through ferromcp-redis,
-//! authorization).
+//! `dynamic` the primitives registered at run time, `skills()` the Skills extension (the
+//! folder `examples/skills/everything`), and `ferromcp::run` the command line and the HTTP
+//! set-up (Redis through ferromcp-redis, authorization).
 
 use std::time::Duration;
 
 use ferromcp::prelude::*;
+use ferromcp::skills::{Skills, SkillsError};
 use ferromcp::types::{
     AudioContent, CreateMessageRequestParams, ElicitRequestFormParams, EmbeddedResource,
     SamplingMessage, TextResourceContents,
@@ -561,10 +562,17 @@ fn main() {
     ferromcp::run::Runner::for_server::<Everything>()
         .shared_stores(ferromcp_redis::connect)
         .serve_with(async |setup| {
-            let server = setup.builder(Everything)?.build()?;
+            let server = setup.builder(Everything)?.extension(skills()?)?.build()?;
             tokio::spawn(change_over_time(server.clone()));
             Ok(server)
         })
+}
+
+/// The skills served through `io.modelcontextprotocol/skills` (SEP-2640), so that the
+/// conformance suite's skills scenarios have something to check: the folder
+/// `examples/skills/everything`, read when the server starts.
+fn skills() -> Result<Skills, SkillsError> {
+    Skills::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/skills/everything"))
 }
 
 /// The dynamic primitives appear after 2 s; the watched resource changes every 3 s.

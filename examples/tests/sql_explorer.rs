@@ -203,6 +203,55 @@ async fn first_run_creates_the_sample_and_queries_leave_it_untouched() {
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
+/// The `explore-database` skill: served in both eras, naming the tools and resources the
+/// server has, and every query of its `references/QUERIES.md` runs on the sample shop.
+#[tokio::test]
+async fn the_skill_teaches_the_real_tools_and_its_queries_run() {
+    let scratch = Scratch::new("skill");
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
+    for options in eras() {
+        let client = connect(&server, options).await;
+        let list = client.request("skills/list", None).await.unwrap();
+        let skill = &list["skills"][0];
+        assert_eq!(skill["uri"], "skill://explore-database/SKILL.md");
+        assert_eq!(skill["frontmatter"]["name"], "explore-database");
+        let read = |uri: &'static str| {
+            let client = &client;
+            async move {
+                let result = client.read_resource(uri).await.unwrap();
+                let value = serde_json::to_value(result).unwrap();
+                value["contents"][0]["text"].as_str().unwrap().to_owned()
+            }
+        };
+        let body = read("skill://explore-database/SKILL.md").await;
+        for tool in client.list_tools().await.unwrap() {
+            assert!(body.contains(&format!("`{}`", tool.name)), "{}", tool.name);
+        }
+        assert!(body.contains("`schema://tables/{table}`"));
+        let queries = read("skill://explore-database/references/QUERIES.md").await;
+        let mut ran = 0;
+        for block in queries.split("```sql\n").skip(1) {
+            let sql = block.split("```").next().unwrap();
+            let params = sql
+                .lines()
+                .find_map(|l| l.strip_prefix("-- params: "))
+                .map_or(json!([]), |p| serde_json::from_str(p).unwrap());
+            for statement in sql.split(";\n").map(str::trim).filter(|s| !s.is_empty()) {
+                let statement: String = statement
+                    .lines()
+                    .filter(|l| !l.starts_with("--"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                rows(&client, statement.trim_end_matches(';'), params.clone()).await;
+                ran += 1;
+            }
+        }
+        assert!(ran >= 6, "{ran} queries");
+    }
+}
+
 #[tokio::test]
 async fn lists_tools_resources_templates_and_prompts() {
     let scratch = Scratch::new("lists");
@@ -232,13 +281,17 @@ async fn lists_tools_resources_templates_and_prompts() {
         fields.sort();
         assert_eq!(fields, ["columns", "row_count", "rows", "truncated"]);
 
+        // The skill's SKILL.md and its files' template come from the Skills extension.
         let resources = client.list_resources().await.unwrap();
-        assert_eq!(resources.len(), 1);
-        assert_eq!(resources[0].uri, "schema://tables");
+        let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+        assert_eq!(
+            uris,
+            ["skill://explore-database/SKILL.md", "schema://tables"]
+        );
         let templates = client.list_resource_templates().await.unwrap();
-        assert_eq!(templates.len(), 1);
-        assert_eq!(templates[0].uri_template, "schema://tables/{table}");
-        assert_eq!(templates[0].mime_type.as_deref(), Some("application/json"));
+        let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+        assert_eq!(uris, ["skill://{+path}", "schema://tables/{table}"]);
+        assert_eq!(templates[1].mime_type.as_deref(), Some("application/json"));
 
         let prompts = client.list_prompts().await.unwrap();
         assert_eq!(prompts.len(), 1);

@@ -19,7 +19,8 @@
 //!
 //! Tools: `query` (structured rows, with bound parameters), `explain` and `list_tables`.
 //! Resources: `schema://tables` and `schema://tables/{table}` (JSON). Prompt:
-//! `analyze-table`. Three walls stand between a model and side effects: the statement check
+//! `analyze-table`. Skill (`io.modelcontextprotocol/skills`): `explore-database`, how to
+//! explore a database with these tools. Three walls stand between a model and side effects: the statement check
 //! (one `SELECT`/`WITH` query, parsed, with a function policy over every call in its tree:
 //! file, large-object, server-admin, lock, sleep and similar functions refused by name, and
 //! in PostgreSQL every volatile function but a few harmless ones); a read-only connection
@@ -37,6 +38,7 @@
 use std::time::Duration;
 
 use ferromcp::prelude::*;
+use ferromcp::skills::{Skill, Skills, SkillsError};
 use ferromcp::types::{EmbeddedResource, TextResourceContents};
 use serde_json::Value;
 
@@ -88,7 +90,30 @@ pub struct SqlExplorer {
 /// Reading the catalog failed, or registration failed (a bug in this example).
 pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
     let handler = handler(db, max_rows).await.map_err(|e| e.0)?;
-    Server::new(handler).map_err(|e| e.to_string())
+    let skills = skills().map_err(|e| e.to_string())?;
+    Server::builder(handler)
+        .extension(skills)
+        .map_err(|e| e.to_string())?
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// The skill the server ships (`io.modelcontextprotocol/skills`): how to explore a database
+/// with its tools, compiled into the binary from `examples/skills/sql-explorer`.
+///
+/// # Errors
+///
+/// The skill's files break a rule (they are checked by the tests).
+pub fn skills() -> Result<Skills, SkillsError> {
+    let explore = Skill::new(
+        "explore-database",
+        include_str!("../../skills/sql-explorer/explore-database/SKILL.md"),
+    )?
+    .file(
+        "references/QUERIES.md",
+        include_str!("../../skills/sql-explorer/explore-database/references/QUERIES.md"),
+    )?;
+    Skills::new([explore])
 }
 
 /// The server's handler for `db`, with the function policy read from the catalog now.
@@ -279,6 +304,7 @@ fn main() {
         })
         .serve_with(async move |setup| {
             let db = open(&args).await?;
-            Ok(setup.builder(handler(db, args.max_rows).await?)?.build()?)
+            let handler = handler(db, args.max_rows).await?;
+            Ok(setup.builder(handler)?.extension(skills()?)?.build()?)
         })
 }

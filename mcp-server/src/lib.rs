@@ -157,6 +157,9 @@ mod guide {
     mod hooks {}
     #[doc = include_str!("../../docs/extensions.md")]
     mod extensions {}
+    #[cfg(feature = "skills")]
+    #[doc = include_str!("../../docs/skills.md")]
+    mod skills {}
     // Its HTTP example puts an `AuthLayer` in front of the router.
     #[cfg(feature = "auth")]
     #[doc = include_str!("../../docs/testing.md")]

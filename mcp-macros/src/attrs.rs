@@ -46,6 +46,10 @@ pub(crate) struct ToolArgs {
     pub(crate) icons: Option<Expr>,
     pub(crate) task_support: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
+    /// `ui = "ui://…"`: the MCP Apps resource the tool's result is shown with.
+    pub(crate) ui: Option<LitStr>,
+    /// `visibility = ["model", "app"]`: who may call the tool (MCP Apps).
+    pub(crate) visibility: Option<Vec<LitStr>>,
 }
 
 #[derive(Default)]
@@ -112,6 +116,8 @@ const TOOL_KEYS: &[&str] = &[
     "icons",
     "task_support",
     "scopes",
+    "ui",
+    "visibility",
 ];
 const RESOURCE_KEYS: &[&str] = &[
     "uri",
@@ -193,6 +199,14 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
 
 /// `["a", "b"]`: string literals only.
 fn strings(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    literals(
+        meta,
+        "scopes are string literals: `scopes = [\"incidents:read\"]`",
+    )
+}
+
+/// `["a", "b"]`: string literals only; `message` for anything else.
+fn literals(meta: &ParseNestedMeta, message: &str) -> syn::Result<Vec<LitStr>> {
     let list = meta.value()?.parse::<syn::ExprArray>()?;
     list.elems
         .iter()
@@ -201,10 +215,7 @@ fn strings(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
                 lit: syn::Lit::Str(s),
                 ..
             }) => Ok(s.clone()),
-            other => Err(syn::Error::new_spanned(
-                other,
-                "scopes are string literals: `scopes = [\"incidents:read\"]`",
-            )),
+            other => Err(syn::Error::new_spanned(other, message)),
         })
         .collect()
 }
@@ -282,6 +293,13 @@ pub(crate) fn tool(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
             "meta" => a.meta = Some(expr(meta)?),
             "task_support" => a.task_support = Some(string(meta)?),
             "scopes" => a.scopes = strings(meta)?,
+            "ui" => a.ui = Some(string(meta)?),
+            "visibility" => {
+                a.visibility = Some(literals(
+                    meta,
+                    "visibility lists string literals: `visibility = [\"model\", \"app\"]`",
+                )?)
+            }
             _ => a.icons = Some(expr(meta)?),
         }
         Ok(())

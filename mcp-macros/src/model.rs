@@ -139,6 +139,10 @@ pub(crate) struct ToolDef {
     pub(crate) task_support: Option<LitStr>,
     /// OAuth scopes a caller needs (`scopes = [...]`).
     pub(crate) scopes: Vec<LitStr>,
+    /// The `ui://` resource of the tool's app (validated).
+    pub(crate) ui: Option<LitStr>,
+    /// `model` and/or `app` (validated).
+    pub(crate) visibility: Option<Vec<LitStr>>,
 }
 
 pub(crate) struct ResourceDef {

@@ -60,6 +60,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
+pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 mod context;

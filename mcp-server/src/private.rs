@@ -176,6 +176,22 @@ pub fn meta(item: &str, value: Value) -> Result<MetaObject, RegistryError> {
     }
 }
 
+/// A tool's `_meta.ui` from `#[tool(ui = …, visibility = […])]` (values the macro checked).
+pub fn tool_ui(tool: &mut Tool, resource_uri: Option<&str>, visibility: Option<&[&str]>) {
+    let ui = match resource_uri {
+        Some(uri) => crate::apps::ToolUi::new(uri),
+        None => crate::apps::ToolUi::without_resource(),
+    };
+    let ui = match visibility {
+        Some(values) => ui.visibility(values.iter().map(|v| match *v {
+            "app" => crate::apps::Visibility::App,
+            _ => crate::apps::Visibility::Model,
+        })),
+        None => ui,
+    };
+    ui.apply(tool);
+}
+
 /// A tool's `task_support` (one of the spec's values; the macro checked it).
 pub fn task_support(value: &str) -> ToolExecution {
     let support = match value {

@@ -155,7 +155,26 @@ fn optional_fields(self_ty: &Type, t: &ToolDef) -> TokenStream {
             );
         }
     });
-    quote!(#output #meta #icons #task_support)
+    let ui = ui_meta(t);
+    quote!(#output #meta #icons #task_support #ui)
+}
+
+/// The statement setting the tool's `_meta.ui` (MCP Apps), after its `meta = …`.
+fn ui_meta(t: &ToolDef) -> Option<TokenStream> {
+    if t.ui.is_none() && t.visibility.is_none() {
+        return None;
+    }
+    let uri = match &t.ui {
+        Some(uri) => quote!(::ferromcp::__private::Option::Some(#uri)),
+        None => quote!(::ferromcp::__private::Option::None),
+    };
+    let visibility = match &t.visibility {
+        Some(values) => quote!(::ferromcp::__private::Option::Some(&[#(#values),*])),
+        None => quote!(::ferromcp::__private::Option::None),
+    };
+    Some(quote! {
+        ::ferromcp::__private::tool_ui(&mut tool, #uri, #visibility);
+    })
 }
 
 /// The `ToolHandler` impl: the arguments taken from the request, then the call in the

@@ -56,6 +56,7 @@ pub(super) fn tool(
     let description = description(a.description.as_ref(), f, "#[tool]", errors);
     validate::timeout(a.timeout_ms.as_ref(), errors);
     validate::task_support(a.task_support.as_ref(), errors);
+    validate::ui(a.ui.as_ref(), a.visibility.as_deref(), errors);
     let mut method = method?;
     method.blocking = a.blocking.is_some_and(|f| f.value);
     if !validate::args_struct(&method, errors) {
@@ -77,6 +78,8 @@ pub(super) fn tool(
         icons: a.icons,
         task_support: a.task_support,
         scopes: a.scopes,
+        ui: a.ui,
+        visibility: a.visibility,
     })
 }
 

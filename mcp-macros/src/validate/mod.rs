@@ -16,6 +16,6 @@ pub(crate) use params::{
 };
 pub(crate) use primitives::{
     args_struct, completion_value, description, prompt_name, task_support, template_params,
-    timeout, tool_name,
+    timeout, tool_name, ui,
 };
 pub(crate) use server::check;

@@ -75,6 +75,33 @@ pub(crate) fn task_support(value: Option<&LitStr>, errors: &mut Errors) {
     }
 }
 
+/// `ui` is a `ui://` URI and `visibility` lists `model` and `app` only (MCP Apps).
+pub(crate) fn ui(uri: Option<&LitStr>, visibility: Option<&[LitStr]>, errors: &mut Errors) {
+    if let Some(uri) = uri {
+        let value = uri.value();
+        if value.strip_prefix("ui://").is_none_or(str::is_empty) {
+            errors.on(
+                uri,
+                format!(
+                    "an app's resource URI starts with `ui://`, such as \"ui://orders/table.html\" \
+                     (found `{value}`)"
+                ),
+            );
+        }
+    }
+    for v in visibility.unwrap_or_default() {
+        if !matches!(v.value().as_str(), "model" | "app") {
+            errors.on(
+                v,
+                format!(
+                    "visibility values are \"model\" and \"app\" (found `{}`)",
+                    v.value()
+                ),
+            );
+        }
+    }
+}
+
 /// `timeout_ms` is a positive `u64`.
 pub(crate) fn timeout(timeout_ms: Option<&LitInt>, errors: &mut Errors) {
     if let Some(t) = timeout_ms {

@@ -434,3 +434,20 @@ fn an_extensions_own_failure_is_reported_with_its_cause() {
     let cause = std::error::Error::source(&err).unwrap();
     assert_eq!(cause.to_string(), "no such folder");
 }
+
+/// A 2024-11-05 client cannot have meant an extension (its revision has none, and the
+/// server declared none to it): what it sends there is not read as a declaration.
+#[tokio::test]
+async fn a_2024_11_05_clients_declaration_is_not_read() {
+    let server = server();
+    let options = ClientOptions::version(ProtocolVersion::V2024_11_05)
+        .with_extension_settings(ECHO, object(json!({"color": "blue"})));
+    let client = TestClient::connect(&server, options).await.unwrap();
+    let answer = client
+        .request("com.example/echo", Some(json!({"text": "hi"})))
+        .await
+        .unwrap();
+    assert_eq!(answer["client"], Value::Null, "{answer}");
+    let shout = client.call_tool("shout", json!({})).await.unwrap();
+    assert_eq!(shout.content[0].as_text(), Some("hello"));
+}

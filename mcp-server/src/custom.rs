@@ -22,7 +22,7 @@ use crate::result::HandlerError;
 
 mod handler;
 
-pub use handler::NotificationHandler;
+pub use handler::{MethodHandler, NotificationHandler};
 
 /// The answer of a custom method as the engine sends it: the handler's JSON object, with the
 /// era's members (`resultType`, `_meta.serverInfo` in 2026) added as for every result.
@@ -45,7 +45,26 @@ impl std::fmt::Debug for Method {
 }
 
 impl Method {
-    /// Reads the params (`params`, the request's `params` text) and starts the handler.
+    /// A handler from `f`, which reads the params and the extractors and starts the work.
+    fn from_fn<Fut>(
+        f: impl Fn(Option<&str>, &Context) -> Result<Fut, ErrorObject> + Send + Sync + 'static,
+    ) -> Method
+    where
+        Fut: Future<Output = Result<CustomResult, HandlerError>> + Send + 'static,
+    {
+        let call = move |params: Option<&str>, ctx: Context| -> MethodFuture {
+            match f(params, &ctx) {
+                Ok(answer) => Box::pin(answer),
+                Err(e) => Box::pin(std::future::ready(Err(HandlerError::Rpc(e)))),
+            }
+        };
+        Method {
+            call: Arc::new(call),
+        }
+    }
+
+    /// Reads the params (`params`, the request's `params` text) and the extractors, and
+    /// starts the handler.
     pub(crate) fn call(&self, params: Option<&str>, ctx: Context) -> MethodFuture {
         (self.call)(params, ctx)
     }
@@ -82,16 +101,21 @@ fn into_result<R: Serialize>(value: R) -> Result<CustomResult, HandlerError> {
     }
 }
 
-/// A custom method's handler from an async function of its typed params and the request's
-/// [`Context`]. Params that do not read as `P` are answered with -32602; `Err(error)` is
-/// answered with that JSON-RPC error; `Ok(result)` must serialize to a JSON object.
+/// A custom method's handler from an async function of its typed params and of
+/// extractors, as a `#[tool]` takes them (up to four: [`Context`], `State<T>`,
+/// `SessionState<T>`, `HttpRequest`, your own [`FromContext`](crate::extract::FromContext)
+/// types; none at all is fine too). Params that do not read as `P` are answered with
+/// -32602, an extractor's `Err` with its error; `Err(error)` is answered with that JSON-RPC
+/// error; `Ok(result)` must serialize to a JSON object. Give each parameter its type: the
+/// types pick the extractors.
 ///
 /// # Examples
 ///
 /// ```
 /// use ferromcp::custom::method_fn;
 /// use ferromcp::error::ErrorObject;
-/// use ferromcp::ServerBuilder;
+/// use ferromcp::extract::State;
+/// use ferromcp::{Context, ServerBuilder};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Hello { name: String }
@@ -99,33 +123,24 @@ fn into_result<R: Serialize>(value: R) -> Result<CustomResult, HandlerError> {
 /// #[derive(serde::Serialize)]
 /// struct Greeting { greeting: String }
 ///
+/// struct Config { salutation: &'static str }
+///
 /// let server = ServerBuilder::new("demo", "1.0.0")
-///     .method("custom/hello", method_fn(|p: Hello, _ctx| async move {
-///         Ok::<_, ErrorObject>(Greeting { greeting: format!("hello, {}", p.name) })
-///     }))
+///     .state(Config { salutation: "hello" })
+///     .method(
+///         "custom/hello",
+///         method_fn(|p: Hello, ctx: Context, config: State<Config>| async move {
+///             ctx.info(format!("greeting {}", p.name)).await;
+///             let greeting = format!("{}, {}", config.salutation, p.name);
+///             Ok::<_, ErrorObject>(Greeting { greeting })
+///         }),
+///     )
 ///     .expect("not a spec method")
 ///     .build();
 /// # let _ = server;
 /// ```
-pub fn method_fn<P, R, F, Fut>(f: F) -> Method
-where
-    P: DeserializeOwned + Send + 'static,
-    R: Serialize,
-    F: Fn(P, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
-{
-    let call = move |params: Option<&str>, ctx: Context| -> MethodFuture {
-        match read_params::<P>(params) {
-            Ok(p) => {
-                let fut = f(p, ctx);
-                Box::pin(async move { into_result(fut.await?) })
-            }
-            Err(e) => Box::pin(std::future::ready(Err(HandlerError::Rpc(e)))),
-        }
-    };
-    Method {
-        call: Arc::new(call),
-    }
+pub fn method_fn<T, H: MethodHandler<T>>(handler: H) -> Method {
+    handler.into_method()
 }
 
 /// Work a notification's handler wants done: the transport runs it on a task of its own.
@@ -351,7 +366,7 @@ mod tests {
 
     #[test]
     fn rpc_names_and_spec_methods_are_refused() {
-        let m = method_fn(|(): (), _ctx| async { Ok::<_, ErrorObject>(serde_json::json!({})) });
+        let m = method_fn(|(): ()| async { Ok::<_, ErrorObject>(serde_json::json!({})) });
         let mut custom = Custom::default();
         for name in ["tools/list", "notifications/initialized", "rpc.discover"] {
             assert_eq!(

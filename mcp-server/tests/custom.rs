@@ -5,10 +5,13 @@
 
 use ferromcp::custom::{MethodError, method_fn, notification_fn};
 use ferromcp::error::{ErrorCode, ErrorObject};
+use ferromcp::extract::HttpRequest;
 use ferromcp::http::HttpOptions;
 use ferromcp::jsonrpc::RequestId;
+use ferromcp::session::{SessionData, SessionState};
 use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient, TestClientError};
 use ferromcp::{CancellationToken, Context, Server, ServerBuilder};
+use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -150,13 +153,79 @@ async fn a_panicking_custom_method_is_an_internal_error() {
         )
         .unwrap()
         .build();
-    let client = TestClient::connect(&server, ClientOptions::legacy())
+    let e = stdio_error(&server, "custom/boom").await;
+    assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+}
+
+/// The JSON-RPC error `method` answers a 2025 stdio client with.
+async fn stdio_error(server: &Server, method: &str) -> ErrorObject {
+    let client = TestClient::connect(server, ClientOptions::legacy())
         .await
         .unwrap();
-    let Err(TestClientError::Rpc(e)) = client.request("custom/boom", None).await else {
-        panic!("a panic must be an error")
-    };
-    assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+    match client.request(method, None).await {
+        Err(TestClientError::Rpc(e)) => e,
+        other => panic!("{method} must be an error: {other:?}"),
+    }
+}
+
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+struct Visits {
+    count: u64,
+}
+
+impl SessionData for Visits {
+    const KEY: &'static str = "visits";
+}
+
+/// `custom/visit`: counts the session's visits and names the HTTP request's tenant, from
+/// the extractors a tool would take.
+fn visiting() -> Server {
+    ServerBuilder::new("custom", "1.0.0")
+        .method(
+            "custom/visit",
+            method_fn(
+                |(): (), visits: SessionState<Visits>, request: HttpRequest| async move {
+                    let count = visits
+                        .update(|v| {
+                            v.count += 1;
+                            v.count
+                        })
+                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                    let tenant = request.headers().get("x-tenant").cloned();
+                    let tenant = tenant.as_ref().and_then(|v| v.to_str().ok());
+                    Ok::<_, ErrorObject>(json!({"count": count, "tenant": tenant}))
+                },
+            ),
+        )
+        .unwrap()
+        .build()
+}
+
+#[tokio::test]
+async fn a_custom_method_takes_extractors_session_state_and_the_http_request() {
+    let server = visiting();
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
+    );
+    let acme = HttpTestClient::new(router.clone(), ClientOptions::legacy()).with_header(
+        HeaderName::from_static("x-tenant"),
+        HeaderValue::from_static("acme"),
+    );
+    let a = acme.connect().await.unwrap();
+    let visit = async |client: &TestClient| client.request("custom/visit", None).await.unwrap();
+    assert_eq!(visit(&a).await, json!({"count": 1, "tenant": "acme"}));
+    assert_eq!(visit(&a).await, json!({"count": 2, "tenant": "acme"}));
+    // Another session counts its own.
+    let b = HttpTestClient::new(router, ClientOptions::legacy())
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(visit(&b).await, json!({"count": 1, "tenant": null}));
+
+    // Over stdio there is no HTTP request: the extractor's error answers.
+    let e = stdio_error(&server, "custom/visit").await;
+    assert_eq!(e.code, ErrorCode::INVALID_REQUEST);
 }
 
 #[test]

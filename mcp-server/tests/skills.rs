@@ -615,3 +615,26 @@ async fn a_reload_serves_the_folder_as_it_is_now_and_tells_clients() {
     let (code, _) = refused(&client, "skills/get", gone).await;
     assert_eq!(code, ErrorCode::INVALID_PARAMS);
 }
+
+#[tokio::test]
+async fn a_watcher_reloads_when_the_folder_changes() {
+    let folder = folder();
+    let skills = Skills::from_dir(folder.path()).unwrap();
+    let server = server(skills.clone());
+    let mut events = server.registry().subscribe();
+    let watcher = tokio::spawn(
+        skills
+            .clone()
+            .watch(server.clone(), std::time::Duration::from_millis(10)),
+    );
+    folder.write(
+        "notes/SKILL.md",
+        "---\nname: notes\ndescription: Take notes\n---\n",
+    );
+    // The reload adds the new skill's SKILL.md to the registry; the deadline only keeps a
+    // broken watcher from hanging the test.
+    let changed = tokio::time::timeout(std::time::Duration::from_secs(60), events.recv()).await;
+    watcher.abort();
+    assert!(matches!(changed, Ok(Ok(_))), "{changed:?}");
+    assert!(skills.uris().contains(&"skill://notes/SKILL.md".to_owned()));
+}

@@ -12,7 +12,7 @@ use super::skill::SKILL_MD;
 use super::{Limits, Skill, SkillsError};
 
 /// How deep folders may nest under the root (a link cycle inside it ends here).
-const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 /// The skills under `root`, and the problems of those that were refused (each refused
 /// skill alone: the others load).

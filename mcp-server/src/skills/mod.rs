@@ -15,8 +15,8 @@
 //!
 //! Skills come from a folder ([`Skills::from_dir`]), from code ([`Skill::new`]), or both
 //! ([`Skills::builder`]); they are checked when loaded (names, paths, sizes).
-//! [`Skills::reload`] reads the folder again and tells clients what changed. See
-//! docs/skills.md.
+//! [`Skills::reload`] reads the folder again and tells clients what changed;
+//! [`Skills::watch`] does it whenever the folder changes. See docs/skills.md.
 //!
 //! # Examples
 //!
@@ -41,6 +41,7 @@ mod folder;
 mod methods;
 mod reload;
 mod skill;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};

@@ -1,6 +1,7 @@
 //! [`Hooks`]: code a server runs at points of the protocol's lifecycle rather than for a
 //! method: the handshake's answer per client ([`Hooks::on_initialize`]), and the client's
-//! `notifications/initialized` and `notifications/roots/list_changed`.
+//! `notifications/initialized`, `notifications/roots/list_changed` and
+//! `notifications/cancelled`.
 //!
 //! Set them with [`ServerBuilder::hooks`](crate::ServerBuilder::hooks); see docs/hooks.md.
 
@@ -8,6 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use ferromcp_core::ProtocolVersion;
+use ferromcp_core::jsonrpc::RequestId;
 use ferromcp_core::types::{CapabilityMap, ClientCapabilities, Implementation, JSONObject};
 
 use crate::context::Context;
@@ -59,6 +61,23 @@ pub trait Hooks: Send + Sync + 'static {
     /// [`on_initialized`](Self::on_initialized): `ctx.roots().await` asks for the new ones.
     fn on_roots_list_changed(&self, ctx: Context) -> HookFuture {
         drop(ctx);
+        Box::pin(async {})
+    }
+
+    /// The client cancelled a request of its own that was still running
+    /// (`notifications/cancelled`, over stdio or in a 2025 session; a 2026-07-28 request
+    /// over HTTP is cancelled by closing its stream, which runs no hook). The engine has
+    /// cancelled it already: its [`Context`] reads as cancelled and its handler stops at its
+    /// next wait. `request_id` names it, `reason` is the client's, if it gave one; `ctx` is
+    /// the notification's, as for [`on_initialized`](Self::on_initialized) (in the 2026
+    /// era, the client its `_meta` describes).
+    fn on_cancelled(
+        &self,
+        ctx: Context,
+        request_id: RequestId,
+        reason: Option<String>,
+    ) -> HookFuture {
+        drop((ctx, request_id, reason));
         Box::pin(async {})
     }
 }

@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
+use ferromcp::custom::method_fn;
+use ferromcp::error::ErrorObject;
 use ferromcp::hooks::{ClientView, Handshake, HookFuture, Hooks};
+use ferromcp::jsonrpc::RequestId;
 use ferromcp::testing::{ClientOptions, TestClient};
 use ferromcp::types::Root;
 use ferromcp::{Context, Era, ServerBuilder};
@@ -116,4 +119,63 @@ async fn on_initialized_and_on_roots_list_changed_run_with_a_session_context() {
         .notify("notifications/roots/list_changed", None)
         .await;
     assert_eq!(next().await, "roots file:///work");
+}
+
+/// Reports each cancellation the hook sees.
+struct Cancellations(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl Hooks for Cancellations {
+    fn on_cancelled(&self, ctx: Context, id: RequestId, reason: Option<String>) -> HookFuture {
+        let tx = self.0.clone();
+        Box::pin(async move {
+            let no_request = ctx.request_id().is_none();
+            tx.send(format!(
+                "cancelled {id} {reason:?}, no request: {no_request}"
+            ))
+            .unwrap();
+        })
+    }
+}
+
+// Paused time, as above.
+#[tokio::test(start_paused = true)]
+async fn on_cancelled_runs_when_the_client_cancels_a_running_request() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let server = ServerBuilder::new("hooked", "1.0.0")
+        .hooks(Cancellations(tx))
+        .method(
+            "custom/wait",
+            method_fn(|(): (), ctx: Context| async move {
+                ctx.cancelled().await;
+                Ok::<_, ErrorObject>(json!({}))
+            }),
+        )
+        .unwrap()
+        .build();
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let cancel = |id: u64| {
+        let params = json!({"requestId": id, "reason": "enough"});
+        client.notify("notifications/cancelled", Some(params))
+    };
+    // A request that is not running: nothing to cancel, no hook.
+    cancel(5).await;
+    let call = client.request_with_id(RequestId::Number(7), "custom/wait", None);
+    let cancelled = async {
+        // Sent after the request (polled first): the server reads them in that order.
+        cancel(7).await;
+        tokio::time::timeout(Duration::from_secs(60), rx.recv())
+            .await
+            .expect("the hook ran")
+            .unwrap()
+    };
+    tokio::select! {
+        biased;
+        answer = call => panic!("a cancelled request is not answered: {answer:?}"),
+        seen = cancelled => {
+            assert_eq!(seen, r#"cancelled 7 Some("enough"), no request: true"#);
+        }
+    }
+    assert!(rx.try_recv().is_err(), "one cancellation, one call");
 }

@@ -23,6 +23,8 @@ use crate::request::Caller;
 struct CancelledParams {
     #[serde(rename = "requestId")]
     request_id: Option<RequestId>,
+    #[serde(default)]
+    reason: Option<String>,
 }
 
 impl Engine {
@@ -33,24 +35,31 @@ impl Engine {
         params: Option<&Params>,
     ) -> Option<Work> {
         match method {
-            "notifications/cancelled" => {
-                if let Ok(CancelledParams {
-                    request_id: Some(id),
-                }) = parse_params(params)
-                    && conn.cancel(&id)
-                {
-                    tracing::debug!(%id, "request cancelled by the client");
-                }
-            }
-            "notifications/initialized" => {
-                return self.hook(conn, |hooks, ctx| hooks.on_initialized(ctx));
-            }
+            "notifications/cancelled" => self.cancelled(conn, params),
+            "notifications/initialized" => self.hook(conn, |hooks, ctx| hooks.on_initialized(ctx)),
             "notifications/roots/list_changed" => {
-                return self.hook(conn, |hooks, ctx| hooks.on_roots_list_changed(ctx));
+                self.hook(conn, |hooks, ctx| hooks.on_roots_list_changed(ctx))
             }
-            other => return self.custom_notification(Some(conn), other, params),
+            other => self.custom_notification(Some(conn), other, params),
         }
-        None
+    }
+
+    /// `notifications/cancelled`: cancels the request it names, if it is in flight on
+    /// `conn`, then hands it to [`Hooks::on_cancelled`].
+    fn cancelled(&self, conn: &Connection, params: Option<&Params>) -> Option<Work> {
+        let CancelledParams {
+            request_id: Some(id),
+            reason,
+        } = parse_params(params).ok()?
+        else {
+            return None;
+        };
+        if !conn.cancel(&id) {
+            return None;
+        }
+        tracing::debug!(%id, "request cancelled by the client");
+        let hooks = self.config().custom.hooks.as_deref()?;
+        Some(hooks.on_cancelled(self.notice_context(Some(conn), params)?, id, reason))
     }
 
     /// The work of the custom notification `method`'s handler, if one is registered and the

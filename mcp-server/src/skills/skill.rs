@@ -304,7 +304,8 @@ pub(crate) fn front_matter(text: &str) -> Result<JSONObject, String> {
 
 /// The MIME type a skill file is served with, from its extension.
 pub(crate) fn mime_type(path: &str, text: bool) -> &'static str {
-    let extension = path
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let extension = name
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default();
@@ -378,6 +379,17 @@ mod tests {
         ] {
             assert!(check_path(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn mime_types_come_from_the_file_name_alone() {
+        assert_eq!(mime_type("skill://a/SKILL.md", true), "text/markdown");
+        assert_eq!(mime_type("skill://v1.0/notes", true), "text/plain");
+        assert_eq!(
+            mime_type("skill://v1.0/logo", false),
+            "application/octet-stream"
+        );
+        assert_eq!(mime_type("data.JSON", true), "application/json");
     }
 
     #[test]

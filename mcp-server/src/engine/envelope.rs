@@ -46,7 +46,6 @@ impl<'a> Probe<'a> {
     /// # Errors
     ///
     /// A malformed `_meta` (-32602).
-    #[cfg(any(feature = "http", test))]
     pub(crate) fn read(params: Option<&'a Params>) -> Result<Probe<'a>, ErrorObject> {
         match to_read(params) {
             Some(p) => Probe::parse(p),

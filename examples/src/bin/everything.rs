@@ -589,3 +589,20 @@ async fn change_over_time(server: Server) {
             .notify_resource_updated("test://watched-resource");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The folder loads (else the server would not start), with a subfolder in the first
+    /// skill listed, which the suite's directory scenario reads.
+    #[test]
+    fn the_skills_folder_is_valid() {
+        let skills = super::skills().unwrap();
+        assert_eq!(
+            skills.uris(),
+            [
+                "skill://conformance/run-the-suite/SKILL.md",
+                "skill://everything-tour/SKILL.md"
+            ]
+        );
+    }
+}

@@ -10,7 +10,7 @@ use ferromcp::http::HttpOptions;
 use ferromcp::jsonrpc::RequestId;
 use ferromcp::session::{SessionData, SessionState};
 use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient, TestClientError};
-use ferromcp::{CancellationToken, Context, Server, ServerBuilder};
+use ferromcp::{CancellationToken, Context, ProtocolVersion, Server, ServerBuilder};
 use http::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -333,4 +333,46 @@ async fn a_custom_notification_reaches_its_handler_with_a_context_over_stdio_and
         err,
         MethodError::Reserved("notifications/initialized".into())
     );
+}
+
+// Paused time: were the answer held back, the wait would end at once, not hang.
+#[tokio::test(start_paused = true)]
+async fn a_custom_notification_in_a_batch_does_not_hold_back_the_answer() {
+    let release = std::sync::Arc::new(tokio::sync::Notify::new());
+    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
+    let gate = release.clone();
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .notification(
+            "custom/slow",
+            notification_fn(move |(): ()| {
+                let (gate, done) = (gate.clone(), done.clone());
+                async move {
+                    gate.notified().await;
+                    done.send(()).unwrap();
+                }
+            }),
+        )
+        .unwrap()
+        .build();
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
+    );
+    let http = HttpTestClient::new(router, ClientOptions::version(ProtocolVersion::V2025_03_26));
+    let _client = http.connect().await.unwrap();
+    let batch = json!([
+        {"jsonrpc": "2.0", "method": "custom/slow"},
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+    ]);
+    let answer = tokio::time::timeout(Duration::from_secs(60), http.post(&batch))
+        .await
+        .expect("the batch is answered while the notification's handler waits");
+    assert_eq!(answer.status(), 200);
+    let answers: Value = serde_json::from_str(&answer.text()).unwrap();
+    assert_eq!(answers, json!([{"jsonrpc": "2.0", "id": 1, "result": {}}]));
+    // The handler still runs, and finishes once released.
+    assert!(finished.try_recv().is_err());
+    release.notify_one();
+    let got = tokio::time::timeout(Duration::from_secs(60), finished.recv()).await;
+    assert_eq!(got.expect("the handler finished"), Some(()));
 }

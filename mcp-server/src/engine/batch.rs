@@ -6,8 +6,7 @@ use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::{EnvelopeError, Message, WireErrorResponse};
 use tokio::task::JoinSet;
 
-use super::Engine;
-use super::{Reply, Response};
+use super::{Engine, Reply, Response, Work};
 use crate::peer::session::{Connection, ConnectionEra};
 use crate::peer::sink::Sink;
 use crate::request::Caller;
@@ -16,17 +15,35 @@ use crate::request::Caller;
 /// cannot fan out into unbounded work.
 pub(crate) const MAX_BATCH: usize = 100;
 
+/// What a batch came to: its responses, in order (notifications have none), and the work
+/// its notifications' handlers want done, for the transport to run on tasks of its own:
+/// the answer does not wait for it.
+pub(crate) struct Answered {
+    responses: Vec<String>,
+    work: Vec<Work>,
+}
+
+impl Answered {
+    /// Hands the notifications' work to `spawn` and returns the answer's text, a JSON
+    /// array; `None` when there is none to send (notifications only).
+    pub(crate) fn into_body(self, spawn: impl FnMut(Work)) -> Option<String> {
+        self.work.into_iter().for_each(spawn);
+        (!self.responses.is_empty()).then(|| format!("[{}]", self.responses.join(",")))
+    }
+}
+
 impl Engine {
     /// Handles a batch of a connection: every element, requests concurrently; the responses
-    /// in order (notifications have none). `Err` refuses the batch whole: the connection's
-    /// revision has no batches, or the batch is too large.
+    /// in order (notifications have none), and the notifications' work left for the
+    /// transport to run. `Err` refuses the batch whole: the connection's revision has no
+    /// batches, or the batch is too large.
     pub(crate) async fn handle_batch(
         &self,
         conn: &Arc<Connection>,
         items: Vec<Result<Message, EnvelopeError>>,
         sink: Sink,
         caller: Caller,
-    ) -> Result<Vec<String>, ErrorObject> {
+    ) -> Result<Answered, ErrorObject> {
         if !allows_batches(conn) {
             return Err(ErrorObject::invalid_request(
                 "batches are only part of protocol revision 2025-03-26",
@@ -39,6 +56,7 @@ impl Engine {
         }
         let mut set = JoinSet::new();
         let mut responses: Vec<Option<String>> = vec![None; items.len()];
+        let mut work = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
             match item {
                 Err(e) => {
@@ -59,14 +77,7 @@ impl Engine {
                         }
                     });
                 }
-                Ok(other) => {
-                    if let Some(work) = self.absorb(conn, other) {
-                        set.spawn(async move {
-                            work.await;
-                            (i, None)
-                        });
-                    }
-                }
+                Ok(other) => work.extend(self.absorb(conn, other)),
             }
         }
         while let Some(joined) = set.join_next().await {
@@ -74,7 +85,10 @@ impl Engine {
                 responses[i] = json;
             }
         }
-        Ok(responses.into_iter().flatten().collect())
+        Ok(Answered {
+            responses: responses.into_iter().flatten().collect(),
+            work,
+        })
     }
 }
 

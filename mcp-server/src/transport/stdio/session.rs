@@ -218,15 +218,19 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
         let (engine, conn, sink) = (self.engine.clone(), self.conn.clone(), self.sink.clone());
         let caller = self.caller.clone();
         self.tasks.spawn(async move {
-            match engine
+            // The notifications' handlers each run on a task of their own, tracked by this
+            // one, and go on after the answer.
+            let mut handlers = JoinSet::new();
+            let answered = engine
                 .handle_batch(&conn, items, sink.clone(), caller)
-                .await
-            {
-                Ok(responses) if responses.is_empty() => {}
-                Ok(responses) => sink.send(format!("[{}]", responses.join(","))).await,
+                .await;
+            match answered.map(|a| a.into_body(|w| drop(handlers.spawn(w)))) {
+                Ok(Some(body)) => sink.send(body).await,
+                Ok(None) => {}
                 Err(e) => sink.send(Response::error(None, &e).json).await,
             }
             drop(permit);
+            while handlers.join_next().await.is_some() {}
         });
         ControlFlow::Continue(())
     }

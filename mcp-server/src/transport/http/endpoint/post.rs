@@ -524,8 +524,10 @@ impl Endpoint {
             .await
         {
             Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
-            Ok(responses) if responses.is_empty() => reply::empty(StatusCode::ACCEPTED),
-            Ok(responses) => reply::json(StatusCode::OK, format!("[{}]", responses.join(","))),
+            Ok(answered) => match answered.into_body(|w| drop(self.tasks.spawn(w))) {
+                Some(body) => reply::json(StatusCode::OK, body),
+                None => reply::empty(StatusCode::ACCEPTED),
+            },
         };
         self.persist(&session, None, response).await
     }

@@ -158,6 +158,8 @@ mod guide {
     mod hooks {}
     #[doc = include_str!("../../docs/extensions.md")]
     mod extensions {}
+    #[doc = include_str!("../../docs/apps.md")]
+    mod apps {}
     #[cfg(feature = "skills")]
     #[doc = include_str!("../../docs/skills.md")]
     mod skills {}

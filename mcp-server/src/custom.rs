@@ -198,8 +198,9 @@ impl Notification {
 ///
 /// The [`Context`] serves no request ([`request_id`](Context::request_id) is `None`): in a
 /// 2025 session it is the session's, so the handler may log, ask the client
-/// ([`Context::roots`]) and read the session's state; a 2026-07-28 notification's describes
-/// the client its `_meta` names.
+/// ([`Context::roots`]) and read the session's state, and over HTTP it has the POST the
+/// notification came in; a 2026-07-28 notification's describes the client its `_meta`
+/// names (over HTTP, without the HTTP request or principal).
 ///
 /// # Examples
 ///

@@ -177,33 +177,52 @@ impl SessionData for Visits {
     const KEY: &'static str = "visits";
 }
 
-/// `custom/visit`: counts the session's visits and names the HTTP request's tenant, from
-/// the extractors a tool would take.
-fn visiting() -> Server {
-    ServerBuilder::new("custom", "1.0.0")
+/// Counts a visit of the session and reads the HTTP request's tenant: `{count, tenant}`.
+fn visit(visits: &SessionState<Visits>, request: &HttpRequest) -> Result<Value, ErrorObject> {
+    let count = visits
+        .update(|v| {
+            v.count += 1;
+            v.count
+        })
+        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+    let tenant = request.headers().get("x-tenant").cloned();
+    let tenant = tenant.as_ref().and_then(|v| v.to_str().ok());
+    Ok(json!({"count": count, "tenant": tenant}))
+}
+
+/// `custom/visit` answers [`visit`]; the notification `custom/visited` sends it to the
+/// returned receiver. Both from the extractors a tool would take.
+fn visiting() -> (Server, tokio::sync::mpsc::UnboundedReceiver<Value>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let server = ServerBuilder::new("custom", "1.0.0")
         .method(
             "custom/visit",
             method_fn(
                 |(): (), visits: SessionState<Visits>, request: HttpRequest| async move {
-                    let count = visits
-                        .update(|v| {
-                            v.count += 1;
-                            v.count
-                        })
-                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
-                    let tenant = request.headers().get("x-tenant").cloned();
-                    let tenant = tenant.as_ref().and_then(|v| v.to_str().ok());
-                    Ok::<_, ErrorObject>(json!({"count": count, "tenant": tenant}))
+                    visit(&visits, &request)
                 },
             ),
         )
         .unwrap()
-        .build()
+        .notification(
+            "custom/visited",
+            notification_fn(
+                move |(): (), visits: SessionState<Visits>, request: HttpRequest| {
+                    let seen = visit(&visits, &request).unwrap();
+                    let tx = tx.clone();
+                    async move { tx.send(seen).unwrap() }
+                },
+            ),
+        )
+        .unwrap()
+        .build();
+    (server, rx)
 }
 
-#[tokio::test]
-async fn a_custom_method_takes_extractors_session_state_and_the_http_request() {
-    let server = visiting();
+// Paused time: when every task is idle and nothing came, the notification never will.
+#[tokio::test(start_paused = true)]
+async fn custom_methods_and_notifications_take_session_state_and_the_http_request() {
+    let (server, mut seen) = visiting();
     let router = axum::Router::new().nest_service(
         "/mcp",
         server.http_router(HttpOptions::default(), CancellationToken::new()),
@@ -216,6 +235,11 @@ async fn a_custom_method_takes_extractors_session_state_and_the_http_request() {
     let visit = async |client: &TestClient| client.request("custom/visit", None).await.unwrap();
     assert_eq!(visit(&a).await, json!({"count": 1, "tenant": "acme"}));
     assert_eq!(visit(&a).await, json!({"count": 2, "tenant": "acme"}));
+    // A notification of the same session, with the POST it came in.
+    a.notify("custom/visited", None).await;
+    let got = tokio::time::timeout(Duration::from_secs(60), seen.recv()).await;
+    let expected = json!({"count": 3, "tenant": "acme"});
+    assert_eq!(got.expect("delivered"), Some(expected));
     // Another session counts its own.
     let b = HttpTestClient::new(router, ClientOptions::legacy())
         .connect()

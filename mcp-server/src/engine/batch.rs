@@ -77,7 +77,7 @@ impl Engine {
                         }
                     });
                 }
-                Ok(other) => work.extend(self.absorb(conn, other)),
+                Ok(other) => work.extend(self.absorb(conn, other, caller.clone())),
             }
         }
         while let Some(joined) = set.join_next().await {

@@ -23,6 +23,8 @@ use super::{Engine, Envelope, Response, duplicate_id};
 use crate::peer::session::{Connection, ConnectionEra, Transport};
 use crate::peer::sink::Sink;
 use crate::registry::RegistryEvent;
+#[cfg(feature = "http")]
+use crate::request::Caller;
 
 /// Where a message came from: the transport's facts about it.
 #[derive(Clone, Copy)]
@@ -213,7 +215,10 @@ fn notice(engine: &Engine, message: Message, arrival: Arrival<'_>) -> Handled {
                 Handled::Absorb(message)
             } else if let Message::Notification(n) = &message {
                 let work = modern
-                    .then(|| engine.custom_notification(None, &n.method, n.params.as_ref()))
+                    .then(|| {
+                        let params = n.params.as_ref();
+                        engine.custom_notification(None, &n.method, params, Caller::default())
+                    })
                     .flatten();
                 work.map_or(Handled::Accepted, Handled::Run)
             } else {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::{Params, RequestId};
-use ferromcp_core::types::{DiscoverResult, InitializeRequestParams, InitializeResult};
+use ferromcp_core::types::{
+    DiscoverResult, InitializeRequestParams, InitializeResult, RequestMetaObject,
+};
 use ferromcp_core::{Era, ProtocolVersion};
 use serde::Deserialize;
 
@@ -33,20 +35,28 @@ impl Engine {
         conn: &Connection,
         method: &str,
         params: Option<&Params>,
+        caller: Caller,
     ) -> Option<Work> {
         match method {
-            "notifications/cancelled" => self.cancelled(conn, params),
-            "notifications/initialized" => self.hook(conn, |hooks, ctx| hooks.on_initialized(ctx)),
-            "notifications/roots/list_changed" => {
-                self.hook(conn, |hooks, ctx| hooks.on_roots_list_changed(ctx))
+            "notifications/cancelled" => self.cancelled(conn, params, caller),
+            "notifications/initialized" => {
+                self.hook(conn, caller, |hooks, ctx| hooks.on_initialized(ctx))
             }
-            other => self.custom_notification(Some(conn), other, params),
+            "notifications/roots/list_changed" => {
+                self.hook(conn, caller, |hooks, ctx| hooks.on_roots_list_changed(ctx))
+            }
+            other => self.custom_notification(Some(conn), other, params, caller),
         }
     }
 
     /// `notifications/cancelled`: cancels the request it names, if it is in flight on
     /// `conn`, then hands it to [`Hooks::on_cancelled`].
-    fn cancelled(&self, conn: &Connection, params: Option<&Params>) -> Option<Work> {
+    fn cancelled(
+        &self,
+        conn: &Connection,
+        params: Option<&Params>,
+        caller: Caller,
+    ) -> Option<Work> {
         let CancelledParams {
             request_id: Some(id),
             reason,
@@ -59,7 +69,8 @@ impl Engine {
         }
         tracing::debug!(%id, "request cancelled by the client");
         let hooks = self.config().custom.hooks.as_deref()?;
-        Some(hooks.on_cancelled(self.notice_context(Some(conn), params)?, id, reason))
+        let ctx = self.notice_context(Some(conn), params, caller)?;
+        Some(hooks.on_cancelled(ctx, id, reason))
     }
 
     /// The work of the custom notification `method`'s handler, if one is registered and the
@@ -69,12 +80,13 @@ impl Engine {
         conn: Option<&Connection>,
         method: &str,
         params: Option<&Params>,
+        caller: Caller,
     ) -> Option<Work> {
         let Some(handler) = self.config().custom.notification(method) else {
             tracing::debug!(method, "notification ignored");
             return None;
         };
-        let Some(ctx) = self.notice_context(conn, params) else {
+        let Some(ctx) = self.notice_context(conn, params, caller) else {
             tracing::debug!(method, "custom notification before `initialize`; ignored");
             return None;
         };
@@ -86,22 +98,23 @@ impl Engine {
     fn hook(
         &self,
         conn: &Connection,
+        caller: Caller,
         run: impl FnOnce(&dyn Hooks, Context) -> Work,
     ) -> Option<Work> {
         let hooks = self.config().custom.hooks.as_deref()?;
         conn.session()?;
-        Some(run(hooks, self.notice_context(Some(conn), None)?))
+        Some(run(hooks, self.notice_context(Some(conn), None, caller)?))
     }
 
-    /// The context of a notification, which serves no request (it has no id and is never
-    /// cancelled). On a 2025 session's connection, the session's once it is initialized
-    /// (`None` before). Elsewhere (a 2026-07-28 notification, `conn` being `None` over
-    /// HTTP), the client its `_meta` describes, as far as it does: a version the server does
-    /// not speak is read as its newest 2026 one, and absent capabilities as none.
+    /// The context of a notification from `caller`, which serves no request (it has no id
+    /// and is never cancelled). On a 2025 session's connection, the session's once it is
+    /// initialized (`None` before). Elsewhere (a 2026-07-28 notification, `conn` being `None`
+    /// over HTTP), the client its `_meta` describes ([`stateless_client`]).
     fn notice_context(
         &self,
         conn: Option<&Connection>,
         params: Option<&Params>,
+        caller: Caller,
     ) -> Option<Context> {
         let (client, meta) = match conn.and_then(Connection::session) {
             Some(session) => {
@@ -111,38 +124,14 @@ impl Engine {
                     capabilities: negotiated.capabilities.clone(),
                     info: negotiated.client_info.clone(),
                     session: Some(session),
-                    caller: Caller::default(),
+                    caller,
                 };
                 (client, None)
             }
             None => {
-                let meta = super::envelope::Probe::read(params)
-                    .ok()?
-                    .meta
-                    .map(Arc::new);
-                let versions = &self.config().versions;
-                let asked = meta.as_ref().and_then(|m| m.protocol_version.as_deref());
-                let version = asked
-                    .and_then(|v| v.parse::<ProtocolVersion>().ok())
-                    .filter(|v| v.era() == Era::Modern && versions.contains(v))
-                    .or_else(|| {
-                        versions
-                            .iter()
-                            .copied()
-                            .filter(|v| v.era() == Era::Modern)
-                            .max()
-                    })?;
-                let client = Client {
-                    version,
-                    capabilities: meta
-                        .as_ref()
-                        .and_then(|m| m.client_capabilities.clone())
-                        .unwrap_or_default(),
-                    info: meta.as_ref().and_then(|m| m.client_info.clone()),
-                    session: None,
-                    caller: Caller::default(),
-                };
-                (client, meta)
+                let meta = super::envelope::Probe::read(params).ok()?.meta;
+                let client = stateless_client(meta.as_ref(), &self.config().versions, caller)?;
+                (client, meta.map(Arc::new))
             }
         };
         Some(Context::new(
@@ -244,4 +233,29 @@ impl Engine {
         ferromcp_core::types::Cacheable::set_cache_hints(&mut result, self.config().discover_cache);
         Reply::Response(self.respond(id, version, result))
     }
+}
+
+/// The client a 2026-07-28 notification's `_meta` describes, as far as it does: a version
+/// the server does not speak is read as the newest 2026 one of `versions` (`None` when it
+/// speaks none), and absent capabilities as none.
+fn stateless_client(
+    meta: Option<&RequestMetaObject>,
+    versions: &[ProtocolVersion],
+    caller: Caller,
+) -> Option<Client> {
+    let modern = |v: &ProtocolVersion| v.era() == Era::Modern;
+    let asked = meta.and_then(|m| m.protocol_version.as_deref());
+    let version = asked
+        .and_then(|v| v.parse::<ProtocolVersion>().ok())
+        .filter(|v| modern(v) && versions.contains(v))
+        .or_else(|| versions.iter().copied().filter(modern).max())?;
+    Some(Client {
+        version,
+        capabilities: meta
+            .and_then(|m| m.client_capabilities.clone())
+            .unwrap_or_default(),
+        info: meta.and_then(|m| m.client_info.clone()),
+        session: None,
+        caller,
+    })
 }

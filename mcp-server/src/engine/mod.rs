@@ -151,14 +151,20 @@ impl Engine {
     }
 
     /// Takes a notification or a client's response (to a request of the server's) on
-    /// `conn`; a request is left alone (it is run, not absorbed). Returns the work a
-    /// notification's handler wants done, which the transport runs on a task of its own.
+    /// `conn`, sent by `caller`; a request is left alone (it is run, not absorbed). Returns
+    /// the work a notification's handler wants done, which the transport runs on a task of
+    /// its own.
     #[must_use = "the transport runs the handler's work"]
-    pub(crate) fn absorb(&self, conn: &Connection, message: Message) -> Option<Work> {
+    pub(crate) fn absorb(
+        &self,
+        conn: &Connection,
+        message: Message,
+        caller: Caller,
+    ) -> Option<Work> {
         match message {
             Message::Request(_) => {}
             Message::Notification(n) => {
-                return self.handle_notification(conn, &n.method, n.params.as_ref());
+                return self.handle_notification(conn, &n.method, n.params.as_ref(), caller);
             }
             Message::Response(r) => {
                 let result = serde_json::from_str(r.result.get()).unwrap_or(Value::Null);

@@ -128,7 +128,7 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
                 request, envelope, ..
             } => return self.request(request, envelope).await,
             Handled::Absorb(message) => {
-                if let Some(work) = self.engine.absorb(&self.conn, message) {
+                if let Some(work) = self.engine.absorb(&self.conn, message, self.caller.clone()) {
                     self.tasks.spawn(work);
                 }
             }

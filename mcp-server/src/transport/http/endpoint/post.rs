@@ -463,7 +463,10 @@ impl Endpoint {
             Ok(s) => s,
             Err(r) => return r,
         };
-        if let Some(work) = self.engine.absorb(&session.conn, message) {
+        if let Some(work) = self
+            .engine
+            .absorb(&session.conn, message, Self::caller(&parts))
+        {
             self.tasks.spawn(work);
         }
         reply::empty(StatusCode::ACCEPTED)

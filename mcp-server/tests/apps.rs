@@ -17,6 +17,8 @@ use ferromcp::types::Resource;
 use serde_json::{Value, json};
 
 const TABLE: &str = "ui://orders/table.html";
+const PLAIN: &str = "2 open orders: #1 (3 items), #2 (1 item)";
+const SHOWN: &str = "2 open orders, shown in the table";
 const HTML: &str = "<!doctype html><title>Orders</title><table id=orders></table>";
 
 struct Orders;
@@ -27,9 +29,9 @@ impl Orders {
     #[tool(ui = "ui://orders/table.html")]
     async fn list_orders(&self, ctx: Context) -> String {
         if apps::client_supports_apps(&ctx) {
-            "2 open orders, shown in the table".into()
+            SHOWN.into()
         } else {
-            "2 open orders: #1 (3 items), #2 (1 item)".into()
+            PLAIN.into()
         }
     }
 
@@ -204,17 +206,11 @@ async fn clients_without_the_extension_get_the_text() {
             .await
             .unwrap();
         let shown = with.call_tool("list_orders", json!({})).await.unwrap();
-        assert_eq!(
-            shown.content[0].as_text(),
-            Some("2 open orders, shown in the table")
-        );
+        assert_eq!(shown.content[0].as_text(), Some(SHOWN));
 
         let without = TestClient::connect(&server, options.clone()).await.unwrap();
         let plain = without.call_tool("list_orders", json!({})).await.unwrap();
-        assert_eq!(
-            plain.content[0].as_text(),
-            Some("2 open orders: #1 (3 items), #2 (1 item)")
-        );
+        assert_eq!(plain.content[0].as_text(), Some(PLAIN));
 
         // A client declaring the extension for other MIME types only cannot render ours.
         let mut other = serde_json::Map::new();
@@ -224,10 +220,7 @@ async fn clients_without_the_extension_get_the_text() {
                 .await
                 .unwrap();
         let plain = elsewhere.call_tool("list_orders", json!({})).await.unwrap();
-        assert_eq!(
-            plain.content[0].as_text(),
-            Some("2 open orders: #1 (3 items), #2 (1 item)")
-        );
+        assert_eq!(plain.content[0].as_text(), Some(PLAIN));
     }
 }
 
@@ -366,4 +359,33 @@ fn a_duplicate_resource_uri_is_a_registry_error() {
         .extension(Apps::new().resource(table()).resource(table()))
         .unwrap_err();
     assert!(matches!(error, ExtensionError::Registry(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn malformed_client_settings_read_as_no_apps() {
+    let server = server();
+    for options in eras() {
+        // `mimeTypes` that is not a list: no view, the text, and the session goes on.
+        let mut odd = serde_json::Map::new();
+        odd.insert("mimeTypes".into(), json!(apps::MIME_TYPE));
+        assert!(
+            !ext_apps_errors("McpUiClientCapabilities", &Value::Object(odd.clone())).is_empty()
+        );
+        let client = TestClient::connect(
+            &server,
+            options.clone().with_extension_settings(apps::ID, odd),
+        )
+        .await
+        .unwrap();
+        let plain = client.call_tool("list_orders", json!({})).await.unwrap();
+        assert_eq!(plain.content[0].as_text(), Some(PLAIN));
+        assert_eq!(client.list_tools().await.unwrap().len(), 3);
+
+        // Settings of `{}` (no MIME types listed): taken as supporting apps.
+        let bare = TestClient::connect(&server, options.with_extension(apps::ID))
+            .await
+            .unwrap();
+        let shown = bare.call_tool("list_orders", json!({})).await.unwrap();
+        assert_eq!(shown.content[0].as_text(), Some(SHOWN));
+    }
 }

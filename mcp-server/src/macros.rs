@@ -96,8 +96,8 @@
 pub use ferromcp_macros::server;
 
 /// Declares a tool: `#[tool(name, title, description, read_only, destructive, idempotent,
-/// open_world, input_schema, output_schema, timeout_ms, meta, icons, task_support, scopes)]`,
-/// all optional.
+/// open_world, input_schema, output_schema, timeout_ms, meta, icons, task_support, scopes, ui,
+/// visibility)]`, all optional.
 ///
 /// - `name`: the tool's name (default: the method's), 1–128 of `A-Z a-z 0-9 _ . -`,
 ///   unique in the impl block.
@@ -116,6 +116,10 @@ pub use ferromcp_macros::server;
 /// - `scopes = ["incidents:write"]`: OAuth scopes an authenticated caller needs to see and
 ///   call the tool ([`Registry::require_scopes`](crate::registry::Registry::require_scopes);
 ///   see the `auth` feature).
+/// - `ui = "ui://orders/table.html"`: MCP Apps; the tool's `_meta.ui.resourceUri`, the
+///   `ui://` resource a host renders beside its result (a compile error for another
+///   scheme). `visibility = ["app"]` (`"model"`, `"app"`; default both): who may call it.
+///   See [`apps`](crate::apps) and docs/apps.md.
 ///
 /// Arguments are plain parameters: strings, every integer width, floats, `bool`,
 /// `Option<T>` (optional), `Vec<T>`, maps with string keys, `serde_json::Value`, and any

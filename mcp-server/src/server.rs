@@ -438,7 +438,8 @@ impl<S: McpServer> ServerBuilder<S> {
     /// # Errors
     ///
     /// A duplicate or invalid registration (the macros rule this out at compile time for one
-    /// `impl` block).
+    /// `impl` block), or an installed extension's [`check`](crate::extension::Extension::check)
+    /// failing on the finished registry ([`RegistryError::Extension`]).
     pub fn build(mut self) -> Result<Server, RegistryError> {
         let included = std::mem::take(&mut self.included);
         let (engine, handler) = self.engine();
@@ -446,6 +447,7 @@ impl<S: McpServer> ServerBuilder<S> {
         for register in included {
             engine.registry().register_included(register)?;
         }
+        engine.config().extensions.check(engine.registry())?;
         Ok(Server { engine })
     }
 

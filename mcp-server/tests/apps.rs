@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use ferromcp::extension::{Extension, ExtensionError, Install};
 use ferromcp::prelude::*;
-use ferromcp::registry::{resource_fn, tool_fn};
+use ferromcp::registry::{RegistryError, resource_fn, tool_fn};
 use ferromcp::testing::{ClientOptions, TestClient};
 use ferromcp::types::Resource;
 use serde_json::{Value, json};
@@ -267,18 +267,29 @@ fn an_html_file_is_served() {
 
 #[test]
 fn a_tool_pointing_at_a_missing_resource_is_refused() {
-    // The `#[server]` type's tools are registered by `build`: `check` finds the gap.
-    let server = Server::builder(Orders)
+    // The `#[server]` type's tools are registered by `build`, which then runs the check.
+    let error = Server::builder(Orders)
         .extension(Apps::new())
         .unwrap()
         .build()
+        .unwrap_err();
+    assert_eq!(
+        error,
+        RegistryError::Extension {
+            id: apps::ID.into(),
+            message: "tool `list_orders` points at `ui://orders/table.html`, which is not a registered resource".into(),
+        }
+    );
+    // The same check, by hand, on a registry filled after `build`.
+    let server = ServerBuilder::new("s", "1").build();
+    let mut tool = ferromcp::types::Tool::new("list_orders", Default::default());
+    ToolUi::new(TABLE).apply(&mut tool);
+    server
+        .registry()
+        .add_tool(tool, tool_fn(|_: Value, _ctx| async { "t" }), None)
         .unwrap();
     let error = apps::check(server.registry()).unwrap_err();
     assert!(matches!(error, AppsError::MissingResource { .. }));
-    assert_eq!(
-        error.to_string(),
-        "tool `list_orders` points at `ui://orders/table.html`, which is not a registered resource"
-    );
 
     // A tool registered before the extension (by another one) is checked when it is
     // installed.

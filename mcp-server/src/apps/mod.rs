@@ -5,9 +5,9 @@
 //! Install [`Apps`] with [`ServerBuilder::extension`](crate::ServerBuilder::extension): it
 //! declares the extension and registers its [`UiResource`]s. A tool points at one with
 //! `#[tool(ui = "ui://…")]` (or [`ToolUi`] for a tool added by hand), and still returns
-//! text for clients without the extension; a handler asks [`client_supports_apps`]. Run
-//! [`check`] once the server is built to catch a tool pointing at a resource that is not
-//! there. See docs/apps.md.
+//! text for clients without the extension; a handler asks [`client_supports_apps`].
+//! Building the server fails for a tool pointing at a resource that is not there (see
+//! [`check`]). See docs/apps.md.
 //!
 //! # Examples
 //!
@@ -32,7 +32,7 @@
 //!         "<!doctype html><table id=orders></table>",
 //!     )))?
 //!     .build()?;
-//! apps::check(server.registry())?;
+//! # let _ = server;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -160,13 +160,20 @@ impl Extension for Apps {
         check(install.registry())?;
         Ok(())
     }
+
+    /// What [`install`](Extension::install) checked, again on the finished registry: a
+    /// `#[server]` type's tools are registered by
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build), after the extensions.
+    fn check(&self, registry: &Registry) -> Result<(), ExtensionError> {
+        check(registry).map_err(|e| ExtensionError::Failed(Box::new(e)))
+    }
 }
 
 /// Checks every tool in `registry` that points at a UI (`_meta.ui.resourceUri` or
 /// `_meta["ui/resourceUri"]`): the URI is a `ui://` URI of a registered resource served as
-/// `text/html;profile=mcp-app`. [`Apps`] runs it when installed; run it again once the
-/// server is built, since a `#[server]` type's tools are registered by
-/// [`ServerBuilder::build`](crate::ServerBuilder::build), after the extensions.
+/// `text/html;profile=mcp-app`. [`Apps`] runs it when installed and again when
+/// [`ServerBuilder::build`](crate::ServerBuilder::build) has registered the `#[server]`
+/// type's tools; run it yourself after adding tools to a built server's registry.
 ///
 /// # Errors
 ///

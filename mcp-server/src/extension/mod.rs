@@ -135,6 +135,20 @@ pub trait Extension: Send + Sync + 'static {
         let _ = install;
         Ok(())
     }
+
+    /// Checks the finished registry, once [`ServerBuilder::build`](crate::ServerBuilder::build)
+    /// has registered every item (the `#[server]` type's, those it includes, every
+    /// extension's): a reference one item makes to another that is missing, say. Default:
+    /// nothing to check.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong, usually as [`ExtensionError::Failed`]; `build` reports it as
+    /// [`RegistryError::Extension`].
+    fn check(&self, registry: &Registry) -> Result<(), ExtensionError> {
+        let _ = registry;
+        Ok(())
+    }
 }
 
 /// What an [`Extension`] installs into: the server's custom methods and notifications, and
@@ -267,6 +281,22 @@ impl Extensions {
             registry,
         })?;
         self.installed.push(extension);
+        Ok(())
+    }
+
+    /// Runs every installed extension's [`Extension::check`] on the finished `registry`.
+    pub(crate) fn check(&self, registry: &Registry) -> Result<(), RegistryError> {
+        for extension in &self.installed {
+            extension
+                .check(registry)
+                .map_err(|error| RegistryError::Extension {
+                    id: extension.id().to_owned(),
+                    message: match error {
+                        ExtensionError::Failed(source) => source.to_string(),
+                        other => other.to_string(),
+                    },
+                })?;
+        }
         Ok(())
     }
 

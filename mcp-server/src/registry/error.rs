@@ -24,6 +24,15 @@ pub enum RegistryError {
         /// What is wrong with it.
         message: String,
     },
+    /// An extension found the finished registry wanting (`Extension::check`): a tool
+    /// pointing at a UI resource that is not there, say.
+    #[error("extension `{id}`: {message}")]
+    Extension {
+        /// The extension's identifier.
+        id: String,
+        /// What it found.
+        message: String,
+    },
     /// A tool name outside 1–128 characters of `A-Z a-z 0-9 _ . -`.
     #[error(
         "tool names may only contain A-Z a-z 0-9 _ . - and be 1 to 128 characters long (found `{0}`)"

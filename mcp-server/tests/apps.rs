@@ -250,19 +250,42 @@ fn an_unreadable_html_file_is_refused() {
     assert!(failure(error).starts_with("the HTML of `ui://orders/table.html` could not be read"));
 }
 
-#[test]
-fn an_html_file_is_served() {
+#[tokio::test]
+async fn an_html_file_is_served() {
     let dir = std::env::temp_dir().join(format!("ferromcp-apps-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("table.html");
-    std::fs::write(&path, HTML).unwrap();
+    let html = format!("{HTML}<!-- from {} -->", path.display());
+    std::fs::write(&path, &html).unwrap();
     let server = Server::builder(Orders)
         .extension(Apps::new().resource(UiResource::file(TABLE, &path)))
         .unwrap()
         .build()
         .unwrap();
+    // Read once, at install: the file may go.
     std::fs::remove_dir_all(&dir).unwrap();
-    apps::check(server.registry()).unwrap();
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let read = client.read_resource(TABLE).await.unwrap();
+    let contents = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(contents["text"], html);
+}
+
+#[tokio::test]
+async fn html_built_at_run_time_is_served() {
+    let html = format!("{HTML}<p>{}</p>", 2 + 2);
+    let server = Server::builder(Orders)
+        .extension(Apps::new().resource(UiResource::html(TABLE, html.clone())))
+        .unwrap()
+        .build()
+        .unwrap();
+    let client = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    let read = client.read_resource(TABLE).await.unwrap();
+    let contents = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(contents["text"], html);
 }
 
 #[test]

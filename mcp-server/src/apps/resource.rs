@@ -149,9 +149,10 @@ pub struct UiResource {
 }
 
 impl UiResource {
-    /// The resource at `uri` serves `html` (for example `include_str!("table.html")`).
-    pub fn html(uri: impl Into<String>, html: &'static str) -> Self {
-        UiResource::with(uri.into(), Html::Text(Arc::from(html)))
+    /// The resource at `uri` serves `html`: `include_str!("table.html")`, or a `String`
+    /// built at run time.
+    pub fn html(uri: impl Into<String>, html: impl Into<Arc<str>>) -> Self {
+        UiResource::with(uri.into(), Html::Text(html.into()))
     }
 
     /// The resource at `uri` serves the file at `path`, read once when [`Apps`](super::Apps)

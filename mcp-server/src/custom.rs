@@ -70,16 +70,28 @@ impl Method {
     }
 }
 
-/// Reads a custom method's params: absent ones as `{}` (or, for a type that wants none, as
+/// Reads a custom method's params. Their `_meta` is the protocol's, not the method's (the
+/// handler reads it from [`Context::meta`]): it is removed first, and an object left empty
+/// reads as absent params. Absent ones read as `{}` (or, for a type that wants none, as
 /// `null`, so that `()` and `Option<T>` take them).
 fn read_params<P: DeserializeOwned>(params: Option<&str>) -> Result<P, ErrorObject> {
-    let text = params.unwrap_or("{}");
-    serde_json::from_str(text)
-        .or_else(|e| match params {
-            None => serde_json::from_str("null").map_err(|_| e),
-            Some(_) => Err(e),
-        })
-        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+    use serde_json::Value;
+    let invalid =
+        |e: serde_json::Error| ErrorObject::invalid_params(format!("invalid params: {e}"));
+    let value = match params.map(serde_json::from_str::<Value>).transpose() {
+        Ok(Some(Value::Object(mut object))) => {
+            object.remove("_meta");
+            (!object.is_empty()).then_some(Value::Object(object))
+        }
+        Ok(value) => value,
+        Err(e) => return Err(invalid(e)),
+    };
+    match value {
+        Some(value) => serde_json::from_value(value),
+        None => serde_json::from_value(Value::Object(serde_json::Map::new()))
+            .or_else(|e| serde_json::from_value(Value::Null).map_err(|_| e)),
+    }
+    .map_err(invalid)
 }
 
 /// The handler's result as the object the engine answers with.

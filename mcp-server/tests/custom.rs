@@ -400,3 +400,76 @@ async fn a_custom_notification_in_a_batch_does_not_hold_back_the_answer() {
     let got = tokio::time::timeout(Duration::from_secs(60), finished.recv()).await;
     assert_eq!(got.expect("the handler finished"), Some(()));
 }
+
+/// Methods and a notification that take no params, optional ones, or any JSON: the
+/// notification sends what it saw to the returned receiver.
+fn paramless() -> (Server, tokio::sync::mpsc::UnboundedReceiver<Value>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .method(
+            "custom/unit",
+            method_fn(|(): ()| async { Ok::<_, ErrorObject>(json!({"unit": true})) }),
+        )
+        .unwrap()
+        .method(
+            "custom/maybe",
+            method_fn(|p: Option<Hello>| async move {
+                Ok::<_, ErrorObject>(json!({"some": p.map(|h| h.name)}))
+            }),
+        )
+        .unwrap()
+        .method(
+            "custom/value",
+            method_fn(|p: Value| async move { Ok::<_, ErrorObject>(json!({"params": p})) }),
+        )
+        .unwrap()
+        .notification(
+            "custom/unit-seen",
+            notification_fn(move |(): (), ctx: Context| {
+                let tx = tx.clone();
+                async move { tx.send(json!(format!("{:?}", ctx.era()))).unwrap() }
+            }),
+        )
+        .unwrap()
+        .build();
+    (server, rx)
+}
+
+// Paused time: when every task is idle and nothing came, the notification never will.
+#[tokio::test(start_paused = true)]
+async fn params_of_only_meta_or_none_read_as_absent_in_both_eras() {
+    let (server, mut seen) = paramless();
+    for (how, client) in clients(&server).await {
+        let modern = how.ends_with("2026");
+        // 2026 requests always carry `_meta`; a 2025 client may send `{}` or a progress token.
+        for params in [
+            None,
+            Some(json!({})),
+            Some(json!({"_meta": {"progressToken": 1}})),
+        ] {
+            let call = async |method: &str| {
+                let result = client.request(method, params.clone()).await;
+                result.unwrap_or_else(|e| panic!("{how} {method} {params:?}: {e:?}"))
+            };
+            assert_eq!(call("custom/unit").await["unit"], true, "{how}");
+            assert_eq!(call("custom/maybe").await["some"], Value::Null, "{how}");
+            assert_eq!(call("custom/value").await["params"], json!({}), "{how}");
+        }
+        let named = client
+            .request("custom/maybe", Some(json!({"name": "ada"})))
+            .await
+            .unwrap();
+        assert_eq!(named["some"], "ada", "{how}");
+        let meta = if modern {
+            json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})
+        } else {
+            json!({"progressToken": 1})
+        };
+        client
+            .notify("custom/unit-seen", Some(json!({"_meta": meta})))
+            .await;
+        let got = tokio::time::timeout(Duration::from_secs(60), seen.recv()).await;
+        let era = if modern { "Modern" } else { "Legacy" };
+        assert_eq!(got.expect("delivered"), Some(json!(era)), "{how}");
+    }
+}

@@ -622,11 +622,12 @@ async fn a_watcher_reloads_when_the_folder_changes() {
     let skills = Skills::from_dir(folder.path()).unwrap();
     let server = server(skills.clone());
     let mut events = server.registry().subscribe();
-    let watcher = tokio::spawn(
-        skills
-            .clone()
-            .watch(server.clone(), std::time::Duration::from_millis(10)),
-    );
+    let stop = ferromcp::CancellationToken::new();
+    let watcher = tokio::spawn(skills.clone().watch(
+        server.clone(),
+        std::time::Duration::from_millis(10),
+        stop.clone(),
+    ));
     folder.write(
         "notes/SKILL.md",
         "---\nname: notes\ndescription: Take notes\n---\n",
@@ -634,7 +635,21 @@ async fn a_watcher_reloads_when_the_folder_changes() {
     // The reload adds the new skill's SKILL.md to the registry; the deadline only keeps a
     // broken watcher from hanging the test.
     let changed = tokio::time::timeout(std::time::Duration::from_secs(60), events.recv()).await;
-    watcher.abort();
     assert!(matches!(changed, Ok(Ok(_))), "{changed:?}");
     assert!(skills.uris().contains(&"skill://notes/SKILL.md".to_owned()));
+    stop.cancel();
+    watcher.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_watcher_with_a_zero_interval_runs_and_stops_when_cancelled() {
+    let folder = folder();
+    let skills = Skills::from_dir(folder.path()).unwrap();
+    let server = server(skills.clone());
+    let stop = ferromcp::CancellationToken::new();
+    let watcher = tokio::spawn(skills.watch(server, std::time::Duration::ZERO, stop.clone()));
+    tokio::task::yield_now().await;
+    stop.cancel();
+    // It ends (without panicking on the zero interval) once cancelled.
+    watcher.await.unwrap();
 }

@@ -1,21 +1,27 @@
 //! Watching the folder: a cheap look at every file's size and modification time, and a
-//! reload when they changed.
+//! reload when they changed. It polls: no operating-system notifications are used.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use tokio_util::sync::CancellationToken;
+
 use super::Skills;
 use crate::server::Server;
+
+/// The shortest interval between two looks: a shorter one is raised to it.
+const MIN_INTERVAL: Duration = Duration::from_millis(100);
 
 /// What a look at the folder sees: every entry's path, size and modification time.
 type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
 impl Skills {
-    /// Reloads ([`reload`](Skills::reload)) whenever the folder changes: looks at each
-    /// file's size and modification time now, then every `every` (a walk of the folder;
-    /// the files are read again only when something changed). The future runs until
-    /// dropped: spawn it, and abort it to stop. It ends at once for skills with no folder.
+    /// Reloads ([`reload`](Skills::reload)) whenever the folder changes. It polls: it
+    /// looks at each file's size and modification time now, then every `every` (at least
+    /// 100 ms; a walk of the folder; the files are read again only when something
+    /// changed). The future ends when `stop` is cancelled (it holds a clone of `server`
+    /// until then), or when dropped; it ends at once for skills with no folder.
     ///
     /// # Examples
     ///
@@ -23,17 +29,25 @@ impl Skills {
     /// use std::time::Duration;
     /// use ferromcp::ServerBuilder;
     /// use ferromcp::skills::Skills;
+    /// use ferromcp::CancellationToken;
     ///
     /// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     /// let skills = Skills::from_dir("skills")?;
     /// let server = ServerBuilder::new("docs", "1.0.0").extension(skills.clone())?.build();
-    /// let watcher = tokio::spawn(skills.watch(server.clone(), Duration::from_secs(2)));
+    /// let stop = CancellationToken::new();
+    /// let watcher = tokio::spawn(skills.watch(server.clone(), Duration::from_secs(2), stop.clone()));
     /// server.serve_stdio().await?;
-    /// watcher.abort();
+    /// stop.cancel();
+    /// watcher.await?;
     /// # Ok(())
     /// # }
     /// ```
-    pub fn watch(self, server: Server, every: Duration) -> impl Future<Output = ()> + Send {
+    pub fn watch(
+        self,
+        server: Server,
+        every: Duration,
+        stop: CancellationToken,
+    ) -> impl Future<Output = ()> + Send {
         let dir = self.shared.settings.dir.clone();
         // The first look is taken now, so that a change made after this call is seen.
         let first = dir.as_deref().map(|dir| {
@@ -45,11 +59,14 @@ impl Skills {
             let (Some(dir), Some(mut seen)) = (dir, first) else {
                 return;
             };
-            let mut tick = tokio::time::interval(every);
+            let mut tick = tokio::time::interval(every.max(MIN_INTERVAL));
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             tick.tick().await;
             loop {
-                tick.tick().await;
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    _ = tick.tick() => {}
+                }
                 let now = look(&dir).await;
                 if now != seen {
                     seen = now;

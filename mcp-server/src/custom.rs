@@ -212,7 +212,7 @@ impl Notification {
 /// 2025 session it is the session's, so the handler may log, ask the client
 /// ([`Context::roots`]) and read the session's state, and over HTTP it has the POST the
 /// notification came in; a 2026-07-28 notification's describes the client its `_meta`
-/// names (over HTTP, without the HTTP request or principal).
+/// names (over HTTP, with the POST it came in and its principal).
 ///
 /// # Examples
 ///

@@ -473,3 +473,36 @@ async fn params_of_only_meta_or_none_read_as_absent_in_both_eras() {
         assert_eq!(got.expect("delivered"), Some(json!(era)), "{how}");
     }
 }
+
+// Paused time: when every task is idle and nothing came, the notification never will.
+#[tokio::test(start_paused = true)]
+async fn a_2026_custom_notification_over_http_has_the_http_request() {
+    let (tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .notification(
+            "custom/tenant",
+            notification_fn(move |(): (), request: HttpRequest| {
+                let tenant = request.headers().get("x-tenant").cloned();
+                let tx = tx.clone();
+                async move { tx.send(tenant).unwrap() }
+            }),
+        )
+        .unwrap()
+        .build();
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
+    );
+    let modern = HttpTestClient::new(router, ClientOptions::modern()).with_header(
+        HeaderName::from_static("x-tenant"),
+        HeaderValue::from_static("acme"),
+    );
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let response = modern
+        .post(&json!({"jsonrpc": "2.0", "method": "custom/tenant", "params": {"_meta": meta}}))
+        .await;
+    assert_eq!(response.status(), 202);
+    let got = tokio::time::timeout(Duration::from_secs(60), seen.recv()).await;
+    let tenant = got.expect("delivered");
+    assert_eq!(tenant, Some(Some(HeaderValue::from_static("acme"))));
+}

@@ -38,6 +38,9 @@ pub(crate) enum Arrival<'a> {
         headers: &'a dyn Headers,
         /// Whether it names a session (an `Mcp-Session-Id` header, well-formed or not).
         names_session: bool,
+        /// Who sent it, and the request itself: what a 2026 custom notification's handler
+        /// is given (a request's is made where it runs).
+        caller: &'a Caller,
     },
     /// None without feature `http` (only the lifetime).
     #[cfg(not(feature = "http"))]
@@ -119,6 +122,7 @@ impl Engine {
             Arrival::Http {
                 headers,
                 names_session,
+                ..
             } => {
                 // The headers decide the era with the body, and must agree with it.
                 let envelope = match self.classify(&request, headers) {
@@ -205,7 +209,11 @@ fn notice(engine: &Engine, message: Message, arrival: Arrival<'_>) -> Handled {
     match arrival {
         Arrival::Pipe => Handled::Absorb(message),
         #[cfg(feature = "http")]
-        Arrival::Http { names_session, .. } => {
+        Arrival::Http {
+            names_session,
+            caller,
+            ..
+        } => {
             let modern = match &message {
                 Message::Notification(n) => super::Probe::read(n.params.as_ref())
                     .is_ok_and(|p| super::is_modern(p.meta.as_ref())),
@@ -217,7 +225,7 @@ fn notice(engine: &Engine, message: Message, arrival: Arrival<'_>) -> Handled {
                 let work = modern
                     .then(|| {
                         let params = n.params.as_ref();
-                        engine.custom_notification(None, &n.method, params, Caller::default())
+                        engine.custom_notification(None, &n.method, params, caller.clone())
                     })
                     .flatten();
                 work.map_or(Handled::Accepted, Handled::Run)
@@ -349,6 +357,7 @@ mod tests {
         Arrival::Http {
             headers,
             names_session,
+            caller: Box::leak(Box::default()),
         }
     }
 

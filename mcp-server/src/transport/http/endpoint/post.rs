@@ -53,13 +53,14 @@ impl Endpoint {
         };
         // The body is this message's alone: the message keeps it, so a large `params` is not
         // copied out of it (`Vec::from` takes the buffer over when nothing else holds it).
+        // Shared by the requests of this POST (a batch's), carried to their handlers.
+        let parts = Arc::new(parts);
         let arrival = Arrival::Http {
             headers: &parts.headers,
             names_session: !matches!(session_id(&parts.headers), Ok(None)),
+            caller: &Self::caller(&parts),
         };
         let handled = self.engine.handle(Vec::from(bytes), arrival);
-        // Shared by the requests of this POST (a batch's), carried to their handlers.
-        let parts = Arc::new(parts);
         match handled {
             Handled::Refused(refusal) => reply::json(StatusCode::BAD_REQUEST, refusal.json),
             Handled::Request {

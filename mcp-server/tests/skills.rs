@@ -500,6 +500,33 @@ fn a_link_out_of_the_folder_is_refused() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_in_a_skill_is_refused_without_being_read() {
+    let folder = folder();
+    let fifo = folder.path().join("pdf-processing/references/pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Reading a FIFO with no writer blocks forever: load on a thread, so that a broken
+    // loader fails the test instead of hanging it.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let dir = folder.path().to_owned();
+    std::thread::spawn(move || sender.send(Skills::from_dir(dir).map(|_| ())));
+    let loaded = receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the load returns");
+    let error = loaded.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("`references/pipe` is neither a regular file"),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn skills_built_in_code_include_their_nested_skills_files() {
     let outer = Skill::new(

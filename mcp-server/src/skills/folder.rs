@@ -2,10 +2,13 @@
 //! at the path from the root to it, with every file beneath it.
 //!
 //! Entries whose names start with `.` are skipped (`.git`, `.DS_Store`). A symbolic link
-//! is followed only when it leads inside the root; sizes are checked before a file is
-//! read, so an oversized file is refused without being loaded.
+//! is followed only when it leads inside the root. Only regular files are read: a skill
+//! with anything else in it (a FIFO, a device, a socket) is refused. Sizes are checked
+//! before a file is read, and each file is read no further than its limit, so an
+//! oversized file (or one growing meanwhile) is refused without being loaded.
 
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::skill::SKILL_MD;
@@ -53,6 +56,8 @@ struct Entry {
     name: String,
     path: PathBuf,
     is_dir: bool,
+    /// A regular file (neither a folder nor a FIFO, device or socket).
+    is_file: bool,
     len: u64,
 }
 
@@ -67,7 +72,7 @@ impl Walk<'_> {
                 return Ok(());
             }
         };
-        if !rel.is_empty() && entries.iter().any(|e| e.name == SKILL_MD && !e.is_dir) {
+        if !rel.is_empty() && entries.iter().any(|e| e.name == SKILL_MD && e.is_file) {
             match self.skill(dir, rel) {
                 Ok(skill) => self.skills.push(skill),
                 Err(e) => self.refused.push(e),
@@ -116,6 +121,7 @@ impl Walk<'_> {
                 name,
                 path,
                 is_dir: meta.is_dir(),
+                is_file: meta.is_file(),
                 len: meta.len(),
             });
         }
@@ -128,15 +134,37 @@ impl Walk<'_> {
         let mut files = Vec::new();
         let mut total = 0;
         self.files(dir, rel, "", 0, &mut files, &mut total)?;
-        let skill_md = fs::read(dir.join(SKILL_MD)).map_err(|e| SkillsError::io(dir, e))?;
+        let skill_md = self.read(rel, SKILL_MD, &dir.join(SKILL_MD))?;
         let skill_md = String::from_utf8(skill_md)
             .map_err(|_| SkillsError::invalid(rel, "SKILL.md is not UTF-8"))?;
         let mut skill = Skill::new(rel, skill_md)?;
         for (file, path) in files {
-            let bytes = fs::read(&path).map_err(|e| SkillsError::io(&path, e))?;
+            let bytes = self.read(rel, &file, &path)?;
             skill = skill.file(file, bytes)?;
         }
         Ok(skill)
+    }
+
+    /// The bytes of the regular file at `path` (`file` in `skill`), read no further than
+    /// the limit per file: a file grown over it since it was listed is refused.
+    fn read(&self, skill: &str, file: &str, path: &Path) -> Result<Vec<u8>, SkillsError> {
+        let io = |e| SkillsError::io(path, e);
+        // Opening a FIFO would block: look before opening, and again at what was opened.
+        if !fs::metadata(path).map_err(io)?.is_file() {
+            return Err(not_a_file(skill, file));
+        }
+        let opened = fs::File::open(path).map_err(io)?;
+        if !opened.metadata().map_err(io)?.is_file() {
+            return Err(not_a_file(skill, file));
+        }
+        let limit = self.limits.max_file_size;
+        let mut bytes = Vec::new();
+        opened
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        self.limits.check_file(skill, file, bytes.len() as u64)?;
+        Ok(bytes)
     }
 
     /// Collects the files beneath `dir` (at `within` from the skill's root) but `SKILL.md`
@@ -156,6 +184,9 @@ impl Walk<'_> {
                 self.files(&entry.path, skill, &file, depth + 1, files, total)?;
                 continue;
             }
+            if !entry.is_file {
+                return Err(not_a_file(skill, &file));
+            }
             *total += entry.len;
             self.limits.check_file(skill, &file, entry.len)?;
             if file != SKILL_MD {
@@ -166,6 +197,13 @@ impl Walk<'_> {
         }
         Ok(())
     }
+}
+
+fn not_a_file(skill: &str, file: &str) -> SkillsError {
+    SkillsError::invalid(
+        skill,
+        format!("`{file}` is neither a regular file nor a folder (a FIFO, device or socket?)"),
+    )
 }
 
 fn join(rel: &str, name: &str) -> String {

@@ -10,6 +10,7 @@
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::skill::SKILL_MD;
 use super::{Limits, Skill, SkillsError};
@@ -44,6 +45,26 @@ pub(crate) fn load(
     Ok((walk.skills, walk.refused))
 }
 
+/// What a look at the folder sees: every entry a load would look at (by the same rules:
+/// dot-entries skipped, links followed only inside the root, as deep as a load looks),
+/// with its size and modification time.
+pub(crate) type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+/// The fingerprint of the folder `root`: empty when it cannot be read.
+pub(crate) fn fingerprint(root: &Path, limits: &Limits) -> Fingerprint {
+    let mut seen = Vec::new();
+    if let Ok(canonical) = fs::canonicalize(root) {
+        let walk = Walk {
+            root: canonical.clone(),
+            limits,
+            skills: Vec::new(),
+            refused: Vec::new(),
+        };
+        walk.look(&canonical, "", 0, &mut seen);
+    }
+    seen
+}
+
 struct Walk<'a> {
     root: PathBuf,
     limits: &'a Limits,
@@ -59,6 +80,7 @@ struct Entry {
     /// A regular file (neither a folder nor a FIFO, device or socket).
     is_file: bool,
     len: u64,
+    modified: Option<SystemTime>,
 }
 
 impl Walk<'_> {
@@ -83,6 +105,20 @@ impl Walk<'_> {
             self.find(&entry.path, &child, depth + 1)?;
         }
         Ok(())
+    }
+
+    /// Adds each entry in `dir` (at `rel` from the root) and beneath it to `seen`. A
+    /// folder a load would refuse is seen as its entry in its parent only.
+    fn look(&self, dir: &Path, rel: &str, depth: usize, seen: &mut Fingerprint) {
+        let Ok(entries) = self.entries(dir, rel, depth) else {
+            return;
+        };
+        for entry in entries {
+            seen.push((entry.path.clone(), entry.len, entry.modified));
+            if entry.is_dir {
+                self.look(&entry.path, &join(rel, &entry.name), depth + 1, seen);
+            }
+        }
     }
 
     /// The entries of `dir`, by name, dot-entries left out, links inside the root resolved.
@@ -123,6 +159,7 @@ impl Walk<'_> {
                 is_dir: meta.is_dir(),
                 is_file: meta.is_file(),
                 len: meta.len(),
+                modified: meta.modified().ok(),
             });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));

@@ -1,20 +1,18 @@
 //! Watching the folder: a cheap look at every file's size and modification time, and a
 //! reload when they changed. It polls: no operating-system notifications are used.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::path::Path;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::Skills;
+use super::catalog::Limits;
+use super::folder::{self, Fingerprint};
 use crate::server::Server;
 
 /// The shortest interval between two looks: a shorter one is raised to it.
 const MIN_INTERVAL: Duration = Duration::from_millis(100);
-
-/// What a look at the folder sees: every entry's path, size and modification time.
-type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
 impl Skills {
     /// Reloads ([`reload`](Skills::reload)) whenever the folder changes. It polls: it
@@ -49,12 +47,9 @@ impl Skills {
         stop: CancellationToken,
     ) -> impl Future<Output = ()> + Send {
         let dir = self.shared.settings.dir.clone();
+        let limits = self.shared.settings.limits;
         // The first look is taken now, so that a change made after this call is seen.
-        let first = dir.as_deref().map(|dir| {
-            let mut seen = Vec::new();
-            fingerprint(dir, 0, &mut seen);
-            seen
-        });
+        let first = dir.as_deref().map(|dir| folder::fingerprint(dir, &limits));
         async move {
             let (Some(dir), Some(mut seen)) = (dir, first) else {
                 return;
@@ -67,7 +62,7 @@ impl Skills {
                     () = stop.cancelled() => return,
                     _ = tick.tick() => {}
                 }
-                let now = look(&dir).await;
+                let now = look(&dir, limits).await;
                 if now != seen {
                     seen = now;
                     self.reload_off_thread(&server).await;
@@ -98,34 +93,36 @@ impl Skills {
 }
 
 /// The folder's fingerprint, taken off the runtime's threads.
-async fn look(dir: &Path) -> Fingerprint {
+async fn look(dir: &Path, limits: Limits) -> Fingerprint {
     let dir = dir.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let mut seen = Vec::new();
-        fingerprint(&dir, 0, &mut seen);
-        seen
-    })
-    .await
-    .unwrap_or_default()
+    tokio::task::spawn_blocking(move || folder::fingerprint(&dir, &limits))
+        .await
+        .unwrap_or_default()
 }
 
-fn fingerprint(dir: &Path, depth: usize, seen: &mut Fingerprint) {
-    // As deep as a load looks (a link cycle ends here too).
-    if depth > super::folder::MAX_DEPTH {
-        return;
-    }
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        let Ok(meta) = fs::metadata(&path) else {
-            continue;
-        };
-        seen.push((path.clone(), meta.len(), meta.modified().ok()));
-        if meta.is_dir() {
-            fingerprint(&path, depth + 1, seen);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_fingerprint_follows_no_link_out_of_the_folder_and_skips_dot_entries() {
+        let base = std::env::temp_dir().join(format!("ferromcp-watch-{}", std::process::id()));
+        let (root, outside) = (base.join("skills"), base.join("outside"));
+        let _ = std::fs::remove_dir_all(&base);
+        for dir in [root.join("x/.git"), outside.clone()] {
+            std::fs::create_dir_all(dir).unwrap();
         }
+        std::fs::write(root.join("x/SKILL.md"), "skill").unwrap();
+        std::fs::write(root.join("x/.git/HEAD"), "head").unwrap();
+        std::fs::write(outside.join("secret"), "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("x/l")).unwrap();
+        let seen = folder::fingerprint(&root, &Limits::default());
+        let _ = std::fs::remove_dir_all(&base);
+        let names: Vec<_> = seen
+            .iter()
+            .map(|(path, ..)| path.file_name().unwrap().to_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["x"], "{seen:?}");
     }
 }

@@ -359,6 +359,21 @@ async fn a_custom_notification_reaches_its_handler_with_a_context_over_stdio_and
     );
 }
 
+/// Posts `batch` in a new 2025-03-26 session over HTTP; `Err` when no answer came within a
+/// minute (of paused time: when every task waits).
+async fn post_batch(
+    server: &Server,
+    batch: &Value,
+) -> Result<ferromcp::testing::HttpResponse, tokio::time::error::Elapsed> {
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(HttpOptions::default(), CancellationToken::new()),
+    );
+    let http = HttpTestClient::new(router, ClientOptions::version(ProtocolVersion::V2025_03_26));
+    let _client = http.connect().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(60), http.post(batch)).await
+}
+
 // Paused time: were the answer held back, the wait would end at once, not hang.
 #[tokio::test(start_paused = true)]
 async fn a_custom_notification_in_a_batch_does_not_hold_back_the_answer() {
@@ -378,17 +393,11 @@ async fn a_custom_notification_in_a_batch_does_not_hold_back_the_answer() {
         )
         .unwrap()
         .build();
-    let router = axum::Router::new().nest_service(
-        "/mcp",
-        server.http_router(HttpOptions::default(), CancellationToken::new()),
-    );
-    let http = HttpTestClient::new(router, ClientOptions::version(ProtocolVersion::V2025_03_26));
-    let _client = http.connect().await.unwrap();
     let batch = json!([
         {"jsonrpc": "2.0", "method": "custom/slow"},
         {"jsonrpc": "2.0", "id": 1, "method": "ping"},
     ]);
-    let answer = tokio::time::timeout(Duration::from_secs(60), http.post(&batch))
+    let answer = post_batch(&server, &batch)
         .await
         .expect("the batch is answered while the notification's handler waits");
     assert_eq!(answer.status(), 200);
@@ -505,4 +514,39 @@ async fn a_2026_custom_notification_over_http_has_the_http_request() {
     let got = tokio::time::timeout(Duration::from_secs(60), seen.recv()).await;
     let tenant = got.expect("delivered");
     assert_eq!(tenant, Some(Some(HeaderValue::from_static("acme"))));
+}
+
+/// What a batch's request waits for and its sibling notification gives.
+struct Gate(tokio::sync::Notify);
+
+// Paused time: were the notification held back behind the request, the wait would end at
+// once, not hang.
+#[tokio::test(start_paused = true)]
+async fn a_batch_request_may_wait_for_what_its_sibling_notification_does() {
+    use ferromcp::extract::State;
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .state(Gate(tokio::sync::Notify::new()))
+        .method(
+            "custom/wait",
+            method_fn(|(): (), gate: State<Gate>| async move {
+                gate.0.0.notified().await;
+                Ok::<_, ErrorObject>(json!({"released": true}))
+            }),
+        )
+        .unwrap()
+        .notification(
+            "custom/release",
+            notification_fn(|(): (), gate: State<Gate>| async move { gate.0.0.notify_one() }),
+        )
+        .unwrap()
+        .build();
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "custom/wait"},
+        {"jsonrpc": "2.0", "method": "custom/release"},
+    ]);
+    let answer = post_batch(&server, &batch)
+        .await
+        .expect("the notification's handler ran while the request waited");
+    let answers: Value = serde_json::from_str(&answer.text()).unwrap();
+    assert_eq!(answers[0]["result"]["released"], true, "{answers}");
 }

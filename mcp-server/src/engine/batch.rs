@@ -15,34 +15,33 @@ use crate::request::Caller;
 /// cannot fan out into unbounded work.
 pub(crate) const MAX_BATCH: usize = 100;
 
-/// What a batch came to: its responses, in order (notifications have none), and the work
-/// its notifications' handlers want done, for the transport to run on tasks of its own:
-/// the answer does not wait for it.
+/// What a batch came to: its responses, in order (notifications have none).
 pub(crate) struct Answered {
     responses: Vec<String>,
-    work: Vec<Work>,
 }
 
 impl Answered {
-    /// Hands the notifications' work to `spawn` and returns the answer's text, a JSON
-    /// array; `None` when there is none to send (notifications only).
-    pub(crate) fn into_body(self, spawn: impl FnMut(Work)) -> Option<String> {
-        self.work.into_iter().for_each(spawn);
+    /// The answer's text, a JSON array; `None` when there is none to send (notifications
+    /// only).
+    pub(crate) fn into_body(self) -> Option<String> {
         (!self.responses.is_empty()).then(|| format!("[{}]", self.responses.join(",")))
     }
 }
 
 impl Engine {
     /// Handles a batch of a connection: every element, requests concurrently; the responses
-    /// in order (notifications have none), and the notifications' work left for the
-    /// transport to run. `Err` refuses the batch whole: the connection's revision has no
-    /// batches, or the batch is too large.
+    /// in order (notifications have none). A notification's work goes to `spawn` as soon as
+    /// it is read, for the transport to run on a task of its own: it starts before the
+    /// batch's requests finish (one of them may wait for it), and the answer does not wait
+    /// for it. `Err` refuses the batch whole: the connection's revision has no batches, or
+    /// the batch is too large.
     pub(crate) async fn handle_batch(
         &self,
         conn: &Arc<Connection>,
         items: Vec<Result<Message, EnvelopeError>>,
         sink: Sink,
         caller: Caller,
+        mut spawn: impl FnMut(Work) + Send,
     ) -> Result<Answered, ErrorObject> {
         if !allows_batches(conn) {
             return Err(ErrorObject::invalid_request(
@@ -56,7 +55,6 @@ impl Engine {
         }
         let mut set = JoinSet::new();
         let mut responses: Vec<Option<String>> = vec![None; items.len()];
-        let mut work = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
             match item {
                 Err(e) => {
@@ -77,7 +75,11 @@ impl Engine {
                         }
                     });
                 }
-                Ok(other) => work.extend(self.absorb(conn, other, caller.clone())),
+                Ok(other) => {
+                    if let Some(work) = self.absorb(conn, other, caller.clone()) {
+                        spawn(work);
+                    }
+                }
             }
         }
         while let Some(joined) = set.join_next().await {
@@ -87,7 +89,6 @@ impl Engine {
         }
         Ok(Answered {
             responses: responses.into_iter().flatten().collect(),
-            work,
         })
     }
 }

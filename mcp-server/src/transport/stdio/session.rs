@@ -222,9 +222,11 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
             // one, and go on after the answer.
             let mut handlers = JoinSet::new();
             let answered = engine
-                .handle_batch(&conn, items, sink.clone(), caller)
+                .handle_batch(&conn, items, sink.clone(), caller, |w| {
+                    drop(handlers.spawn(w));
+                })
                 .await;
-            match answered.map(|a| a.into_body(|w| drop(handlers.spawn(w)))) {
+            match answered.map(engine::batch::Answered::into_body) {
                 Ok(Some(body)) => sink.send(body).await,
                 Ok(None) => {}
                 Err(e) => sink.send(Response::error(None, &e).json).await,

@@ -524,11 +524,13 @@ impl Endpoint {
         let conn = session.conn.clone();
         let response = match self
             .engine
-            .handle_batch(&conn, items, conn.sink(), Self::caller(&parts))
+            .handle_batch(&conn, items, conn.sink(), Self::caller(&parts), |w| {
+                drop(self.tasks.spawn(w));
+            })
             .await
         {
             Err(refusal) => reply::error(StatusCode::BAD_REQUEST, None, &refusal),
-            Ok(answered) => match answered.into_body(|w| drop(self.tasks.spawn(w))) {
+            Ok(answered) => match answered.into_body() {
                 Some(body) => reply::json(StatusCode::OK, body),
                 None => reply::empty(StatusCode::ACCEPTED),
             },

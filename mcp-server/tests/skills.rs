@@ -572,6 +572,49 @@ async fn skills_built_in_code_include_their_nested_skills_files() {
 }
 
 #[tokio::test]
+async fn a_refused_duplicate_adds_nothing_to_the_skill_enclosing_it() {
+    let folder = Folder::new();
+    let intro = "---\nname: intro\ndescription: The introduction\n---\n";
+    let skills = Skills::builder()
+        .dir(folder.path())
+        .skill(Skill::new("guide", "---\nname: guide\ndescription: The guide\n---\n").unwrap())
+        .skill(Skill::new("guide/intro", intro).unwrap())
+        .build()
+        .unwrap();
+    let server = server(skills.clone());
+    folder
+        .write(
+            "guide/intro/SKILL.md",
+            "---\nname: intro\ndescription: Another introduction\n---\n",
+        )
+        .write("guide/intro/extra.txt", "not served");
+    let reload = skills.reload(&server).unwrap();
+    assert!(
+        matches!(&reload.refused[..], [SkillsError::Duplicate(path)] if path == "guide/intro"),
+        "{:?}",
+        reload.refused
+    );
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let get = client
+        .request("skills/get", Some(json!({"uri": "skill://guide/SKILL.md"})))
+        .await
+        .unwrap();
+    let files: Vec<_> = get["skill"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["uri"].as_str().unwrap(), r["digest"].as_str().unwrap()))
+        .collect();
+    let intro_digest = digest(intro.as_bytes());
+    assert_eq!(
+        files[1..],
+        [("skill://guide/intro/SKILL.md", intro_digest.as_str())]
+    );
+}
+
+#[tokio::test]
 async fn a_reload_serves_the_folder_as_it_is_now_and_tells_clients() {
     let folder = folder();
     let skills = Skills::from_dir(folder.path()).unwrap();

@@ -78,28 +78,35 @@ impl Limits {
     }
 }
 
-/// Makes `skills` servable: each nested skill's files become files of the skills that
-/// enclose it too (SEP-2640: a skill's `resources` are complete), then the skills over a
-/// limit and the second of two at one path are refused, each alone.
+/// Makes `skills` servable: the second of two at one path and the skills over a limit are
+/// refused, each alone; then each nested skill's files become files of the skills that
+/// enclose it too (SEP-2640: a skill's `resources` are complete), and an enclosing skill
+/// that is over a limit with them is refused.
 pub(crate) fn sift(mut skills: Vec<Skill>, limits: &Limits) -> (Vec<Skill>, Vec<SkillsError>) {
     skills.sort_by(|a, b| a.path().cmp(b.path()));
-    let nested: Vec<Skill> = skills.clone();
-    for outer in &mut skills {
+    let mut refused = Vec::new();
+    let mut unique: Vec<Skill> = Vec::with_capacity(skills.len());
+    for skill in skills {
+        if unique.last().is_some_and(|k| k.path() == skill.path()) {
+            refused.push(SkillsError::Duplicate(skill.path().to_owned()));
+        } else if let Err(e) = limits.check(&skill) {
+            refused.push(e);
+        } else {
+            unique.push(skill);
+        }
+    }
+    // Only what is served is absorbed: an outer skill lists no file of a refused one.
+    let nested = unique.clone();
+    let mut kept = Vec::with_capacity(unique.len());
+    for mut outer in unique {
         let prefix = format!("{}/", outer.path());
         for inner in nested.iter().filter(|s| s.path().starts_with(&prefix)) {
             let within = inner.path()[prefix.len()..].to_owned();
             outer.absorb(&within, inner);
         }
-    }
-    let mut refused = Vec::new();
-    let mut kept: Vec<Skill> = Vec::with_capacity(skills.len());
-    for skill in skills {
-        if kept.last().is_some_and(|k| k.path() == skill.path()) {
-            refused.push(SkillsError::Duplicate(skill.path().to_owned()));
-        } else if let Err(e) = limits.check(&skill) {
-            refused.push(e);
-        } else {
-            kept.push(skill);
+        match limits.check(&outer) {
+            Ok(()) => kept.push(outer),
+            Err(e) => refused.push(e),
         }
     }
     (kept, refused)

@@ -527,6 +527,26 @@ fn a_fifo_in_a_skill_is_refused_without_being_read() {
     );
 }
 
+/// The URI and digest of each file `skills/get` lists for `skill://guide/SKILL.md`.
+async fn guide_files(server: &Server) -> Vec<(String, String)> {
+    let client = TestClient::connect(server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let get = client
+        .request("skills/get", Some(json!({"uri": "skill://guide/SKILL.md"})))
+        .await
+        .unwrap();
+    get["skill"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let text = |key: &str| r[key].as_str().unwrap().to_owned();
+            (text("uri"), text("digest"))
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn skills_built_in_code_include_their_nested_skills_files() {
     let outer = Skill::new(
@@ -542,18 +562,10 @@ async fn skills_built_in_code_include_their_nested_skills_files() {
     )
     .unwrap();
     let server = server(Skills::new([outer, inner]).unwrap());
-    let client = TestClient::connect(&server, ClientOptions::modern())
+    let files: Vec<_> = guide_files(&server)
         .await
-        .unwrap();
-    let get = client
-        .request("skills/get", Some(json!({"uri": "skill://guide/SKILL.md"})))
-        .await
-        .unwrap();
-    let files: Vec<_> = get["skill"]["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
+        .into_iter()
+        .map(|(uri, _)| uri)
         .collect();
     assert_eq!(
         files,
@@ -594,23 +606,13 @@ async fn a_refused_duplicate_adds_nothing_to_the_skill_enclosing_it() {
         "{:?}",
         reload.refused
     );
-    let client = TestClient::connect(&server, ClientOptions::modern())
-        .await
-        .unwrap();
-    let get = client
-        .request("skills/get", Some(json!({"uri": "skill://guide/SKILL.md"})))
-        .await
-        .unwrap();
-    let files: Vec<_> = get["skill"]["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["uri"].as_str().unwrap(), r["digest"].as_str().unwrap()))
-        .collect();
-    let intro_digest = digest(intro.as_bytes());
+    let files = guide_files(&server).await;
     assert_eq!(
         files[1..],
-        [("skill://guide/intro/SKILL.md", intro_digest.as_str())]
+        [(
+            "skill://guide/intro/SKILL.md".to_owned(),
+            digest(intro.as_bytes())
+        )]
     );
 }
 

@@ -550,3 +550,36 @@ async fn a_batch_request_may_wait_for_what_its_sibling_notification_does() {
     let answers: Value = serde_json::from_str(&answer.text()).unwrap();
     assert_eq!(answers[0]["result"]["released"], true, "{answers}");
 }
+
+#[tokio::test]
+async fn a_custom_notification_before_initialize_on_a_pipe_is_dropped() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (server, mut rx) = noticing();
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (r, w) = tokio::io::split(server_io);
+    let served = tokio::spawn(async move { server.serve_io(r, w).await });
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let mut lines = tokio::io::BufReader::new(cr).lines();
+    let moved = |path: &str| {
+        let note = json!({"jsonrpc": "2.0", "method": "custom/moved", "params": {"path": path}});
+        format!("{note}\n")
+    };
+    // The pipe's era is undecided: no client to give the handler.
+    cw.write_all(moved("/early").as_bytes()).await.unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    cw.write_all(format!("{init}\n").as_bytes()).await.unwrap();
+    let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(answer["id"], 0, "{answer}");
+    cw.write_all(moved("/late").as_bytes()).await.unwrap();
+    // End of input: the server finishes what it runs, then returns.
+    cw.shutdown().await.unwrap();
+    while lines.next_line().await.unwrap().is_some() {}
+    served.await.unwrap().unwrap();
+    assert_eq!(rx.recv().await, Some("/late Legacy raw".to_owned()));
+    assert!(
+        rx.try_recv().is_err(),
+        "only the notification after initialize"
+    );
+}

@@ -16,7 +16,7 @@ use super::{Engine, Reply, Response, parse_params};
 use crate::context::{Client, Context};
 use crate::custom::Work;
 use crate::hooks::{ClientView, Handshake, Hooks};
-use crate::peer::session::{Connection, LegacySession, Negotiated};
+use crate::peer::session::{Connection, ConnectionEra, LegacySession, Negotiated};
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
 use crate::request::Caller;
@@ -108,14 +108,19 @@ impl Engine {
 
     /// The context of a notification from `caller`, which serves no request (it has no id
     /// and is never cancelled). On a 2025 session's connection, the session's once it is
-    /// initialized (`None` before). Elsewhere (a 2026-07-28 notification, `conn` being `None`
-    /// over HTTP), the client its `_meta` describes ([`stateless_client`]).
+    /// initialized (`None` before). On a 2026-07-28 connection, or for a 2026 notification
+    /// over HTTP (`conn` being `None`), the client its `_meta` describes
+    /// ([`stateless_client`]). `None` on a connection whose era is undecided (a pipe before
+    /// its first request): its client is not known yet.
     fn notice_context(
         &self,
         conn: Option<&Connection>,
         params: Option<&Params>,
         caller: Caller,
     ) -> Option<Context> {
+        if conn.is_some_and(|c| matches!(c.era(), ConnectionEra::Undecided)) {
+            return None;
+        }
         let (client, meta) = match conn.and_then(Connection::session) {
             Some(session) => {
                 let negotiated = session.negotiated()?;

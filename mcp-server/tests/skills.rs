@@ -294,6 +294,26 @@ async fn skills_get_answers_one_entry_and_minus_32602_for_anything_else() {
 }
 
 #[tokio::test]
+async fn skills_get_and_directory_reads_refuse_overlong_uris_and_echo_little() {
+    let folder = folder();
+    let server = server(Skills::from_dir(folder.path()).unwrap());
+    let client = TestClient::connect(&server, ClientOptions::modern())
+        .await
+        .unwrap();
+    let limit = ferromcp_core::uri_template::MAX_URI_LEN;
+    for method in ["skills/get", "resources/directory/read"] {
+        let overlong = format!("skill://{}", "a".repeat(limit));
+        let (code, message) = refused(&client, method, json!({ "uri": overlong })).await;
+        assert_eq!(code, ErrorCode::INVALID_PARAMS, "{method}");
+        assert_eq!(message, "the URI is too long", "{method}");
+        let long = format!("skill://{}", "a".repeat(10_000));
+        let (code, message) = refused(&client, method, json!({ "uri": long })).await;
+        assert_eq!(code, ErrorCode::INVALID_PARAMS, "{method}");
+        assert!(message.len() < 1_000, "{method}: {} bytes", message.len());
+    }
+}
+
+#[tokio::test]
 async fn directories_list_their_direct_children() {
     let folder = folder();
     let server = server(Skills::from_dir(folder.path()).unwrap());

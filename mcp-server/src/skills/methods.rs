@@ -111,18 +111,44 @@ fn list(shared: &Shared, params: ListParams, ctx: &Context) -> Result<Value, Err
     Ok(with_cache(shared, ctx, result))
 }
 
+/// The longest part of a client's URI an error message repeats.
+const SHOWN_URI_LEN: usize = 200;
+
+/// Refuses a URI longer than `resources/read` accepts.
+fn check_len(uri: &str) -> Result<(), ErrorObject> {
+    if uri.len() > ferromcp_core::uri_template::MAX_URI_LEN {
+        return Err(ErrorObject::invalid_params("the URI is too long"));
+    }
+    Ok(())
+}
+
+/// `uri` as an error message repeats it: cut after [`SHOWN_URI_LEN`] bytes, marked `…`.
+fn shown(uri: &str) -> String {
+    if uri.len() <= SHOWN_URI_LEN {
+        return uri.to_owned();
+    }
+    let mut end = SHOWN_URI_LEN;
+    while !uri.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &uri[..end])
+}
+
 fn get(shared: &Shared, uri: &str, ctx: &Context) -> Result<Value, ErrorObject> {
+    check_len(uri)?;
     let catalog = shared.catalog();
     let Some(entry) = catalog.entry(uri) else {
         return Err(ErrorObject::invalid_params(format!(
-            "no skill is served at {uri} (skills are named by the URI of their SKILL.md, as \
-             skills/list gives them)"
+            "no skill is served at {} (skills are named by the URI of their SKILL.md, as \
+             skills/list gives them)",
+            shown(uri)
         )));
     };
     Ok(with_cache(shared, ctx, json!({ "skill": entry })))
 }
 
 fn directory(shared: &Shared, params: UriParams) -> Result<Value, ErrorObject> {
+    check_len(&params.uri)?;
     let offset = read_cursor(params.cursor.as_deref())?;
     let catalog = shared.catalog();
     let Some(children) = catalog.directory(&params.uri) else {
@@ -133,7 +159,7 @@ fn directory(shared: &Shared, params: UriParams) -> Result<Value, ErrorObject> {
         };
         return Err(ErrorObject::invalid_params(format!(
             "{} {what}",
-            params.uri
+            shown(&params.uri)
         )));
     };
     let total = children.len();
@@ -184,13 +210,15 @@ fn read(catalog: &Catalog, uri: &str) -> Result<ReadResourceResult, HandlerError
     let Some((_, file)) = catalog.file(uri) else {
         if catalog.directory(uri).is_some() {
             return Err(ResourceError::invalid_params(format!(
-                "{uri} is a directory: read it with resources/directory/read"
+                "{} is a directory: read it with resources/directory/read",
+                shown(uri)
             ))
             .into());
         }
         if escapes(uri) {
             return Err(ResourceError::invalid_params(format!(
-                "{uri} would leave its skill's folder: `..` segments are refused"
+                "{} would leave its skill's folder: `..` segments are refused",
+                shown(uri)
             ))
             .into());
         }
@@ -235,6 +263,15 @@ mod tests {
         for bad in ["", "42", "!!", &other] {
             assert!(read_cursor(Some(bad)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn long_uris_are_cut_on_a_character_boundary() {
+        assert_eq!(shown("skill://a"), "skill://a");
+        let long = "é".repeat(SHOWN_URI_LEN);
+        let cut = shown(&long);
+        assert!(cut.len() <= SHOWN_URI_LEN + '…'.len_utf8(), "{}", cut.len());
+        assert!(cut.ends_with('…'));
     }
 
     #[test]

@@ -92,6 +92,15 @@ expected_skips() {
   esac
 }
 
+# In the skills runs every check must pass cleanly too: one WARNING counts as failed,
+# unless it is expected here (none is).
+expected_warnings() {
+  case $1 in
+    alpha-skills-*) echo "" ;;
+    *) echo "any" ;;
+  esac
+}
+
 selected=("$@")
 passed=0
 failed=0
@@ -111,11 +120,13 @@ for run in "${RUNS[@]}"; do
   fi
   # Every check of every scenario counts, the unscored ones included (the pending
   # scenarios and the tasks extension's scenarios): a FAILURE anywhere fails the run, and
-  # so does an unexpected SKIPPED in the skills runs (expected_skips).
+  # so does an unexpected SKIPPED or WARNING in the skills runs (expected_skips,
+  # expected_warnings).
   counts=$("$node" -e '
     const fs=require("fs"),path=require("path");
-    const dir=process.argv[1],skips=process.argv[2];
-    const skipped=c=>skips!=="any"&&!skips.split(",").includes(c.id);
+    const dir=process.argv[1],skips=process.argv[2],warnings=process.argv[3];
+    const unexpected=(list,c)=>list!=="any"&&!list.split(",").includes(c.id);
+    const skipped=c=>unexpected(skips,c),warned=c=>unexpected(warnings,c);
     let p=0,f=0;const bad=[];
     const walk=d=>{for(const e of fs.readdirSync(d,{withFileTypes:true})){const q=path.join(d,e.name);
       if(e.isDirectory())walk(q);else if(e.name==="checks.json"){
@@ -123,10 +134,11 @@ for run in "${RUNS[@]}"; do
         for(const c of JSON.parse(fs.readFileSync(q,"utf8"))){
           if(c.status==="SUCCESS")p++;
           else if(c.status==="FAILURE"){f++;bad.push(scenario+": "+c.id+" "+(c.errorMessage||""));}
-          else if(c.status==="SKIPPED"&&skipped(c)){f++;bad.push(scenario+": "+c.id+" was skipped: "+(c.errorMessage||""));}}}}};
+          else if(c.status==="SKIPPED"&&skipped(c)){f++;bad.push(scenario+": "+c.id+" was skipped: "+(c.errorMessage||""));}
+          else if(c.status==="WARNING"&&warned(c)){f++;bad.push(scenario+": "+c.id+" warned: "+(c.errorMessage||""));}}}}};
     walk(dir);
     for(const b of bad)console.error("  FAILED "+b.slice(0,300));
-    console.log(p+" "+f);' "$dir" "$(expected_skips "$name")")
+    console.log(p+" "+f);' "$dir" "$(expected_skips "$name")" "$(expected_warnings "$name")")
   read -r p f <<<"$counts"
   passed=$((passed + p))
   failed=$((failed + f))

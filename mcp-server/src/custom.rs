@@ -158,6 +158,31 @@ pub fn method_fn<T, H: MethodHandler<T>>(handler: H) -> Method {
 /// Work a notification's handler wants done: the transport runs it on a task of its own.
 pub(crate) type Work = Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// Bounds the notification handlers a transport runs at once, so that a client cannot
+/// flood the server with slow ones: beyond the bound a notification's work is dropped
+/// (logged), never waited for, so the reader goes on.
+#[derive(Clone)]
+pub(crate) struct NoticeLimit(Arc<tokio::sync::Semaphore>);
+
+impl NoticeLimit {
+    /// At most `max` handlers at once.
+    pub(crate) fn new(max: usize) -> NoticeLimit {
+        NoticeLimit(Arc::new(tokio::sync::Semaphore::new(max)))
+    }
+
+    /// `work`, holding a place until it is done; `None` (logged) when every place is taken.
+    pub(crate) fn admit(&self, work: Work) -> Option<Work> {
+        let Ok(place) = self.0.clone().try_acquire_owned() else {
+            tracing::warn!("too many notification handlers running; notification dropped");
+            return None;
+        };
+        Some(Box::pin(async move {
+            work.await;
+            drop(place);
+        }))
+    }
+}
+
 type NotificationCall = dyn Fn(Option<&str>, &Context) -> Option<Work> + Send + Sync;
 
 /// A custom notification's handler, made by [`notification_fn`].
@@ -206,7 +231,8 @@ impl Notification {
 /// `SessionState<T>`, `HttpRequest`, your own [`FromContext`](crate::extract::FromContext)
 /// types; none at all is fine too). It runs on a task of its own, so the connection reads
 /// on meanwhile; params or extractors that do not read are logged (at debug) and the
-/// notification dropped.
+/// notification dropped, as is one that arrives while `max_in_flight` handlers already run
+/// (`ServerBuilder::max_in_flight` over stdio, `HttpOptions::max_in_flight` over HTTP).
 ///
 /// The [`Context`] serves no request ([`request_id`](Context::request_id) is `None`): in a
 /// 2025 session it is the session's, so the handler may log, ask the client

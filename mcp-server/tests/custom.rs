@@ -583,3 +583,61 @@ async fn a_custom_notification_before_initialize_on_a_pipe_is_dropped() {
         "only the notification after initialize"
     );
 }
+
+/// Sends `custom/held` 1, 2 and 3, releases one handler, then sends 4 and releases one:
+/// what the handlers sent, in order. With room for one handler at a time, 2 and 3 are
+/// dropped while 1 runs, and 4 runs once 1 is done.
+async fn flood(
+    client: &TestClient,
+    gate: &tokio::sync::Notify,
+    ran: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
+) -> Vec<Value> {
+    let mut got = Vec::new();
+    for batch in [&[1, 2, 3][..], &[4]] {
+        for n in batch {
+            client.notify("custom/held", Some(json!({"n": n}))).await;
+        }
+        // Answered after the notifications were read (a pipe reads in order).
+        client.request("ping", None).await.unwrap();
+        gate.notify_one();
+        let next = tokio::time::timeout(Duration::from_secs(60), ran.recv()).await;
+        got.push(next.expect("a handler ran").unwrap());
+    }
+    got
+}
+
+// Paused time: when every task is idle and nothing came, nothing will.
+#[tokio::test(start_paused = true)]
+async fn notification_handlers_beyond_the_in_flight_limit_are_dropped() {
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let (tx, mut ran) = tokio::sync::mpsc::unbounded_channel();
+    let held = gate.clone();
+    let server = ServerBuilder::new("custom", "1.0.0")
+        .max_in_flight(1)
+        .notification(
+            "custom/held",
+            notification_fn(move |p: Value| {
+                let (held, tx) = (held.clone(), tx.clone());
+                async move {
+                    held.notified().await;
+                    tx.send(p["n"].clone()).unwrap();
+                }
+            }),
+        )
+        .unwrap()
+        .build();
+    let stdio = TestClient::connect(&server, ClientOptions::legacy())
+        .await
+        .unwrap();
+    assert_eq!(flood(&stdio, &gate, &mut ran).await, [json!(1), json!(4)]);
+    let options = HttpOptions::default().max_in_flight(1);
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(options, CancellationToken::new()),
+    );
+    let http = HttpTestClient::new(router, ClientOptions::legacy())
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(flood(&http, &gate, &mut ran).await, [json!(1), json!(4)]);
+}

@@ -264,7 +264,8 @@ impl HttpOptions {
     /// `Retry-After: 1`, before its body is read; long-lived streams (a legacy session's
     /// GET stream, `subscriptions/listen`) do not count once open. Each legacy session is
     /// further held to [`ServerBuilder::max_in_flight`](crate::ServerBuilder::max_in_flight),
-    /// with the same answer.
+    /// with the same answer. It also bounds the custom notification and hook handlers the
+    /// endpoint runs at once: a notification beyond it is dropped (logged at warn).
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.max_in_flight = n.max(1);
         self

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::lines::{Line, LineReader};
 use super::output::Output;
+use crate::custom::NoticeLimit;
 use crate::engine::{self, Arrival, Engine, Envelope, Handled, Reply, Response};
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
@@ -30,6 +31,8 @@ struct Session<'e, W> {
     caller: Caller,
     /// The in-flight limit: a request holds a permit until its response is handed over.
     limit: Arc<Semaphore>,
+    /// The bound on notification handlers running at once (`max_in_flight` too).
+    notices: NoticeLimit,
     tasks: JoinSet<()>,
     /// Cancelled at end of input: listen streams and the change forwarder stop.
     done: CancellationToken,
@@ -61,6 +64,7 @@ where
         sink,
         caller: Caller::principal(principal),
         limit: Arc::new(Semaphore::new(engine.config().max_in_flight)),
+        notices: NoticeLimit::new(engine.config().max_in_flight),
         tasks: JoinSet::new(),
         done,
         out: Output::new(output),
@@ -128,13 +132,16 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
                 request, envelope, ..
             } => return self.request(request, envelope).await,
             Handled::Absorb(message) => {
-                if let Some(work) = self.engine.absorb(&self.conn, message, self.caller.clone()) {
+                let work = self.engine.absorb(&self.conn, message, self.caller.clone());
+                if let Some(work) = work.and_then(|w| self.notices.admit(w)) {
                     self.tasks.spawn(work);
                 }
             }
             Handled::Accepted => {}
             Handled::Run(work) => {
-                self.tasks.spawn(work);
+                if let Some(work) = self.notices.admit(work) {
+                    self.tasks.spawn(work);
+                }
             }
             Handled::Batch { items, .. } => return self.batch(items).await,
         }
@@ -216,14 +223,16 @@ impl<W: AsyncWrite + Unpin> Session<'_, W> {
             return ControlFlow::Break(());
         };
         let (engine, conn, sink) = (self.engine.clone(), self.conn.clone(), self.sink.clone());
-        let caller = self.caller.clone();
+        let (caller, notices) = (self.caller.clone(), self.notices.clone());
         self.tasks.spawn(async move {
             // The notifications' handlers each run on a task of their own, tracked by this
             // one, and go on after the answer.
             let mut handlers = JoinSet::new();
             let answered = engine
                 .handle_batch(&conn, items, sink.clone(), caller, |w| {
-                    drop(handlers.spawn(w));
+                    if let Some(w) = notices.admit(w) {
+                        handlers.spawn(w);
+                    }
                 })
                 .await;
             match answered.map(engine::batch::Answered::into_body) {

@@ -24,6 +24,7 @@ use super::options::HttpOptions;
 use super::reply;
 use super::session::{HttpSession, LiveSessionStore, MemoryLiveSessionStore};
 use super::{Principal, SESSION_HEADER};
+use crate::custom::{NoticeLimit, Work};
 use crate::engine::Engine;
 use crate::engine::headers::Headers;
 use ferromcp_core::error::ErrorObject;
@@ -40,6 +41,8 @@ pub(crate) struct Endpoint {
     pub(crate) tasks: TaskTracker,
     /// Requests running now, across all clients.
     pub(crate) in_flight: Arc<Semaphore>,
+    /// Notification handlers running now, across all clients: as many as requests.
+    notices: NoticeLimit,
     background: OnceLock<()>,
     bus: OnceLock<()>,
 }
@@ -59,6 +62,7 @@ impl Endpoint {
         Arc::new(Endpoint {
             engine: engine.clone(),
             in_flight: Arc::new(Semaphore::new(options.max_in_flight)),
+            notices: NoticeLimit::new(options.max_in_flight),
             options,
             store,
             shutdown,
@@ -70,6 +74,14 @@ impl Endpoint {
 
     pub(crate) fn tasks(&self) -> TaskTracker {
         self.tasks.clone()
+    }
+
+    /// Runs a notification's work on a task of the endpoint's, if a place is free
+    /// ([`NoticeLimit`]); else it is dropped.
+    pub(crate) fn run_notice(&self, work: Work) {
+        if let Some(work) = self.notices.admit(work) {
+            self.tasks.spawn(work);
+        }
     }
 
     /// Starts, once, the exchange of registry changes with the other instances, if there

@@ -71,7 +71,7 @@ impl Endpoint {
             Handled::Absorb(message) => self.absorb(parts, message).await,
             Handled::Accepted => reply::empty(StatusCode::ACCEPTED),
             Handled::Run(work) => {
-                self.tasks.spawn(work);
+                self.run_notice(work);
                 reply::empty(StatusCode::ACCEPTED)
             }
             Handled::Batch { items, requests } => self.batch(parts, items, requests, permit).await,
@@ -468,7 +468,7 @@ impl Endpoint {
             .engine
             .absorb(&session.conn, message, Self::caller(&parts))
         {
-            self.tasks.spawn(work);
+            self.run_notice(work);
         }
         reply::empty(StatusCode::ACCEPTED)
     }
@@ -525,7 +525,7 @@ impl Endpoint {
         let response = match self
             .engine
             .handle_batch(&conn, items, conn.sink(), Self::caller(&parts), |w| {
-                drop(self.tasks.spawn(w));
+                self.run_notice(w);
             })
             .await
         {

@@ -708,6 +708,31 @@ async fn a_reload_serves_the_folder_as_it_is_now_and_tells_clients() {
     assert_eq!(code, ErrorCode::INVALID_PARAMS);
 }
 
+#[test]
+fn a_reload_against_another_server_is_refused_and_changes_nothing() {
+    let folder = folder();
+    let skills = Skills::from_dir(folder.path()).unwrap();
+    let _installed = server(skills.clone());
+    let other = ServerBuilder::new("other", "1.0.0").build();
+    let error = skills.reload(&other).unwrap_err();
+    assert!(matches!(error, SkillsError::NotInstalledHere), "{error}");
+    assert!(
+        other
+            .definitions(ProtocolVersion::V2025_11_25)
+            .resources
+            .is_empty()
+    );
+    // A clone shares the catalog, so it is refused by a second server too.
+    let twice = ServerBuilder::new("twice", "1.0.0")
+        .extension(skills.clone())
+        .unwrap_err();
+    let source = std::error::Error::source(&twice).unwrap();
+    assert!(
+        source.to_string().contains("installed in another server"),
+        "{source}"
+    );
+}
+
 #[tokio::test]
 async fn a_watcher_reloads_when_the_folder_changes() {
     let folder = folder();

@@ -18,6 +18,16 @@ pub enum SkillsError {
     /// Two skills have the same path.
     #[error("two skills are served at `{0}`")]
     Duplicate(String),
+    /// [`Skills::reload`](super::Skills::reload) was given a server these skills are not
+    /// installed in.
+    #[error(
+        "the skills are not installed in this server: reload the server they were installed in"
+    )]
+    NotInstalledHere,
+    /// These skills (or a clone) are installed in another server already: a reload
+    /// publishes to one server's registry. Build another [`Skills`](super::Skills).
+    #[error("the skills are installed in another server already: build a Skills per server")]
+    InstalledElsewhere,
     /// A file or folder could not be read.
     #[error("cannot read `{}`", path.display())]
     Io {

@@ -50,6 +50,7 @@ use ferromcp_core::ProtocolVersion;
 use ferromcp_core::types::{CacheHints, JSONObject};
 
 use crate::extension::{Extension, ExtensionError, Install};
+use crate::registry::{Registry, RegistryEvent};
 use catalog::{Catalog, Limits};
 
 pub use error::SkillsError;
@@ -96,9 +97,19 @@ pub(crate) struct Shared {
     catalog: RwLock<Arc<Catalog>>,
     /// Held through a reload: two at once would publish their changes interleaved.
     reloading: Mutex<()>,
+    /// A receiver of the events of the registry this extension was installed in: its
+    /// identity, to refuse a reload against another (a `Registry` is not shared).
+    installed: Mutex<Option<tokio::sync::broadcast::Receiver<RegistryEvent>>>,
 }
 
 impl Shared {
+    /// Whether `registry` is the one this extension was installed in.
+    fn installed_in(&self, registry: &Registry) -> bool {
+        crate::sync::lock(&self.installed)
+            .as_ref()
+            .is_some_and(|mine| mine.same_channel(&registry.subscribe()))
+    }
+
     fn catalog(&self) -> Arc<Catalog> {
         match self.catalog.read() {
             Ok(guard) => guard.clone(),
@@ -171,8 +182,18 @@ impl Extension for Skills {
         Some(settings)
     }
 
+    /// Refused when these skills (or a clone) are installed in another server already: a
+    /// reload publishes to one registry.
     fn install(self: Arc<Self>, install: &mut Install<'_>) -> Result<(), ExtensionError> {
-        methods::install(&self.shared, install)
+        let mut installed = crate::sync::lock(&self.shared.installed);
+        if installed.as_ref().is_some_and(|other| !other.is_closed()) {
+            return Err(ExtensionError::Failed(Box::new(
+                SkillsError::InstalledElsewhere,
+            )));
+        }
+        methods::install(&self.shared, install)?;
+        *installed = Some(install.registry().subscribe());
+        Ok(())
     }
 }
 
@@ -268,6 +289,7 @@ impl SkillsBuilder {
                 settings: self,
                 catalog: RwLock::new(Arc::new(catalog)),
                 reloading: Mutex::new(()),
+                installed: Mutex::new(None),
             }),
         })
     }

@@ -59,13 +59,20 @@ impl Skills {
     /// gone. A skill that became invalid is refused alone ([`Reload::refused`]); the
     /// others are served.
     ///
-    /// `server` is the server this extension was installed in.
+    /// `server` is the server this extension was installed in; another is refused. The
+    /// folder is read here, with blocking file I/O: from async code, call it through
+    /// `tokio::task::spawn_blocking` (as [`watch`](Skills::watch) does).
     ///
     /// # Errors
     ///
     /// The folder itself cannot be read: nothing changes.
+    /// [`SkillsError::NotInstalledHere`]: `server` is not the one these skills were
+    /// installed in.
     pub fn reload(&self, server: &Server) -> Result<Reload, SkillsError> {
         let shared = &self.shared;
+        if !shared.installed_in(server.registry()) {
+            return Err(SkillsError::NotInstalledHere);
+        }
         let _one_at_a_time = crate::sync::lock(&shared.reloading);
         let settings = &shared.settings;
         let (catalog, refused) = load(settings.dir.as_deref(), &settings.code, &settings.limits)?;

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use base64::Engine as _;
 use ferromcp::error::ErrorCode;
-use ferromcp::skills::{EXTENSION_ID, Skill, Skills, SkillsError};
+use ferromcp::skills::{ID, Skill, Skills, SkillsError};
 use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use ferromcp::{ProtocolVersion, Server, ServerBuilder};
 use serde_json::json;
@@ -191,7 +191,7 @@ async fn the_extension_is_declared_with_resources_in_both_eras() {
     let initialize = serde_json::to_value(legacy.initialize_result().unwrap()).unwrap();
     for capabilities in [&discover["capabilities"], &initialize["capabilities"]] {
         assert_eq!(
-            capabilities["extensions"][EXTENSION_ID],
+            capabilities["extensions"][ID],
             json!({"directoryRead": true}),
             "{capabilities}"
         );
@@ -399,10 +399,7 @@ async fn without_directory_reads_the_settings_are_empty_and_the_method_unknown()
         .await
         .unwrap();
     let discover = client.request("server/discover", None).await.unwrap();
-    assert_eq!(
-        discover["capabilities"]["extensions"][EXTENSION_ID],
-        json!({})
-    );
+    assert_eq!(discover["capabilities"]["extensions"][ID], json!({}));
     let uri = json!({"uri": "skill://pdf-processing"});
     let (code, _) = refused(&client, "resources/directory/read", uri).await;
     assert_eq!(code, ErrorCode::METHOD_NOT_FOUND);

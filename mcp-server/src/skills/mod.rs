@@ -58,7 +58,7 @@ pub use reload::Reload;
 pub use skill::{Skill, is_valid_name};
 
 /// The extension's identifier, the key of its settings in `capabilities.extensions`.
-pub const EXTENSION_ID: &str = "io.modelcontextprotocol/skills";
+pub const ID: &str = "io.modelcontextprotocol/skills";
 
 /// The Skills extension: a catalog of skills and the methods that serve it. Cheap to
 /// clone; clones share the catalog, so keep one to [`reload`](Skills::reload) it.
@@ -170,7 +170,7 @@ impl Skills {
 
 impl Extension for Skills {
     fn id(&self) -> &str {
-        EXTENSION_ID
+        ID
     }
 
     /// `{"directoryRead": true}`, or `{}` when directory reads are turned off.

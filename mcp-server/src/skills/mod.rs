@@ -8,7 +8,7 @@
 //! its `SKILL.md` URI, its front matter as written, and every file with its `sha256` digest
 //! and size, so that a client can verify what it reads — and, unless turned off,
 //! `resources/directory/read`. The files themselves are resources of the server's
-//! [`Registry`](crate::registry::Registry), read with `resources/read` like any other:
+//! [`Registry`], read with `resources/read` like any other:
 //! each `SKILL.md` is listed by `resources/list` (name and description from its front
 //! matter), the other files are read through the template `skill://{+path}`, whose path
 //! is checked like every template variable (a `..` is refused with -32602).

@@ -4,17 +4,17 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default: 20 s, every target)
 #
-# cargo-fuzz is installed pinned into .tools/. It passes nightly-only flags (-Zsanitizer,
+# cargo-fuzz is installed pinned into cargo's own bin directory (as cargo-deny is), so later
+# clones on the same machine reuse it. It passes nightly-only flags (-Zsanitizer,
 # -Cpasses=sancov-module); the toolchain pinned in rust-toolchain.toml accepts them with
 # RUSTC_BOOTSTRAP=1, so no nightly is needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CARGO_FUZZ_VERSION=0.13.1
-tools=.tools/cargo-fuzz
-cargo_fuzz=$tools/bin/cargo-fuzz
+cargo_fuzz="${CARGO_HOME:-$HOME/.cargo}/bin/cargo-fuzz"
 if [[ "$("$cargo_fuzz" --version 2>/dev/null || true)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]]; then
-  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked --root "$tools"
+  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
 export RUSTC_BOOTSTRAP=1
 

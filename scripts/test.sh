@@ -111,9 +111,11 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-core-* \
   "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-otel-* \
   "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-redis-*
 cargo package -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis
-cargo publish --dry-run -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis
+# `cargo package` has just built each packaged crate against the others; the dry-run adds the
+# upload checks without building them all a second time.
+cargo publish --dry-run --no-verify -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis
 
-step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz into .tools/)"
+step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz with cargo install)"
 bash scripts/fuzz.sh 20
 
 step "a newcomer's crate: ferromcp by path, a 20-line server, fn main() { ferromcp::run(..) }, over the command line, stdio and --http"

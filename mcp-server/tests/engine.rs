@@ -3,6 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod lists;
+}
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +22,7 @@ use ferromcp::types::{
 };
 use ferromcp::{Context, Elicitation, ResourceError, Server, ServerBuilder};
 use serde_json::{Value, json};
+use support::lists::tool_names;
 
 fn object(v: Value) -> serde_json::Map<String, Value> {
     v.as_object().cloned().unwrap()
@@ -1660,14 +1665,7 @@ async fn a_test_client_acts_as_the_principal_it_is_given() {
         let client = TestClient::connect(&server, options.clone().with_principal(reader))
             .await
             .unwrap();
-        let names: Vec<String> = client
-            .list_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
-        assert_eq!(names, ["list"]);
+        assert_eq!(tool_names(&client).await, ["list"]);
         let refused = client
             .call_tool("resolve", json!({"id": 7}))
             .await

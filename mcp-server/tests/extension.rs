@@ -5,6 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support {
+    pub mod lists;
+}
+
 use std::sync::Arc;
 
 use ferromcp::custom::{MethodError, method_fn};
@@ -17,6 +21,7 @@ use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient};
 use ferromcp::types::{JSONObject, Tool};
 use ferromcp::{CancellationToken, Context, ProtocolVersion, Server, ServerBuilder};
 use serde_json::{Value, json};
+use support::lists::tool_names;
 
 const ECHO: &str = "com.example/echo";
 
@@ -205,14 +210,7 @@ async fn the_extensions_tool_is_listed_with_the_servers_own() {
         )
         .unwrap();
     for (how, client) in clients(&server, None).await {
-        let names: Vec<_> = client
-            .list_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
-        assert_eq!(names, ["shout", "own"], "{how}");
+        assert_eq!(tool_names(&client).await, ["shout", "own"], "{how}");
     }
 }
 

@@ -97,6 +97,14 @@ async fn refused(
     }
 }
 
+/// What `resources/directory/read` answers for `uri`.
+async fn read_dir(client: &TestClient, uri: &str) -> serde_json::Value {
+    client
+        .request("resources/directory/read", Some(json!({ "uri": uri })))
+        .await
+        .unwrap()
+}
+
 /// The bytes `resources/read` serves for `uri`.
 async fn read_bytes(client: &TestClient, uri: &str) -> Vec<u8> {
     let result = client
@@ -319,13 +327,7 @@ async fn directories_list_their_direct_children() {
     let server = server(Skills::from_dir(folder.path()).unwrap());
     for options in eras() {
         let client = TestClient::connect(&server, options).await.unwrap();
-        let root = client
-            .request(
-                "resources/directory/read",
-                Some(json!({"uri": "skill://pdf-processing"})),
-            )
-            .await
-            .unwrap();
+        let root = read_dir(&client, "skill://pdf-processing").await;
         let children: Vec<_> = root["resources"]
             .as_array()
             .unwrap()
@@ -341,25 +343,13 @@ async fn directories_list_their_direct_children() {
                 ("templates", "inode/directory"),
             ]
         );
-        let nested = client
-            .request(
-                "resources/directory/read",
-                Some(json!({"uri": "skill://pdf-processing/templates"})),
-            )
-            .await
-            .unwrap();
+        let nested = read_dir(&client, "skill://pdf-processing/templates").await;
         assert_eq!(
             nested["resources"][0]["uri"],
             "skill://pdf-processing/templates/regional"
         );
         // The organizational prefix is a directory too.
-        let prefix = client
-            .request(
-                "resources/directory/read",
-                Some(json!({"uri": "skill://acme/billing"})),
-            )
-            .await
-            .unwrap();
+        let prefix = read_dir(&client, "skill://acme/billing").await;
         assert_eq!(
             prefix["resources"][0]["uri"],
             "skill://acme/billing/refunds"

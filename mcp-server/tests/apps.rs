@@ -9,10 +9,12 @@
 use ferromcp::apps::{self, Apps, AppsError, Csp, Permission, ToolUi, UiResource, Visibility};
 use std::sync::Arc;
 
+use ferromcp::error::ErrorCode;
 use ferromcp::extension::{Extension, ExtensionError, Install};
+use ferromcp::http::HttpOptions;
 use ferromcp::prelude::*;
 use ferromcp::registry::{RegistryError, resource_fn, tool_fn};
-use ferromcp::testing::{ClientOptions, TestClient};
+use ferromcp::testing::{ClientOptions, HttpTestClient, TestClient, TestClientError};
 use ferromcp::types::Resource;
 use serde_json::{Value, json};
 
@@ -422,4 +424,141 @@ async fn malformed_client_settings_read_as_no_apps() {
         let shown = bare.call_tool("list_orders", json!({})).await.unwrap();
         assert_eq!(shown.content[0].as_text(), Some(SHOWN));
     }
+}
+
+/// `ui://` resources are static: a read of any other `ui://` URI — one that climbs out of
+/// the app's folder with `..` (raw or percent-encoded), an absolute path, a file beside
+/// the app's HTML on disk — is "resource not found" with the era's code and the URI as
+/// sent, and the session goes on serving the app.
+#[tokio::test]
+async fn a_ui_uri_escaping_the_apps_folder_is_not_found_and_the_session_goes_on() {
+    let dir = std::env::temp_dir().join(format!("ferromcp-apps-escape-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("orders")).unwrap();
+    std::fs::write(dir.join("orders/table.html"), HTML).unwrap();
+    std::fs::write(dir.join("orders/secret.txt"), "secret").unwrap();
+    std::fs::write(dir.join("secret.txt"), "secret").unwrap();
+    let server = Server::builder(Orders)
+        .extension(Apps::new().resource(UiResource::file(TABLE, dir.join("orders/table.html"))))
+        .unwrap()
+        .build()
+        .unwrap();
+    let absolute = format!("ui://{}", dir.join("secret.txt").display());
+    for (options, code) in [
+        (ClientOptions::legacy(), ErrorCode::RESOURCE_NOT_FOUND),
+        (ClientOptions::modern(), ErrorCode::INVALID_PARAMS),
+    ] {
+        let client = TestClient::connect(&server, apps_client(options))
+            .await
+            .unwrap();
+        for uri in [
+            "ui://orders/secret.txt",
+            "ui://orders/../secret.txt",
+            "ui://orders/%2e%2e/secret.txt",
+            "ui://orders/%2E%2E%2Fsecret.txt",
+            "ui://orders/table.html/../../../etc/passwd",
+            "ui://orders/./table.html",
+            "ui:///etc/passwd",
+            absolute.as_str(),
+        ] {
+            let error = match client.read_resource(uri).await {
+                Err(TestClientError::Rpc(e)) => e,
+                other => panic!("{uri}: expected a JSON-RPC error, got {other:?}"),
+            };
+            assert_eq!(error.code, code, "{uri}");
+            assert_eq!(error.message, format!("resource not found: {uri}"));
+            assert_eq!(error.data.unwrap()["uri"], uri);
+        }
+        let read = client.read_resource(TABLE).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&read.contents[0]).unwrap()["text"],
+            HTML
+        );
+        let shown = client.call_tool("list_orders", json!({})).await.unwrap();
+        assert_eq!(shown.content[0].as_text(), Some(SHOWN));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The text `answer` carries, or a panic naming what it carries instead.
+fn answer_text(answer: &Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text result: {answer}"))
+}
+
+/// A 2025-11-25 `initialize` with `capabilities`, and a 2026 `list_orders` call with them
+/// in its envelope.
+fn handshakes(capabilities: &Value) -> (Value, Value) {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": capabilities,
+        "clientInfo": {"name": "odd", "version": "1"},
+    }});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "list_orders",
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "odd", "version": "1"},
+        },
+    }});
+    (initialize, call)
+}
+
+/// Over HTTP, in both eras: a declaration of the extension whose settings have the wrong
+/// shape reads as no apps (the text, no error); capabilities that are not an object are
+/// refused with -32602 naming what was wrong, and the client's next, good request is served.
+#[tokio::test]
+async fn a_malformed_apps_declaration_gets_the_text_or_a_clear_error_and_nothing_breaks() {
+    let server = server();
+    let endpoint = server.http_router(HttpOptions::default(), ferromcp::CancellationToken::new());
+    let router = axum::Router::new().nest_service("/mcp", endpoint);
+    for settings in [json!(null), json!([]), json!({"mimeTypes": [5, null]})] {
+        let (initialize, call) = handshakes(&json!({"extensions": {apps::ID: settings}}));
+        let legacy = HttpTestClient::new(router.clone(), ClientOptions::legacy());
+        let init = legacy.post(&initialize).await.message();
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        legacy
+            .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        let mut legacy_call = call.clone();
+        legacy_call["params"]["_meta"] = json!({});
+        let answer = legacy.post(&legacy_call).await.message();
+        assert_eq!(answer_text(&answer), PLAIN, "{settings}");
+        let modern = HttpTestClient::new(router.clone(), ClientOptions::modern());
+        let answer = modern.post(&call).await.message();
+        assert_eq!(answer_text(&answer), PLAIN, "{settings}");
+    }
+
+    let (initialize, call) = handshakes(&json!("apps"));
+    let legacy = HttpTestClient::new(router.clone(), apps_client(ClientOptions::legacy()));
+    let refused = legacy.post(&initialize).await.message();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("expected struct ClientCapabilities"),
+        "{message}"
+    );
+    let client = legacy.connect().await.unwrap();
+    let shown = client.call_tool("list_orders", json!({})).await.unwrap();
+    assert_eq!(shown.content[0].as_text(), Some(SHOWN));
+
+    let modern = HttpTestClient::new(router, apps_client(ClientOptions::modern()));
+    let refused = modern.post(&call).await.message();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("invalid `_meta`:"), "{message}");
+    assert!(
+        message.contains("expected struct ClientCapabilities"),
+        "{message}"
+    );
+    let answer = modern
+        .send_request(
+            "tools/call",
+            Some(json!({"name": "list_orders", "arguments": {}})),
+        )
+        .await
+        .message();
+    assert_eq!(answer_text(&answer), SHOWN);
 }

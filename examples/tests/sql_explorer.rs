@@ -286,7 +286,11 @@ async fn lists_tools_resources_templates_and_prompts() {
         let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
         assert_eq!(
             uris,
-            ["skill://explore-database/SKILL.md", "schema://tables"]
+            [
+                "skill://explore-database/SKILL.md",
+                sql_explorer::APP_URI,
+                "schema://tables"
+            ]
         );
         let templates = client.list_resource_templates().await.unwrap();
         let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
@@ -300,6 +304,124 @@ async fn lists_tools_resources_templates_and_prompts() {
         assert_eq!(arguments[0]["name"], "table");
         assert_eq!(arguments[0]["required"], true);
     }
+}
+
+/// A host that renders apps: it declares the extension with the app MIME type.
+fn apps_host(options: ClientOptions) -> ClientOptions {
+    let mut settings = serde_json::Map::new();
+    settings.insert("mimeTypes".into(), json!([ferromcp::apps::MIME_TYPE]));
+    options.with_extension_settings(ferromcp::apps::ID, settings)
+}
+
+/// The server's capabilities: from `initialize` (2025), else `server/discover` (2026).
+async fn server_capabilities(client: &TestClient) -> Value {
+    match client.initialize_result() {
+        Some(init) => serde_json::to_value(&init.capabilities).unwrap(),
+        None => client.request("server/discover", None).await.unwrap()["capabilities"].clone(),
+    }
+}
+
+#[tokio::test]
+async fn query_points_at_its_app_and_the_app_is_served() {
+    let scratch = Scratch::new("app");
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
+    for options in eras() {
+        let host = connect(&server, apps_host(options)).await;
+        let extensions = server_capabilities(&host).await["extensions"].clone();
+        assert_eq!(extensions[ferromcp::apps::ID], json!({}));
+
+        let tools = host.list_tools().await.unwrap();
+        let meta = serde_json::to_value(tools[0].meta.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            meta["ui"],
+            json!({"resourceUri": "ui://sql-explorer/query.html"})
+        );
+        assert_eq!(meta["ui/resourceUri"], "ui://sql-explorer/query.html");
+        for tool in &tools[1..] {
+            assert!(tool.meta.as_ref().and_then(|m| m.get("ui")).is_none());
+        }
+
+        let listed = host.list_resources().await.unwrap();
+        let app = listed
+            .iter()
+            .find(|r| r.uri == sql_explorer::APP_URI)
+            .unwrap();
+        assert_eq!(app.mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+        assert_eq!(app.title.as_deref(), Some("Query explorer"));
+        let listed_meta = serde_json::to_value(app.meta.as_ref().unwrap()).unwrap();
+        // No `csp`: the app reaches no origin, so the host's strictest policy applies.
+        assert_eq!(listed_meta["ui"], json!({"prefersBorder": true}));
+
+        let read = host.read_resource(sql_explorer::APP_URI).await.unwrap();
+        assert_eq!(read.contents.len(), 1);
+        let contents = serde_json::to_value(&read.contents[0]).unwrap();
+        assert_eq!(contents["uri"], sql_explorer::APP_URI);
+        assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
+        assert_eq!(contents["_meta"]["ui"], json!({"prefersBorder": true}));
+        let html = contents["text"].as_str().unwrap();
+        assert_app_page(html);
+    }
+}
+
+/// The page as served: the DOM contract's elements, and the official `App` class inlined
+/// in place of its slot, so the page loads nothing.
+fn assert_app_page(html: &str) {
+    for element in [
+        r#"<textarea id="sql""#,
+        r#"<button id="run""#,
+        r#"<table id="result">"#,
+        r#"<svg id="chart" data-kind="none""#,
+        r#"id="status""#,
+    ] {
+        assert!(html.contains(element), "the page has {element}");
+    }
+    assert!(
+        !html.contains("data-inline=\"ext-apps\""),
+        "the slot is filled"
+    );
+    assert!(
+        html.contains("globalThis.ExtApps={"),
+        "the App class is inlined"
+    );
+    assert!(html.contains(",App:"), "and exposed as ExtApps.App");
+    assert!(html.contains("callServerTool({ name: \"query\""));
+    for remote in ["src=\"http", "href=\"http", "@import", "fetch("] {
+        assert!(!html.contains(remote), "the page loads nothing: {remote}");
+    }
+}
+
+#[tokio::test]
+async fn query_answers_text_with_or_without_apps_in_both_eras() {
+    let scratch = Scratch::new("app-text");
+    let server = sql_explorer::server(sqlite_db(&scratch, Duration::from_secs(5)).await, 100)
+        .await
+        .unwrap();
+    let sql =
+        "SELECT category, count(*) AS products FROM products GROUP BY category ORDER BY category";
+    let mut answers = Vec::new();
+    for options in eras() {
+        for options in [options.clone(), apps_host(options)] {
+            let client = connect(&server, options).await;
+            let r = ok(&client, "query", json!({"sql": sql})).await;
+            // The text every client reads, and the structured rows the app renders.
+            assert_eq!(r.content.len(), 1);
+            let structured = r.structured_content.clone().unwrap();
+            let mirrored: Value = serde_json::from_str(text(&r)).unwrap();
+            assert_eq!(mirrored, structured);
+            assert_eq!(structured["columns"], json!(["category", "products"]));
+            assert_eq!(structured["rows"][0], json!(["books", 10]));
+            assert_eq!(structured["row_count"], 4);
+            answers.push(text(&r).to_owned());
+        }
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+
+    // A refused query is an isError result, the text the app's status line shows.
+    let host = connect(&server, apps_host(ClientOptions::modern())).await;
+    let why = refused(&host, "query", json!({"sql": "DELETE FROM orders"})).await;
+    assert!(!why.is_empty());
 }
 
 #[tokio::test]

@@ -18,6 +18,9 @@
 //! (customers, products, orders, order_items), then opened read-only like any other.
 //!
 //! Tools: `query` (structured rows, with bound parameters), `explain` and `list_tables`.
+//! App (`io.modelcontextprotocol/ui`): `query` shows its result in `ui://sql-explorer/query.html`
+//! (examples/apps/sql-explorer), a sortable table and a chart where the user edits the SQL
+//! and runs it again through the host; clients without apps get the same text as before.
 //! Resources: `schema://tables` and `schema://tables/{table}` (JSON). Prompt:
 //! `analyze-table`. Skill (`io.modelcontextprotocol/skills`): `explore-database`, how to
 //! explore a database with these tools. Three walls stand between a model and side effects: the statement check
@@ -37,6 +40,7 @@
 
 use std::time::Duration;
 
+use ferromcp::apps::{Apps, UiResource};
 use ferromcp::prelude::*;
 use ferromcp::skills::{Skill, Skills, SkillsError};
 use ferromcp::types::{EmbeddedResource, TextResourceContents};
@@ -48,6 +52,8 @@ pub mod check;
 mod cli;
 #[path = "sql-explorer/database.rs"]
 mod database;
+#[path = "../../apps/page.rs"]
+mod page;
 #[path = "sql-explorer/postgres.rs"]
 pub mod postgres;
 #[path = "sql-explorer/sample.rs"]
@@ -94,6 +100,8 @@ pub async fn server(db: Database, max_rows: usize) -> Result<Server, String> {
     Server::builder(handler)
         .extension(skills)
         .map_err(|e| e.to_string())?
+        .extension(apps()?)
+        .map_err(|e| e.to_string())?
         .build()
         .map_err(|e| e.to_string())
 }
@@ -114,6 +122,28 @@ pub fn skills() -> Result<Skills, SkillsError> {
         include_str!("../../skills/sql-explorer/explore-database/references/QUERIES.md"),
     )?;
     Skills::new([explore])
+}
+
+/// The URI of the app the `query` tool shows its result in.
+pub const APP_URI: &str = "ui://sql-explorer/query.html";
+
+/// The app (`io.modelcontextprotocol/ui`): `ui://sql-explorer/query.html`, the page in
+/// `examples/apps/sql-explorer/query.html` with the official `App` class inlined. It reaches
+/// no origin, so its `_meta.ui` has no `csp` and the host's strictest policy applies.
+///
+/// # Errors
+///
+/// The page or the vendored bundle lost its slot or its exports (checked by the tests).
+pub fn apps() -> Result<Apps, String> {
+    let html = page::with_app_class(include_str!("../../apps/sql-explorer/query.html"))?;
+    let query = UiResource::html(APP_URI, html)
+        .name("query-explorer")
+        .title("Query explorer")
+        .description(
+            "The result of `query` as a sortable table and a chart; edit the SQL and run it again.",
+        )
+        .prefers_border(true);
+    Ok(Apps::new().resource(query))
 }
 
 /// The server's handler for `db`, with the function policy read from the catalog now.
@@ -156,7 +186,8 @@ impl SqlExplorer {
         idempotent,
         open_world = false,
         output_schema = query_output_schema(),
-        scopes = ["sql:query"]
+        scopes = ["sql:query"],
+        ui = "ui://sql-explorer/query.html"
     )]
     async fn query(
         &self,
@@ -305,6 +336,10 @@ fn main() {
         .serve_with(async move |setup| {
             let db = open(&args).await?;
             let handler = handler(db, args.max_rows).await?;
-            Ok(setup.builder(handler)?.extension(skills()?)?.build()?)
+            Ok(setup
+                .builder(handler)?
+                .extension(skills()?)?
+                .extension(apps()?)?
+                .build()?)
         })
 }

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use ferromcp::Server;
 use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use ferromcp::types::{ElicitContentValue, ElicitRequestParams, ElicitResult};
 use serde_json::json;
@@ -20,7 +19,7 @@ use common::{eras, rpc_code};
 mod showcase;
 
 async fn connect(options: ClientOptions) -> TestClient {
-    TestClient::connect(&Server::new(showcase::Showcase).unwrap(), options)
+    TestClient::connect(&showcase::server().unwrap(), options)
         .await
         .unwrap()
 }
@@ -39,7 +38,10 @@ async fn lists_describe_the_tool_and_the_template() {
         let support = tools[1].execution.as_ref().and_then(|e| e.task_support);
         assert_eq!(support, Some(ferromcp::types::ToolTaskSupport::Optional));
 
-        assert!(client.list_resources().await.unwrap().is_empty());
+        // The one resource is the report's app.
+        let resources = client.list_resources().await.unwrap();
+        let uris: Vec<_> = resources.iter().map(|r| r.uri.as_str()).collect();
+        assert_eq!(uris, ["ui://showcase/report.html"]);
         let templates = client.list_resource_templates().await.unwrap();
         assert_eq!(templates.len(), 1);
         assert_eq!(templates[0].uri_template, "showcase://notes/{id}");
@@ -195,4 +197,53 @@ async fn report_runs_as_a_task_with_progress_in_both_eras() {
         task["result"]["content"][0]["text"],
         "The report: 2 sections, all good."
     );
+}
+
+/// A host that renders apps: it declares the extension with the app MIME type.
+fn apps_host(options: ClientOptions) -> ClientOptions {
+    let mut settings = serde_json::Map::new();
+    settings.insert("mimeTypes".into(), json!([ferromcp::apps::MIME_TYPE]));
+    options.with_extension_settings(ferromcp::apps::ID, settings)
+}
+
+#[tokio::test]
+async fn report_points_at_its_app_and_answers_text_to_every_client() {
+    for (options, _) in eras() {
+        let host = connect(apps_host(options.clone())).await;
+        let tools = host.list_tools().await.unwrap();
+        let meta = serde_json::to_value(tools[1].meta.as_ref().unwrap()).unwrap();
+        assert_eq!(
+            meta["ui"],
+            json!({"resourceUri": "ui://showcase/report.html"})
+        );
+        assert!(tools[0].meta.as_ref().and_then(|m| m.get("ui")).is_none());
+
+        let read = host
+            .read_resource("ui://showcase/report.html")
+            .await
+            .unwrap();
+        let contents = serde_json::to_value(&read.contents[0]).unwrap();
+        assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
+        assert_eq!(contents["_meta"]["ui"], json!({}));
+        let html = contents["text"].as_str().unwrap();
+        assert!(html.contains(r#"<button id="compile""#));
+        assert!(
+            html.contains("globalThis.ExtApps={"),
+            "the App class is inlined"
+        );
+        assert!(!html.contains("data-inline=\"ext-apps\""));
+
+        // With or without the extension, the same text.
+        for client in [host, connect(options).await] {
+            let r = client
+                .call_tool("report", json!({"sections": 1}))
+                .await
+                .unwrap();
+            assert_eq!(r.content.len(), 1);
+            assert_eq!(
+                r.content[0].as_text(),
+                Some("The report: 1 sections, all good.")
+            );
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! `showcase`: what the quickstart leaves out — a tool that asks the user a question
 //! (elicitation), a long tool call that runs as a task with progress, a resource template,
-//! and completion of its variable.
+//! and completion of its variable, and a small app (MCP Apps) beside the report: its sections
+//! as tiles, and a control to compile it again through the host.
 //!
 //! ```sh
 //! cargo run -p mcp-examples --bin showcase                            # stdio
@@ -11,9 +12,13 @@
 //! With `OTEL_EXPORTER_OTLP_ENDPOINT` set, spans and metrics are exported over OTLP
 //! (`ferromcp-otel`, one line in `main`).
 
+use ferromcp::apps::{Apps, UiResource};
 use ferromcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
+
+#[path = "../../apps/page.rs"]
+mod page;
 
 // The form `greet` shows the user (a doc comment here would become the form's description).
 #[derive(Deserialize, JsonSchema)]
@@ -55,11 +60,17 @@ impl Showcase {
     }
 
     /// Compiles a report, one section every 200 ms, reporting progress. Clients that take
-    /// tasks get a task at once and collect the report later.
+    /// tasks get a task at once and collect the report later; hosts that render apps show
+    /// its sections beside the result.
     ///
     /// # Arguments
     /// * `sections` - how many sections (default 10, at most 100)
-    #[tool(title = "Compile a report", read_only, task_support = "optional")]
+    #[tool(
+        title = "Compile a report",
+        read_only,
+        task_support = "optional",
+        ui = "ui://showcase/report.html"
+    )]
     async fn report(&self, sections: Option<u32>, ctx: Context) -> String {
         let sections = sections.unwrap_or(10).clamp(1, 100);
         for done in 1..=sections {
@@ -92,9 +103,37 @@ impl Showcase {
     }
 }
 
+/// The app (`io.modelcontextprotocol/ui`) the `report` tool points at: the page in
+/// `examples/apps/showcase/report.html` with the official `App` class inlined.
+///
+/// # Errors
+///
+/// The page or the vendored bundle lost its slot or its exports (checked by the tests).
+pub fn apps() -> Result<Apps, String> {
+    let html = page::with_app_class(include_str!("../../apps/showcase/report.html"))?;
+    let report = UiResource::html("ui://showcase/report.html", html)
+        .name("report")
+        .title("Report")
+        .description("The report's sections as tiles; compile it again with more or fewer.");
+    Ok(Apps::new().resource(report))
+}
+
+/// The server, with its app.
+///
+/// # Errors
+///
+/// See [`apps`].
+pub fn server() -> Result<Server, String> {
+    let builder = Server::builder(Showcase)
+        .extension(apps()?)
+        .map_err(|e| e.to_string())?;
+    builder.build().map_err(|e| e.to_string())
+}
+
 fn main() {
-    // `ferromcp::run(Showcase)`, and OpenTelemetry as the `OTEL_*` variables configure it.
+    // `ferromcp::run(Showcase)` with the app, and OpenTelemetry as the `OTEL_*` variables
+    // configure it.
     ferromcp::run::Runner::for_server::<Showcase>()
         .observer_from(ferromcp_otel::Otel::from_env)
-        .serve(Showcase)
+        .serve_with(async |setup| Ok(setup.builder(Showcase)?.extension(apps()?)?.build()?))
 }

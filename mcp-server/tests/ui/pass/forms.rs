@@ -1,5 +1,8 @@
 //! Every form the macros accept, under `#![deny(warnings)]`: generated code must not warn.
 #![deny(warnings, unused_qualifications, unreachable_pub)]
+// A test program (harness = false): an unwrap that fails is the test failing; clippy's
+// allow-unwrap-in-tests does not reach a target without the test harness.
+#![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
 
@@ -14,7 +17,10 @@ struct Caller(String);
 
 impl FromContext for Caller {
     fn from_context(ctx: &Context) -> Result<Self, ferromcp::error::ErrorObject> {
-        Ok(Caller(ctx.client_info().map_or_else(String::new, |i| i.name.clone())))
+        Ok(Caller(
+            ctx.client_info()
+                .map_or_else(String::new, |i| i.name.clone()),
+        ))
     }
 }
 
@@ -30,7 +36,13 @@ impl Forms {
     }
 
     /// Async with `Arc<Self>` and a structured result.
-    #[ferromcp::tool(title = "Size", read_only, destructive = false, idempotent, open_world = false)]
+    #[ferromcp::tool(
+        title = "Size",
+        read_only,
+        destructive = false,
+        idempotent,
+        open_world = false
+    )]
     async fn size(self: Arc<Self>, text: String) -> Result<Json<usize>, ToolError> {
         Ok(Json(text.len()))
     }
@@ -53,7 +65,11 @@ impl Forms {
 
     #[ferromcp::completion(prompt = "ask", argument = "topic")]
     async fn complete_topic(&self, value: String, _ctx: Context) -> Vec<&'static str> {
-        if value.is_empty() { vec!["rust"] } else { vec![] }
+        if value.is_empty() {
+            vec!["rust"]
+        } else {
+            vec![]
+        }
     }
 
     fn ordinary(&self) -> u8 {

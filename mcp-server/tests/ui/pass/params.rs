@@ -3,6 +3,9 @@
 //! argument. So it goes for tools and prompts; in a resource, a parameter named after no
 //! variable of the template is an extractor; in a completion, any but the partial `String`.
 #![deny(warnings, unused_qualifications, unreachable_pub)]
+// A test program (harness = false): an unwrap that fails is the test failing; clippy's
+// allow-unwrap-in-tests does not reach a target without the test harness.
+#![allow(clippy::unwrap_used)]
 
 mod mine {
     /// A type that happens to be called `Context`: a plain argument.
@@ -61,7 +64,10 @@ impl Params {
     #[completion(prompt = "brief", argument = "context")]
     fn topics(&self, db: Db, value: String, ctx: Ctx) -> Vec<String> {
         let _ = ctx.request_id();
-        db.iter().filter(|t| t.starts_with(&value)).cloned().collect()
+        db.iter()
+            .filter(|t| t.starts_with(&value))
+            .cloned()
+            .collect()
     }
 }
 
@@ -88,8 +94,14 @@ fn main() {
         let arguments = serde_json::json!({"context": {"topic": "x"}});
         let result = client.call_tool("ask", arguments).await.unwrap();
         assert_eq!(result.content[0].as_text(), Some("1 x 1"));
-        let result = client.call_tool("count", serde_json::json!({})).await.unwrap();
-        assert_eq!(result.structured_content, Some(serde_json::json!({"result": 1})));
+        let result = client
+            .call_tool("count", serde_json::json!({}))
+            .await
+            .unwrap();
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"result": 1}))
+        );
 
         let read = client.read_resource("items://0").await.unwrap();
         assert_eq!(

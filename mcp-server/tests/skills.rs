@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use base64::Engine as _;
+use ferromcp::Principal;
 use ferromcp::error::ErrorCode;
+use ferromcp::registry::Listed;
 use ferromcp::skills::{ID, Skill, Skills, SkillsError};
 use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use ferromcp::{ProtocolVersion, Server, ServerBuilder};
@@ -105,6 +107,12 @@ async fn read_dir(client: &TestClient, uri: &str) -> serde_json::Value {
         .unwrap()
 }
 
+/// The `uri` of each object in the array `items`.
+fn uris_of(items: &serde_json::Value) -> Vec<&str> {
+    let items = items.as_array().unwrap();
+    items.iter().map(|i| i["uri"].as_str().unwrap()).collect()
+}
+
 /// The bytes `resources/read` serves for `uri`.
 async fn read_bytes(client: &TestClient, uri: &str) -> Vec<u8> {
     let result = client
@@ -134,9 +142,8 @@ async fn entries_carry_the_front_matter_and_every_file_verified_on_read() {
         assert_eq!(list.get("ttlMs").is_some(), modern, "{list}");
         assert_eq!(list.get("cacheScope").is_some(), modern, "{list}");
         let skills = list["skills"].as_array().unwrap();
-        let uris: Vec<_> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
         assert_eq!(
-            uris,
+            uris_of(&list["skills"]),
             [
                 "skill://acme/billing/refunds/SKILL.md",
                 "skill://pdf-processing/SKILL.md"
@@ -152,14 +159,8 @@ async fn entries_carry_the_front_matter_and_every_file_verified_on_read() {
                 "metadata": {"version": "2.1", "reviewed": "yes"}
             })
         );
-        let files: Vec<_> = pdf["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["uri"].as_str().unwrap())
-            .collect();
         assert_eq!(
-            files,
+            uris_of(&pdf["resources"]),
             [
                 "skill://pdf-processing/SKILL.md",
                 "skill://pdf-processing/assets/logo.bin",
@@ -373,6 +374,92 @@ async fn directories_list_their_direct_children() {
             assert_eq!(code, ErrorCode::INVALID_PARAMS, "{uri}");
             assert!(message.contains(says), "{uri}: {message}");
         }
+    }
+}
+
+/// The skills of [`folder`] and the nested `guide/chapters/intro` in code; `visible_if`
+/// shows the `pdf-processing` and `intro` skills (their `SKILL.md`s) to `ops` only.
+fn hiding_server() -> Server {
+    let folder = folder();
+    let intro = "---\nname: intro\ndescription: The introduction\n---\n";
+    let guide = "---\nname: guide\ndescription: The guide\n---\n";
+    let skills = Skills::builder()
+        .dir(folder.path())
+        .skill(Skill::new("guide", guide).unwrap())
+        .skill(Skill::new("guide/chapters/intro", intro).unwrap())
+        .build()
+        .unwrap();
+    ServerBuilder::new("skills", "1.0.0")
+        .extension(skills)
+        .unwrap()
+        .visible_if(|item, client| match item {
+            Listed::Resource(r) if r.uri.contains("pdf-processing") || r.uri.contains("intro") => {
+                client.principal.is_some_and(|p| p.subject() == "ops")
+            }
+            _ => true,
+        })
+        .build()
+}
+
+/// The refusal of `method` for `uri`, with the URI in its message replaced by `<uri>`.
+async fn refusal(client: &TestClient, method: &str, uri: &str) -> (ErrorCode, String) {
+    let (code, message) = refused(client, method, json!({ "uri": uri })).await;
+    (code, message.replace(uri, "<uri>"))
+}
+
+#[tokio::test]
+async fn a_skill_hidden_from_a_client_is_as_unknown_to_it() {
+    let server = hiding_server();
+    for options in eras() {
+        let ops = options.clone().with_principal(Principal::new("ops"));
+        let client = TestClient::connect(&server, options).await.unwrap();
+        let list = client.request("skills/list", None).await.unwrap();
+        assert_eq!(
+            uris_of(&list["skills"]),
+            [
+                "skill://acme/billing/refunds/SKILL.md",
+                "skill://guide/SKILL.md"
+            ]
+        );
+        let hidden = [
+            ("skills/get", "skill://pdf-processing/SKILL.md"),
+            ("skills/get", "skill://guide/chapters/intro/SKILL.md"),
+            ("resources/directory/read", "skill://pdf-processing"),
+            (
+                "resources/directory/read",
+                "skill://pdf-processing/references",
+            ),
+            ("resources/directory/read", "skill://guide/chapters"),
+            ("resources/read", "skill://pdf-processing/SKILL.md"),
+            (
+                "resources/read",
+                "skill://pdf-processing/references/FORMS.md",
+            ),
+        ];
+        for (method, uri) in hidden {
+            let unknown = uri
+                .replace("pdf-processing", "nope")
+                .replace("intro", "nope");
+            assert_eq!(
+                refusal(&client, method, uri).await,
+                refusal(&client, method, &unknown).await,
+                "{method} {uri}"
+            );
+        }
+        // The guide is shown without the files of the skill nested in it.
+        let guide = json!({"uri": "skill://guide/SKILL.md"});
+        let guide = client.request("skills/get", Some(guide)).await.unwrap();
+        assert_eq!(guide["skill"]["resources"].as_array().unwrap().len(), 1);
+        let root = read_dir(&client, "skill://guide").await;
+        assert_eq!(root["resources"].as_array().unwrap().len(), 1, "{root}");
+        // Whom the predicate shows it to sees it all.
+        let ops = TestClient::connect(&server, ops).await.unwrap();
+        let list = ops.request("skills/list", None).await.unwrap();
+        assert_eq!(list["skills"].as_array().unwrap().len(), 4);
+        let root = read_dir(&ops, "skill://guide").await;
+        assert_eq!(root["resources"].as_array().unwrap().len(), 2, "{root}");
+        let forms = "skill://pdf-processing/references/FORMS.md";
+        assert_eq!(read_bytes(&ops, forms).await, FORMS.as_bytes());
     }
 }
 

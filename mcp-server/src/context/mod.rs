@@ -231,6 +231,11 @@ impl Context {
         self.inner.host.clone()
     }
 
+    /// The client of this request, as the engine established it.
+    pub(crate) fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
     /// The JSON-RPC id of the request being served; `None` for a context that serves no
     /// request: a hook's ([`Hooks`](crate::hooks::Hooks)) or a custom notification's.
     pub fn request_id(&self) -> Option<&RequestId> {

@@ -184,6 +184,13 @@ impl Engine {
         Some(move |item: Listed<'_>| predicate(item, &view))
     }
 
+    /// Whether the server's visibility predicate lets `client` read `uri` (the verdict of
+    /// `Registry::shows_uri`).
+    pub(crate) fn shows_resource(&self, client: &Client, uri: &str) -> bool {
+        self.visibility(client)
+            .is_none_or(|shows| self.registry().shows_uri(uri, &shows))
+    }
+
     /// The tool `name`, unless it does not exist or is hidden from this client (-32602).
     fn find_tool(
         &self,
@@ -288,10 +295,7 @@ impl Engine {
         if p.uri.len() > ferromcp_core::uri_template::MAX_URI_LEN {
             return Err(ErrorObject::invalid_params("the URI is too long"));
         }
-        let shown = |uri: &str| {
-            self.visibility(&scope.client)
-                .is_none_or(|shows| self.registry().shows_uri(uri, &shows))
-        };
+        let shown = |uri: &str| self.shows_resource(&scope.client, uri);
         let Some(found) = self.registry().resource(&p.uri).filter(|_| shown(&p.uri)) else {
             return Err(ErrorObject::resource_not_found(
                 &p.uri,
@@ -461,6 +465,43 @@ impl Engine {
         )
         .await;
         Ok(self.finish(&ctx, driven, "completion", None, None))
+    }
+}
+
+impl Context {
+    /// Whether the server's visibility predicate
+    /// ([`ServerBuilder::visible_if`](crate::ServerBuilder::visible_if)) shows this request's
+    /// client the resource at `uri`, as `resources/list` and `resources/read` decide it: by
+    /// the static resource registered at exactly `uri`, else by the first template matching
+    /// it. `true` when the server has no predicate, or when nothing serves `uri`.
+    ///
+    /// For extensions and custom methods that describe resources another way (as the Skills
+    /// extension's `skills/list` does): what they leave out for a hidden resource keeps it
+    /// hidden there too.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use ferromcp::prelude::*;
+    ///
+    /// struct Handbook;
+    ///
+    /// #[ferromcp::server]
+    /// impl Handbook {
+    ///     /// Names the chapters this caller may read.
+    ///     #[tool]
+    ///     fn chapters(&self, ctx: Context) -> String {
+    ///         let shown: Vec<&str> = ["docs://intro", "docs://internals"]
+    ///             .into_iter()
+    ///             .filter(|uri| ctx.shows_resource(uri))
+    ///             .collect();
+    ///         shown.join(" ")
+    ///     }
+    /// }
+    /// # let _ = Server::new(Handbook).unwrap();
+    /// ```
+    pub fn shows_resource(&self, uri: &str) -> bool {
+        Engine::from_host(self.host()).shows_resource(self.client(), uri)
     }
 }
 

@@ -177,14 +177,6 @@ impl Catalog {
         &self.skills
     }
 
-    /// The entries from `offset`, at most `size` of them, and the offset of the next page.
-    pub(crate) fn page(&self, offset: usize, size: usize) -> (&[Value], Option<usize>) {
-        let start = offset.min(self.entries.len());
-        let end = start.saturating_add(size).min(self.entries.len());
-        let next = (end < self.entries.len()).then_some(end);
-        (&self.entries[start..end], next)
-    }
-
     /// The skill whose `SKILL.md` is at `uri`.
     pub(crate) fn skill(&self, uri: &str) -> Option<&Arc<Skill>> {
         self.by_uri.get(uri).map(|&i| &self.skills[i])
@@ -204,6 +196,11 @@ impl Catalog {
             .find(|(path, _)| *path == located.file)
             .map(|(_, file)| file)?;
         Some((skill, file))
+    }
+
+    /// Every file's URI.
+    pub(crate) fn file_uris(&self) -> impl Iterator<Item = &str> {
+        self.files.keys().map(String::as_str)
     }
 
     /// Every file's URI and digest.

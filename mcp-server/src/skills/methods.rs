@@ -14,8 +14,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Shared;
-use super::catalog::Catalog;
 use super::skill::mime_type;
+use super::visible::Seen;
 use crate::context::Context;
 use crate::custom::method_fn;
 use crate::extension::{ExtensionError, Install};
@@ -63,9 +63,9 @@ pub(crate) fn install(
         let s = shared.clone();
         install.method(
             "resources/directory/read",
-            method_fn(move |p: UriParams, _ctx: Context| {
+            method_fn(move |p: UriParams, ctx: Context| {
                 let s = s.clone();
-                async move { directory(&s, p) }
+                async move { directory(&s, p, &ctx) }
             }),
         )?;
     }
@@ -103,7 +103,11 @@ fn with_cache(shared: &Shared, ctx: &Context, mut result: Value) -> Value {
 fn list(shared: &Shared, params: ListParams, ctx: &Context) -> Result<Value, ErrorObject> {
     let offset = read_cursor(params.cursor.as_deref())?;
     let catalog = shared.catalog();
-    let (skills, next) = catalog.page(offset, shared.settings.page_size);
+    let seen = Seen {
+        catalog: &catalog,
+        ctx,
+    };
+    let (skills, next) = seen.page(offset, shared.settings.page_size);
     let mut result = json!({ "skills": skills });
     if let Some(next) = next {
         result["nextCursor"] = cursor(next).into();
@@ -137,7 +141,11 @@ fn shown(uri: &str) -> String {
 fn get(shared: &Shared, uri: &str, ctx: &Context) -> Result<Value, ErrorObject> {
     check_len(uri)?;
     let catalog = shared.catalog();
-    let Some(entry) = catalog.entry(uri) else {
+    let seen = Seen {
+        catalog: &catalog,
+        ctx,
+    };
+    let Some(entry) = seen.entry(uri) else {
         return Err(ErrorObject::invalid_params(format!(
             "no skill is served at {} (skills are named by the URI of their SKILL.md, as \
              skills/list gives them)",
@@ -147,12 +155,16 @@ fn get(shared: &Shared, uri: &str, ctx: &Context) -> Result<Value, ErrorObject> 
     Ok(with_cache(shared, ctx, json!({ "skill": entry })))
 }
 
-fn directory(shared: &Shared, params: UriParams) -> Result<Value, ErrorObject> {
+fn directory(shared: &Shared, params: UriParams, ctx: &Context) -> Result<Value, ErrorObject> {
     check_len(&params.uri)?;
     let offset = read_cursor(params.cursor.as_deref())?;
     let catalog = shared.catalog();
-    let Some(children) = catalog.directory(&params.uri) else {
-        let what = if catalog.file(&params.uri).is_some() {
+    let seen = Seen {
+        catalog: &catalog,
+        ctx,
+    };
+    let Some(children) = seen.directory(&params.uri) else {
+        let what = if seen.file(&params.uri) {
             "is not a directory resource"
         } else {
             "is not a directory this server serves"
@@ -164,6 +176,7 @@ fn directory(shared: &Shared, params: UriParams) -> Result<Value, ErrorObject> {
     };
     let total = children.len();
     let page: Vec<_> = children
+        .into_iter()
         .skip(offset)
         .take(shared.settings.page_size)
         .collect();
@@ -199,16 +212,21 @@ impl ResourceHandler for Files {
         &self,
         uri: &str,
         _vars: &Match,
-        _ctx: Context,
+        ctx: Context,
     ) -> BoxFuture<Result<ReadResourceResult, HandlerError>> {
-        let result = read(&self.0.catalog(), uri);
+        let catalog = self.0.catalog();
+        let seen = Seen {
+            catalog: &catalog,
+            ctx: &ctx,
+        };
+        let result = read(&seen, uri);
         Box::pin(std::future::ready(result))
     }
 }
 
-fn read(catalog: &Catalog, uri: &str) -> Result<ReadResourceResult, HandlerError> {
-    let Some((_, file)) = catalog.file(uri) else {
-        if catalog.directory(uri).is_some() {
+fn read(seen: &Seen<'_>, uri: &str) -> Result<ReadResourceResult, HandlerError> {
+    let Some((_, file)) = seen.catalog.file(uri).filter(|_| seen.file(uri)) else {
+        if seen.directory(uri).is_some() {
             return Err(ResourceError::invalid_params(format!(
                 "{} is a directory: read it with resources/directory/read",
                 shown(uri)

@@ -41,6 +41,7 @@ mod folder;
 mod methods;
 mod reload;
 mod skill;
+mod visible;
 mod watch;
 
 use std::path::PathBuf;

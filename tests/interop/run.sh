@@ -291,8 +291,12 @@ run "python-mcp auto filesystem stdio" stdio filesystem "$python" "$clients/py_c
 
 # The sql-explorer example over HTTP: run.sh starts it in an empty directory (it creates its
 # sample SQLite database there); the clients list its tools, query with bound parameters,
-# read schema://tables/orders and see a DELETE refused.
+# read schema://tables/orders and see a DELETE refused. The TypeScript v2 and Python clients
+# then connect a second client that declares MCP Apps (io.modelcontextprotocol/ui), in each
+# era: it sees the capability, query's _meta.ui and the ui:// app as text/html;profile=mcp-app
+# (apps_checks.mjs, py_apps.py), and the first one, without the extension, gets query's text.
 run "ts-sdk-v1 sql-explorer http" http sql-explorer "$node" "$clients/ts_v1.mjs" --scenario=sql-explorer
+run "ts-sdk-v2 legacy sql-explorer http" http sql-explorer "$node" "$clients/ts_v2.mjs" legacy --scenario=sql-explorer
 run "ts-sdk-v2 2026-07-28 sql-explorer http" http sql-explorer "$node" "$clients/ts_v2.mjs" 2026-07-28 --scenario=sql-explorer
 run "python-mcp session sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" session --scenario=sql-explorer
 run "python-mcp auto sql-explorer http" http sql-explorer "$python" "$clients/py_client.py" auto --scenario=sql-explorer

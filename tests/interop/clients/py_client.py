@@ -10,7 +10,8 @@ Usage: python py_client.py session|auto [--scenario=quickstart|showcase] SERVER_
 The filesystem scenario (stdio only; mirrors fs_checks.mjs) creates a scratch tree under
 $TMPDIR, starts the `filesystem` example on it with `--allow-write <root>` appended to the
 command, and removes the tree at the end. The sql-explorer scenario (HTTP only; mirrors
-sql_checks.mjs) drives a running `sql-explorer` on its sample SQLite database.
+sql_checks.mjs) drives a running `sql-explorer` on its sample SQLite database, then connects
+a second client that declares MCP Apps and checks what it sees (py_apps.py).
 
 - session: the low-level `ClientSession` with the `initialize` handshake (legacy era), on
   `stdio_client` or `streamable_http_client`.
@@ -39,7 +40,9 @@ from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.extension import advertise
 from mcp.shared.exceptions import MCPError
+from py_apps import APPS_SETTINGS, EXTENSION_ID, apps_checks, recording
 
 GREET_NAME = "Ada Lovelace"
 ECHO_TEXT = '  tabs\tand\nnewlines, "quotes", back\\slash, ünïcödé 🦀  '
@@ -451,6 +454,7 @@ async def run_session(
                 await filesystem_checks(session, report, tree)
             elif connected and scenario == "sql-explorer":
                 await sql_explorer_checks(session, report)
+                await apps_session(server, session, report)
             elif connected and scenario == "showcase":
                 await showcase_checks(session, report, elicitation, not_found_code=-32002)
             elif connected:
@@ -488,9 +492,9 @@ async def roots_checks(server: StdioServerParameters | str, report: Reporter, tr
             )
 
 
-async def run_auto(server: StdioServerParameters | str, report: Reporter, tree: ScratchTree | None = None) -> None:
-    elicitation = Elicitation()
-    client = Client(server, mode="auto", elicitation_callback=elicitation)
+async def enter_modern(client: Client, report: Reporter, name: str) -> bool:
+    """The check `name`: entering `client` negotiates 2026-07-28. True when it was entered
+    (even on another version): the caller exits it."""
     entered = False
 
     async def connect() -> None:
@@ -499,19 +503,51 @@ async def run_auto(server: StdioServerParameters | str, report: Reporter, tree: 
         entered = True
         expect(client.protocol_version == "2026-07-28", client.protocol_version)
 
-    await report.check("mode=auto negotiates 2026-07-28 through server/discover", connect)
-    if entered:
+    await report.check(name, connect)
+    return entered
+
+
+async def run_auto(server: StdioServerParameters | str, report: Reporter, tree: ScratchTree | None = None) -> None:
+    elicitation = Elicitation()
+    client = Client(server, mode="auto", elicitation_callback=elicitation)
+    if await enter_modern(client, report, "mode=auto negotiates 2026-07-28 through server/discover"):
         try:
             if tree:
                 await filesystem_checks(client, report, tree)
             elif SCENARIO == "sql-explorer":
                 await sql_explorer_checks(client, report)
+                await apps_auto(server, client, report)
             elif SCENARIO == "showcase":
                 await showcase_checks(client, report, elicitation, not_found_code=-32602)
             else:
                 await quickstart_checks(client, report)
         finally:
             await client.__aexit__(None, None, None)
+
+
+async def apps_session(server: StdioServerParameters | str, plain: ClientSession, report: Reporter) -> None:
+    """A second session, whose client declares MCP Apps (legacy era); py_apps.py's checks."""
+    writers: list[Any] = []
+    async with recording(transport(server), writers) as (read, write):
+        async with ClientSession(read, write, extensions={EXTENSION_ID: APPS_SETTINGS}) as apps:
+
+            async def initialize() -> None:
+                init = await apps.initialize()
+                expect(init.protocol_version == "2025-11-25", init.protocol_version)
+
+            if await report.check(f"a client declaring {EXTENSION_ID} connects (legacy era)", initialize):
+                await apps_checks(plain, apps, writers[0].sent, "legacy", BOOKS, report.check)
+
+
+async def apps_auto(server: StdioServerParameters | str, plain: Client, report: Reporter) -> None:
+    """A second mcp.Client, declaring MCP Apps (`advertise`), in mode auto; py_apps.py's checks."""
+    writers: list[Any] = []
+    apps = Client(recording(transport(server), writers), mode="auto", extensions=[advertise(EXTENSION_ID, APPS_SETTINGS)])
+    if await enter_modern(apps, report, f"a client declaring {EXTENSION_ID} connects (modern era)"):
+        try:
+            await apps_checks(plain, apps, writers[0].sent, "modern", BOOKS, report.check)
+        finally:
+            await apps.__aexit__(None, None, None)
 
 
 # The scenario being run (set once by main).

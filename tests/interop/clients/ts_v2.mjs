@@ -5,13 +5,15 @@
 // Usage: node ts_v2.mjs legacy|auto|2026-07-28 [--scenario=quickstart|showcase] SERVER_COMMAND [ARGS...]
 //        node ts_v2.mjs legacy|auto|2026-07-28 [--scenario=quickstart|showcase] http://127.0.0.1:PORT/mcp
 //        node ts_v2.mjs legacy|auto|2026-07-28 --scenario=sql-explorer http://127.0.0.1:PORT/mcp
-// The sql-explorer scenario (HTTP only; see sql_checks.mjs) drives a running sql-explorer.
+// The sql-explorer scenario (HTTP only; see sql_checks.mjs) drives a running sql-explorer, then
+// connects a second client that declares MCP Apps and checks what it sees (apps_checks.mjs).
 
 import { ok, strictEqual } from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { elicitationAnswerer, parseTarget, quickstartChecks, reporter, showcaseChecks } from './checks.mjs';
 import { sqlExplorerChecks } from './sql_checks.mjs';
+import { APPS_ID, APPS_SETTINGS, appsChecks, recordSent } from './apps_checks.mjs';
 
 const [mode, ...rest] = process.argv.slice(2);
 const scenario = rest[0]?.startsWith('--scenario=') ? rest.shift().slice('--scenario='.length) : 'quickstart';
@@ -63,6 +65,7 @@ if (connected) {
     // legacy era it rebuilds that from the wire's -32002 + data.uri (see README.md).
     if (scenario === 'sql-explorer') {
         await sqlExplorerChecks(client, report);
+        await appsRun(report);
     } else if (scenario === 'showcase') {
         await showcaseChecks(client, report, { notFoundCode: -32602, elicitation });
     } else {
@@ -77,3 +80,23 @@ if (connected) {
     await client.close();
 }
 process.exitCode = report.failed === 0 && connected ? 0 : 1;
+
+/** A second client, declaring MCP Apps, on the same server; the apps checks with both. */
+async function appsRun(report) {
+    const apps = new Client(
+        { name: 'interop-ts-v2-apps', version: '1.0.0' },
+        { capabilities: { extensions: { [APPS_ID]: APPS_SETTINGS } }, versionNegotiation: { mode: negotiation } }
+    );
+    const appsTransport = new StreamableHTTPClientTransport(target.url);
+    const sent = recordSent(appsTransport);
+    let appsConnected = false;
+    await report.check(`a client declaring ${APPS_ID} connects (${expected.era} era)`, async () => {
+        await apps.connect(appsTransport);
+        appsConnected = true;
+        strictEqual(apps.getProtocolEra(), expected.era);
+    });
+    if (appsConnected) {
+        await appsChecks({ plain: client, apps, sent, era: expected.era }, report);
+        await apps.close();
+    }
+}

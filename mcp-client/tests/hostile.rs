@@ -1,0 +1,144 @@
+//! Servers that misbehave (tiny `sh` scripts): the client reports a clear error of the
+//! right kind and never hangs past its timeout.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use ferromcp_client::{Client, ClientOptions, Error, ProtocolVersion, StdioCommand};
+
+/// The legacy handshake a script plays: it refuses `server/discover` (id 0), answers
+/// `initialize` (id 1), and reads `notifications/initialized`.
+const HANDSHAKE: &str = r#"
+read -r line
+echo '{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"no"}}'
+read -r line
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}'
+read -r line
+"#;
+
+fn script(body: &str) -> StdioCommand {
+    StdioCommand::new("sh").args(["-c", body])
+}
+
+async fn connect(body: &str, options: ClientOptions) -> Result<Client, Error> {
+    Client::connect_stdio(script(body), options).await
+}
+
+#[tokio::test]
+async fn a_missing_program_is_a_spawn_error() {
+    let e = Client::connect_stdio(
+        StdioCommand::new("/nonexistent/mcp-server"),
+        ClientOptions::new(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(e, Error::Spawn { .. }), "{e:?}");
+    assert!(e.is_connection());
+    assert!(e.to_string().contains("/nonexistent/mcp-server"), "{e}");
+}
+
+#[tokio::test]
+async fn invalid_json_closes_the_connection_with_an_invalid_message_error() {
+    let e = connect(
+        "read -r line; echo 'this is not json'; sleep 30",
+        ClientOptions::new(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(e, Error::InvalidMessage(_)), "{e:?}");
+    assert!(e.to_string().contains("this is not json"), "{e}");
+}
+
+#[tokio::test]
+async fn a_huge_message_is_refused_at_the_limit() {
+    // 100 MB of one line; the default limit is 64 MiB.
+    let e = connect(
+        "read -r line; head -c 100000000 /dev/zero | tr '\\0' a; echo; sleep 30",
+        ClientOptions::new(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(e, Error::InvalidMessage(_)), "{e:?}");
+    assert!(e.to_string().contains("longer than the limit"), "{e}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_that_never_answers_times_out() {
+    let options = ClientOptions::new().request_timeout(Duration::from_secs(5));
+    let e = connect("cat >/dev/null", options).await.unwrap_err();
+    assert!(
+        matches!(e, Error::Timeout(d) if d == Duration::from_secs(5)),
+        "{e:?}"
+    );
+    assert!(!e.is_connection());
+}
+
+#[tokio::test]
+async fn a_server_that_dies_mid_call_fails_the_call_with_its_exit_and_stderr() {
+    let body = format!("{HANDSHAKE}\nread -r line\necho 'boom: out of cheese' >&2\nexit 3");
+    let client = connect(&body, ClientOptions::new()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    let e = client
+        .call_tool("anything", serde_json::Value::Null)
+        .await
+        .unwrap_err();
+    assert!(e.is_connection(), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.contains("exit status: 3"), "{msg}");
+    assert!(msg.contains("out of cheese"), "{msg}");
+    // Every later request fails at once with the same reason.
+    let again = client.ping().await.unwrap_err();
+    assert!(again.is_connection(), "{again:?}");
+    assert!(client.is_closed());
+}
+
+#[tokio::test]
+async fn a_json_rpc_error_is_a_protocol_error_and_a_tool_error_is_a_result() {
+    let body = format!(
+        r#"{HANDSHAKE}
+read -r line
+echo '{{"jsonrpc":"2.0","id":2,"error":{{"code":-32602,"message":"unknown tool"}}}}'
+read -r line
+echo '{{"jsonrpc":"2.0","id":3,"result":{{"content":[{{"type":"text","text":"bad"}}],"isError":true}}}}'
+sleep 30"#
+    );
+    let client = connect(&body, ClientOptions::new()).await.unwrap();
+    let e = client
+        .call_tool("nope", serde_json::Value::Null)
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().map(|r| r.code.0), Some(-32602), "{e:?}");
+    assert!(!e.is_connection());
+    let result = client
+        .call_tool("fails", serde_json::Value::Null)
+        .await
+        .unwrap();
+    assert!(result.is_error());
+}
+
+#[tokio::test]
+async fn dropping_the_client_kills_the_server() {
+    let dir = std::env::temp_dir().join(format!("ferromcp-client-kill-{}", std::process::id()));
+    let pid_file = dir.with_extension("pid");
+    let body = format!("echo $$ > {}\n{HANDSHAKE}\nsleep 300", pid_file.display());
+    let client = connect(&body, ClientOptions::new()).await.unwrap();
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let pid = pid.trim().to_owned();
+    drop(client);
+    // The process is gone (killed and reaped) soon after: poll /proc, bounded.
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    let mut gone = false;
+    for _ in 0..200 {
+        if !proc.exists() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let _ = std::fs::remove_file(&pid_file);
+    assert!(
+        gone,
+        "server {pid} still running after the client was dropped"
+    );
+}

@@ -124,6 +124,9 @@ bash tests/newcrate/run.sh
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 
+step "apps in a real browser: headless chromium renders the sql-explorer's MCP App through ext-apps' AppBridge (installs chromium with apt-get, pinned npm packages into .tools/)"
+bash tests/apps-browser/run.sh
+
 step "scale-out: three everything replicas on one Redis behind nginx; real clients through it while replicas are killed and restarted and Redis stops (installs nginx-light)"
 bash tests/interop/scaleout.sh
 

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use ferromcp::observe::{
-    ClientRequestInfo, ClientRequestObserver, Guard, Meta, Observer, RequestInfo, RequestObserver,
-    SessionInfo, Tracing,
+    ClientRequestInfo, ClientRequestObserver, Guard, Meta, Observer, RequestInfo, SessionInfo,
+    Tracing, Watch,
 };
 use opentelemetry_sdk::error::OTelSdkError;
 use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
@@ -208,7 +208,7 @@ impl Otel {
 }
 
 impl Observer for Otel {
-    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
         match &self.inner {
             Some(p) => p.observer.on_request(request),
             None => Tracing.on_request(request),

@@ -1,8 +1,12 @@
-//! One request's SERVER span and duration sample.
+//! A request's duration sample, and its SERVER span when spans are recorded.
+//!
+//! Metrics alone need nothing per request: [`Metrics`], one per transport, is shared by
+//! every request and reads what it records from the request's end (method, tool or
+//! prompt, revision, outcome, duration). A span, or a caller's trace context to make
+//! current, is the request's own ([`RequestTelemetry`]).
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Instant;
 
 use ferromcp::ProtocolVersion;
 use opentelemetry::propagation::TextMapPropagator;
@@ -15,17 +19,7 @@ use ferromcp::observe::{RequestInfo, RequestObserver, ResponseInfo, Target as Re
 
 use crate::instruments::Instruments;
 use crate::propagation::TraceCarrier;
-use crate::samples::{Ending, Owned, Sample, Target, known_method, shared_attributes};
-use crate::series::Series;
-
-/// How a request ended.
-pub(crate) struct Outcome {
-    pub(crate) version: Option<ProtocolVersion>,
-    /// The JSON-RPC error code and message of an error response.
-    pub(crate) error: Option<(i64, Option<String>)>,
-    /// A `tools/call` result with `isError: true`.
-    pub(crate) tool_error: bool,
-}
+use crate::samples::{Ending, Sample, Target, known_method, shared_attributes};
 
 /// The SERVER span of a request, a child of `parent`.
 fn start_span(
@@ -69,34 +63,96 @@ fn start_span(
         .start_with_context(tracer, parent)
 }
 
-/// What a request's duration sample names.
-enum Names {
-    /// The series of its method, target and transport, found when the request started:
-    /// nothing copied.
-    Series(Arc<Series>),
-    /// Owned, for a request whose series was not made yet (the first of its kind, one that
-    /// fails, or one past the bound sets).
-    Owned {
-        method: Cow<'static, str>,
-        target: Option<Owned>,
-    },
+/// How a request's duration sample tells its end.
+fn ending(outcome: ResponseOutcome) -> Ending {
+    match outcome {
+        ResponseOutcome::Error(code) => Ending::Code(code),
+        ResponseOutcome::ToolError => Ending::ToolError,
+        _ => Ending::Ok,
+    }
 }
 
-/// One request's span and clock; ending it records the duration sample.
+/// Records the duration sample of a request that ended, served in `version`: into the
+/// series of its method, tool or prompt and transport, when one was made.
+fn record(
+    i: &Instruments,
+    response: &ResponseInfo<'_>,
+    version: Option<ProtocolVersion>,
+    ending: Ending,
+) {
+    let request = response.request();
+    let target = match request.target() {
+        Some(RequestTarget::Tool(t)) => Some(Target::Tool(t)),
+        Some(RequestTarget::Prompt(p)) => Some(Target::Prompt(p)),
+        _ => None,
+    };
+    let (method, transport) = (request.method(), request.transport().as_str());
+    let series = i.operations.find(method, target, transport);
+    let sample = match &series {
+        Some(series) => series.sample(version, ending),
+        None => Sample {
+            method,
+            target,
+            transport,
+            version,
+            ending,
+        },
+    };
+    let seconds = response.duration().as_secs_f64();
+    i.operations
+        .record(&i.operation_duration, series.as_deref(), &sample, seconds);
+}
+
+/// The metrics of the requests over one transport that have no span and no caller's
+/// trace context: shared by all of them ([`Watch::shared`](ferromcp::observe::Watch::shared)),
+/// so a request allocates nothing for its telemetry.
+pub(crate) struct Metrics {
+    instruments: Arc<Instruments>,
+    transport: &'static str,
+}
+
+impl Metrics {
+    /// Counts one more request in flight over this transport.
+    pub(crate) fn start(self: &Arc<Self>) -> Arc<Metrics> {
+        self.instruments.active_requests.add(self.transport, 1);
+        self.clone()
+    }
+
+    pub(crate) fn new(instruments: &Arc<Instruments>, transport: &'static str) -> Arc<Metrics> {
+        Arc::new(Metrics {
+            instruments: instruments.clone(),
+            transport,
+        })
+    }
+}
+
+impl RequestObserver for Metrics {
+    fn on_response(&self, response: &ResponseInfo<'_>) {
+        let i = &*self.instruments;
+        let ending = ending(response.outcome());
+        record(i, response, response.protocol_version(), ending);
+        i.active_requests.add(self.transport, -1);
+    }
+
+    fn on_abandoned(&self) {
+        self.instruments.active_requests.add(self.transport, -1);
+    }
+}
+
+/// One request's span, or its caller's trace context: what is current while its handler
+/// runs.
 pub(crate) struct RequestTelemetry {
     instruments: Arc<Instruments>,
     /// The request's span in its parent's context; without spans, the caller's context
     /// when it sent one.
     context: Option<Context>,
-    names: Names,
     transport: &'static str,
     /// The revision the span started with.
     version: Option<ProtocolVersion>,
-    started: Instant,
 }
 
 impl RequestTelemetry {
-    /// Starts the span and the clock of one request.
+    /// Starts the span of one request.
     pub(crate) fn start(instruments: &Arc<Instruments>, req: &RequestInfo<'_>) -> RequestTelemetry {
         let i = &**instruments;
         let parent = req.meta("traceparent").map(|traceparent| {
@@ -106,24 +162,15 @@ impl RequestTelemetry {
             };
             i.propagator.extract_with_context(&Context::new(), &carrier)
         });
-        let target = match req.target() {
-            Some(RequestTarget::Tool(t)) => Some(Target::Tool(t)),
-            Some(RequestTarget::Prompt(p)) => Some(Target::Prompt(p)),
-            _ => None,
-        };
-        let method = req.method();
         let transport = req.transport().as_str();
-        let names = match i.operations.find(method, target, transport) {
-            Some(series) => Names::Series(series),
-            None => Names::Owned {
-                method: known_method(method)
-                    .map_or_else(|| method.to_owned().into(), Cow::Borrowed),
-                target: target.map(Owned::from),
-            },
-        };
         let version = req.protocol_version();
         let context = match &i.tracer {
             Some(tracer) => {
+                let target = match req.target() {
+                    Some(RequestTarget::Tool(t)) => Some(Target::Tool(t)),
+                    Some(RequestTarget::Prompt(p)) => Some(Target::Prompt(p)),
+                    _ => None,
+                };
                 let parent = parent.unwrap_or_default();
                 let span = start_span(tracer, req, target, version, &parent);
                 Some(parent.with_span(span))
@@ -134,11 +181,14 @@ impl RequestTelemetry {
         RequestTelemetry {
             instruments: instruments.clone(),
             context,
-            names,
             transport,
             version,
-            started: Instant::now(),
         }
+    }
+
+    /// Whether the request has a span of its own (whose status wants an error's message).
+    fn traced(&self) -> bool {
+        self.instruments.tracer.is_some()
     }
 }
 
@@ -154,70 +204,34 @@ impl RequestObserver for RequestTelemetry {
         }
     }
 
-    fn on_response(self: Box<Self>, response: &ResponseInfo<'_>) {
-        let (error, tool_error) = match response.outcome() {
-            // The message is the span's status; without a span, nothing reads it.
-            ResponseOutcome::Error(code) => (
-                Some((
-                    code,
-                    self.traced().then(|| response.error_message()).flatten(),
-                )),
-                false,
-            ),
-            ResponseOutcome::ToolError => (None, true),
-            _ => (None, false),
-        };
-        (*self).finish(Outcome {
-            version: response.protocol_version(),
-            error,
-            tool_error,
-        });
-    }
-}
-
-impl RequestTelemetry {
-    /// Whether the request has a span of its own (whose status wants an error's message).
-    pub(crate) fn traced(&self) -> bool {
-        self.instruments.tracer.is_some()
-    }
-
     /// Ends the span and records the request's duration.
-    pub(crate) fn finish(self, outcome: Outcome) {
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let ending = match &outcome.error {
-            Some((code, _)) => Ending::Code(*code),
-            None if outcome.tool_error => Ending::ToolError,
-            None => Ending::Ok,
-        };
-        let (sample, series) = match &self.names {
-            Names::Series(series) => (series.sample(outcome.version, ending), Some(&**series)),
-            Names::Owned { method, target } => {
-                let sample = Sample {
-                    method,
-                    target: target.as_ref().map(Owned::borrow),
-                    transport: self.transport,
-                    version: outcome.version,
-                    ending,
-                };
-                (sample, None)
-            }
-        };
+    fn on_response(&self, response: &ResponseInfo<'_>) {
+        let outcome = response.outcome();
+        let (ending, version) = (ending(outcome), response.protocol_version());
         if let (true, Some(context)) = (self.traced(), &self.context) {
             let span = context.span();
+            let sample = Sample {
+                method: response.request().method(),
+                target: None,
+                transport: self.transport,
+                version,
+                ending,
+            };
             // The revision only when the span did not start with one (`initialize`): never
             // twice. One at a time: there are rarely any, and a vector would cost more than
             // the span's lock taken again.
             sample.ending_attributes(self.version.is_none(), |kv| span.set_attribute(kv));
-            match outcome.error {
-                Some((_, message)) => span.set_status(Status::error(message.unwrap_or_default())),
-                None if outcome.tool_error => span.set_status(Status::error("tool_error")),
-                None => {}
+            match outcome {
+                ResponseOutcome::Error(_) => {
+                    let message = response.error_message().unwrap_or_default();
+                    span.set_status(Status::error(message));
+                }
+                ResponseOutcome::ToolError => span.set_status(Status::error("tool_error")),
+                _ => {}
             }
             span.end();
         }
-        let i = &*self.instruments;
-        i.operations
-            .record(&i.operation_duration, series, &sample, elapsed);
+        record(&self.instruments, response, version, ending);
     }
 }
 

@@ -7,14 +7,14 @@ use opentelemetry::metrics::MeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
 use ferromcp::observe::{
-    ClientRequestInfo, ClientRequestObserver, Guard, Meta, Observer, RequestInfo, RequestObserver,
-    SessionInfo,
+    ClientRequestInfo, ClientRequestObserver, Guard, Meta, Observer, RequestInfo, SessionInfo,
+    Transport, Watch,
 };
 
 use crate::client::{OutgoingTelemetry, SessionTelemetry};
 use crate::instruments::{Counted, Instruments};
 use crate::propagation::{meta_of, trace_context};
-use crate::request::RequestTelemetry;
+use crate::request::{Metrics, RequestTelemetry};
 
 /// A server's OpenTelemetry instruments: its tracer, its histograms and gauges. Set it with
 /// [`ServerBuilder::observer`](ferromcp::ServerBuilder::observer). Cheap to clone.
@@ -35,6 +35,8 @@ use crate::request::RequestTelemetry;
 #[derive(Clone)]
 pub struct Telemetry {
     inner: Arc<Instruments>,
+    /// What every request without a span records, per transport: `pipe`, then `tcp`.
+    metrics: [Arc<Metrics>; 2],
 }
 
 impl std::fmt::Debug for Telemetry {
@@ -74,15 +76,25 @@ impl Telemetry {
     }
 
     fn build(tracers: Option<&SdkTracerProvider>, meters: &impl MeterProvider) -> Telemetry {
+        let inner = Arc::new(Instruments::new(tracers, meters));
         Telemetry {
-            inner: Arc::new(Instruments::new(tracers, meters)),
+            metrics: [Metrics::new(&inner, "pipe"), Metrics::new(&inner, "tcp")],
+            inner,
         }
     }
 }
 
 impl Observer for Telemetry {
-    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
-        Some(Box::new(RequestTelemetry::start(&self.inner, request)))
+    fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
+        // Metrics alone, and no trace context to make current: nothing of the request's own.
+        if self.inner.tracer.is_none() && request.meta("traceparent").is_none() {
+            let metrics = match request.transport() {
+                Transport::Pipe => &self.metrics[0],
+                _ => &self.metrics[1],
+            };
+            return Watch::shared(metrics.start());
+        }
+        Watch::owned(RequestTelemetry::start(&self.inner, request))
     }
 
     fn on_session(&self, session: &SessionInfo) -> Option<Guard> {

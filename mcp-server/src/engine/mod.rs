@@ -27,6 +27,7 @@ pub(crate) mod tasks;
 
 use std::borrow::Borrow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use ferromcp_core::error::ErrorObject;
 use ferromcp_core::jsonrpc::{Message, Params, Request, RequestId, WireNotification};
@@ -240,30 +241,32 @@ impl Engine {
                 meta,
                 conn,
             };
-            let observer = this.config().observer.on_request(&info);
-            // Wrapping the future moves it: only when someone observes.
-            let reply = match &observer {
-                None => {
-                    this.route(conn, &req, &envelope, sink, cancel, caller)
-                        .await
-                }
-                Some(observer) => {
-                    InScope {
-                        observer: &**observer,
-                        future: this.route(conn, &req, &envelope, sink, cancel, caller),
-                    }
-                    .await
-                }
-            };
-            end_unless_listening(conn, &req.id, &reply);
-            if let Some(observer) = observer {
-                let meta = envelope.as_ref().ok().and_then(Envelope::meta);
-                observer.on_response(&ResponseInfo {
-                    reply: &reply,
-                    meta,
-                    conn,
-                });
+            let watch = this.config().observer.on_request(&info);
+            // Wrapping the future moves it, and the clock costs two reads: only when someone
+            // watches.
+            if watch.is_off() {
+                let reply = this
+                    .route(conn, &req, &envelope, sink, cancel, caller)
+                    .await;
+                end_unless_listening(conn, &req.id, &reply);
+                return reply;
             }
+            let started = Instant::now();
+            let reply = InScope {
+                watch: &watch,
+                future: this.route(conn, &req, &envelope, sink, cancel, caller),
+            }
+            .await;
+            end_unless_listening(conn, &req.id, &reply);
+            watch.end(&ResponseInfo {
+                request: RequestInfo {
+                    req: &req,
+                    meta: envelope.as_ref().ok().and_then(Envelope::meta),
+                    conn,
+                },
+                reply: &reply,
+                duration: started.elapsed(),
+            });
             reply
         }
     }

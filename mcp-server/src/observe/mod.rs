@@ -1,12 +1,15 @@
 //! Watching what a server does: the hook the engine reports every request, session, task
 //! and outgoing message to.
 //!
-//! An [`Observer`] is told when a request starts ([`Observer::on_request`]) and, through the
-//! [`RequestObserver`] it returned, how it ended; it may run code around every poll of the
-//! request's handler ([`RequestObserver::in_scope`], to make its own span current), add
-//! members to the `_meta` of the messages a handler sends ([`Observer::message_meta`]),
-//! and hold a guard while a legacy session, a task or a listen stream lives. Every method
-//! has a default that does nothing, so an observer implements only what it needs.
+//! An [`Observer`] is told when a request starts ([`Observer::on_request`]) and answers
+//! with a [`Watch`]: nothing more, a [`RequestObserver`] that many requests share (told how
+//! each ends, with its method, target, duration and outcome: what metrics need, with no
+//! allocation per request), or one of the request's own. A request observer may run code
+//! around every poll of the request's handler ([`RequestObserver::in_scope`], to make its
+//! own span current). An observer may also add members to the `_meta` of the messages a
+//! handler sends ([`Observer::message_meta`]), and hold a guard while a legacy session, a
+//! task or a listen stream lives. Every method has a default that does nothing, so an
+//! observer implements only what it needs.
 //!
 //! The default, [`Tracing`], makes a `tracing` span per request named and attributed by the
 //! OpenTelemetry semantic conventions for MCP, and one `debug` event per request (target
@@ -22,21 +25,26 @@
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //!
 //! use ferromcp::ServerBuilder;
-//! use ferromcp::observe::{Observer, Outcome, RequestInfo, RequestObserver, ResponseInfo};
+//! use ferromcp::observe::{Observer, Outcome, RequestInfo, RequestObserver, ResponseInfo, Watch};
+//!
+//! /// One count for every request: nothing is allocated per request.
+//! #[derive(Default)]
+//! struct Failures(Arc<Count>);
 //!
 //! #[derive(Default)]
-//! struct Failures(Arc<AtomicUsize>);
-//!
-//! struct Call(Arc<AtomicUsize>);
+//! struct Count(AtomicUsize);
 //!
 //! impl Observer for Failures {
-//!     fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
-//!         (request.method() == "tools/call").then(|| Box::new(Call(self.0.clone())) as _)
+//!     fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
+//!         match request.method() {
+//!             "tools/call" => Watch::shared(self.0.clone()),
+//!             _ => Watch::off(),
+//!         }
 //!     }
 //! }
 //!
-//! impl RequestObserver for Call {
-//!     fn on_response(self: Box<Self>, response: &ResponseInfo<'_>) {
+//! impl RequestObserver for Count {
+//!     fn on_response(&self, response: &ResponseInfo<'_>) {
 //!         if !matches!(response.outcome(), Outcome::Ok) {
 //!             self.0.fetch_add(1, Ordering::Relaxed);
 //!         }
@@ -50,9 +58,7 @@
 //! ```
 
 use std::any::Any;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
+use std::time::Duration;
 
 use ferromcp_core::ProtocolVersion;
 use ferromcp_core::jsonrpc::{Request, RequestId};
@@ -62,9 +68,12 @@ use serde_json::Value;
 
 pub(crate) mod target;
 mod tracing;
+mod watch;
 
 pub use self::tracing::Tracing;
 pub(crate) use self::tracing::record_version;
+pub(crate) use self::watch::InScope;
+pub use self::watch::Watch;
 
 /// Members of a message's `_meta` object.
 pub type Meta = serde_json::Map<String, Value>;
@@ -78,11 +87,11 @@ pub type Guard = Box<dyn Any + Send + Sync>;
 ///
 /// Called on the request's task: keep each call short, and do not block.
 pub trait Observer: Send + Sync + 'static {
-    /// A request arrived: return what is to hear how it ends, or `None` to hear nothing
+    /// A request arrived: how to follow it. The default, [`Watch::off`], hears nothing
     /// more of it (what costs nothing further).
-    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
         let _ = request;
-        None
+        Watch::off()
     }
 
     /// A legacy session was initialized (or taken over from a shared store); the guard is
@@ -120,9 +129,8 @@ pub trait Observer: Send + Sync + 'static {
     }
 }
 
-/// One request being observed, from [`Observer::on_request`]. Dropped without
-/// [`on_response`](Self::on_response) when the request is abandoned (its connection went
-/// away).
+/// What follows a request, through the [`Watch`] that [`Observer::on_request`] returned:
+/// the request's own ([`Watch::owned`]) or shared by many ([`Watch::shared`]).
 pub trait RequestObserver: Send + Sync {
     /// Runs `poll`, one poll of the request's handler, in this observer's scope (a span
     /// entered, a context made current). The default just runs it.
@@ -131,7 +139,11 @@ pub trait RequestObserver: Send + Sync {
     }
 
     /// The request ended this way.
-    fn on_response(self: Box<Self>, response: &ResponseInfo<'_>);
+    fn on_response(&self, response: &ResponseInfo<'_>);
+
+    /// The request was abandoned before it ended (its connection went away): no
+    /// [`on_response`](Self::on_response) follows. The default does nothing.
+    fn on_abandoned(&self) {}
 }
 
 /// One request to the client being observed, from [`Observer::on_client_request`].
@@ -260,8 +272,8 @@ impl<'a> RequestInfo<'a> {
         self.conn.transport()
     }
 
-    /// The protocol revision, when known before the request is handled: its legacy
-    /// session's, or the one its `_meta` names (not for `initialize`, which settles it).
+    /// The protocol revision, when known: its legacy session's, or the one its `_meta`
+    /// names (for `initialize`, only once handled: it settles it).
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
         version(self.conn, self.meta)
     }
@@ -302,22 +314,36 @@ pub enum Outcome {
     Listening,
 }
 
-/// A request as it ended.
+/// A request as it ended: what an observer needs to record it, so that it needs no state
+/// of its own per request.
 pub struct ResponseInfo<'a> {
+    pub(crate) request: RequestInfo<'a>,
     pub(crate) reply: &'a dyn ReplyFacts,
-    pub(crate) meta: Option<&'a RequestMetaObject>,
-    pub(crate) conn: &'a dyn ConnectionFacts,
+    pub(crate) duration: Duration,
 }
 
 impl std::fmt::Debug for ResponseInfo<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResponseInfo")
+            .field("method", &self.request.req.method)
             .field("outcome", &self.outcome())
+            .field("duration", &self.duration)
             .finish_non_exhaustive()
     }
 }
 
-impl ResponseInfo<'_> {
+impl<'a> ResponseInfo<'a> {
+    /// The request that ended: its method, id, target, transport and session.
+    pub fn request(&self) -> &RequestInfo<'a> {
+        &self.request
+    }
+
+    /// How long the request took, from when its observer was asked until its reply was
+    /// made (`mcp.server.operation.duration`).
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
+
     /// How the request ended.
     pub fn outcome(&self) -> Outcome {
         self.reply.outcome()
@@ -342,7 +368,7 @@ impl ResponseInfo<'_> {
     /// The protocol revision the request was served in, when known (`initialize` settles
     /// it for its session).
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        version(self.conn, self.meta)
+        self.request.protocol_version()
     }
 }
 
@@ -388,7 +414,7 @@ pub enum ClientOutcome<'a> {
 
 /// The observer shared.
 impl<O: Observer + ?Sized> Observer for std::sync::Arc<O> {
-    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
         (**self).on_request(request)
     }
 
@@ -419,11 +445,8 @@ impl<O: Observer + ?Sized> Observer for std::sync::Arc<O> {
 /// Both observers, the first one first: `(Tracing, my_observer)` keeps the default's
 /// spans and events.
 impl<A: Observer, B: Observer> Observer for (A, B) {
-    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
-        match (self.0.on_request(request), self.1.on_request(request)) {
-            (Some(a), Some(b)) => Some(Box::new(Both(a, b))),
-            (a, b) => a.or(b),
-        }
+    fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
+        self.0.on_request(request).and(self.1.on_request(request))
     }
 
     fn on_session(&self, session: &SessionInfo) -> Option<Guard> {
@@ -469,19 +492,8 @@ fn both(a: Option<Guard>, b: Option<Guard>) -> Option<Guard> {
     }
 }
 
-/// Two observers of one request.
+/// Two observers of one request to the client.
 struct Both<T: ?Sized>(Box<T>, Box<T>);
-
-impl RequestObserver for Both<dyn RequestObserver> {
-    fn in_scope(&self, poll: &mut dyn FnMut()) {
-        self.0.in_scope(&mut || self.1.in_scope(poll));
-    }
-
-    fn on_response(self: Box<Self>, response: &ResponseInfo<'_>) {
-        self.1.on_response(response);
-        self.0.on_response(response);
-    }
-}
 
 impl ClientRequestObserver for Both<dyn ClientRequestObserver> {
     fn meta(&self) -> Option<Meta> {
@@ -491,28 +503,6 @@ impl ClientRequestObserver for Both<dyn ClientRequestObserver> {
     fn on_response(self: Box<Self>, outcome: ClientOutcome<'_>) {
         self.1.on_response(outcome);
         self.0.on_response(outcome);
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A request's handler, polled in its observer's scope.
-    pub(crate) struct InScope<'o, F> {
-        pub(crate) observer: &'o dyn RequestObserver,
-        #[pin]
-        pub(crate) future: F,
-    }
-}
-
-impl<F: Future> Future for InScope<'_, F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<F::Output> {
-        let this = self.project();
-        let mut future = this.future;
-        let mut polled = Poll::Pending;
-        this.observer
-            .in_scope(&mut || polled = future.as_mut().poll(cx));
-        polled
     }
 }
 

@@ -6,7 +6,13 @@ use ferromcp_core::jsonrpc::{Request, RequestId};
 use ferromcp_core::types::RequestMetaObject;
 use serde_json::value::RawValue;
 
-use super::{ConnectionFacts, Outcome, ReplyFacts, RequestInfo, ResponseInfo, Target, Transport};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::{
+    ConnectionFacts, Outcome, ReplyFacts, RequestInfo, RequestObserver, ResponseInfo, Target,
+    Transport, Watch,
+};
 
 /// A connection in a legacy HTTP session that negotiated `version`, or outside one.
 struct Conn(Option<Option<ProtocolVersion>>);
@@ -91,12 +97,84 @@ fn a_request_reads_its_connection_and_params() {
 fn a_response_reads_its_outcome_and_error_message() {
     let failed = Failed(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no tool"}}"#);
     let uninitialized = Conn(Some(None));
+    let req = call(r#"{"name":"nope"}"#);
     let info = ResponseInfo {
+        request: RequestInfo {
+            req: &req,
+            meta: None,
+            conn: &uninitialized,
+        },
         reply: &failed,
-        meta: None,
-        conn: &uninitialized,
+        duration: Duration::from_millis(3),
     };
+    assert_eq!(info.request().target(), Some(Target::Tool("nope")));
+    assert_eq!(info.request().session_id(), Some("session-1"));
+    assert_eq!(info.duration(), Duration::from_millis(3));
     assert_eq!(info.outcome(), Outcome::Error(-32602));
     assert_eq!(info.error_message().as_deref(), Some("no tool"));
     assert_eq!(info.protocol_version(), None);
+}
+
+/// Writes what it hears, under its name, to a shared log.
+struct Heard(&'static str, Arc<Mutex<Vec<String>>>);
+
+impl RequestObserver for Heard {
+    fn in_scope(&self, poll: &mut dyn FnMut()) {
+        self.1.lock().unwrap().push(format!("{} enters", self.0));
+        poll();
+    }
+
+    fn on_response(&self, response: &ResponseInfo<'_>) {
+        let heard = format!("{} heard {}", self.0, response.request().method());
+        self.1.lock().unwrap().push(heard);
+    }
+
+    fn on_abandoned(&self) {
+        self.1.lock().unwrap().push(format!("{} abandoned", self.0));
+    }
+}
+
+#[test]
+fn a_watch_tells_its_observers_the_end_once_outer_scope_first_and_last() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let shared: Arc<dyn RequestObserver> = Arc::new(Heard("shared", log.clone()));
+    let watch = Watch::shared(shared.clone())
+        .and(Watch::off())
+        .and(Watch::owned(Heard("owned", log.clone())));
+    watch.in_scope(&mut || log.lock().unwrap().push("poll".to_owned()));
+    let (req, reply, conn) = (call("{}"), Failed("{}"), Conn(None));
+    watch.end(&ResponseInfo {
+        request: RequestInfo {
+            req: &req,
+            meta: None,
+            conn: &conn,
+        },
+        reply: &reply,
+        duration: Duration::ZERO,
+    });
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "shared enters",
+            "owned enters",
+            "poll",
+            "owned heard tools/call",
+            "shared heard tools/call",
+        ]
+    );
+    // Only the engine's copy of the shared observer is left.
+    assert_eq!(Arc::strong_count(&shared), 1);
+}
+
+#[test]
+fn a_watch_dropped_before_the_end_tells_its_observers_the_request_was_abandoned() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let watch = Watch::owned(Heard("owned", log.clone()))
+        .and(Watch::shared(Arc::new(Heard("shared", log.clone()))));
+    drop(watch);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["owned abandoned", "shared abandoned"]
+    );
+    assert!(Watch::off().and(Watch::off()).is_off());
 }

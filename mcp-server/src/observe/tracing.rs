@@ -6,14 +6,12 @@
 //! Free when nothing listens: the fields are computed only for an enabled span, and the
 //! request's target (tool, prompt, URI) is read from its params only then.
 
-use std::time::Instant;
-
-use ferromcp_core::jsonrpc::{Request, RequestId};
+use ferromcp_core::jsonrpc::Request;
 use tracing::Span;
 use tracing::field::Empty;
 
 use super::target::about;
-use super::{Observer, Outcome, RequestInfo, RequestObserver, ResponseInfo, Target};
+use super::{Observer, Outcome, RequestInfo, RequestObserver, ResponseInfo, Target, Watch};
 
 /// A SERVER span for `req`: `mcp.method.name`, `jsonrpc.request.id`, the target attributes
 /// of its method, and `otel.name` = "{method} {target}".
@@ -68,23 +66,21 @@ fn request(req: &Request) -> Span {
 /// `RUST_LOG=ferromcp=debug` shows it).
 const REQUEST_EVENT: &str = "ferromcp::request";
 
-/// When the request started, if its `debug` event is to be written; `None`, at the cost of
-/// a level compare, when nothing listens at DEBUG.
+/// Whether the request's `debug` event is to be written: a level compare when nothing
+/// listens at DEBUG.
 #[inline]
-fn started() -> Option<Instant> {
-    tracing::enabled!(target: REQUEST_EVENT, tracing::Level::DEBUG).then(Instant::now)
+fn logged() -> bool {
+    tracing::enabled!(target: REQUEST_EVENT, tracing::Level::DEBUG)
 }
 
-/// The request's `debug` event, when [`started`] gave it a start: method, id, the tool or
-/// prompt `name` or resource `uri`, duration and outcome (`ok`, `tool_error`, `error` with
-/// the JSON-RPC `code`, `cancelled`, `listening`).
-fn log(started: Option<Instant>, req: &Named, outcome: Outcome) {
-    let Some(started) = started else {
-        return;
-    };
-    let (name, uri) = match &req.target {
-        Some((true, n)) => (Some(n.as_str()), None),
-        Some((false, u)) => (None, Some(u.as_str())),
+/// The request's `debug` event: method, id, the tool or prompt `name` or resource `uri`,
+/// duration and outcome (`ok`, `tool_error`, `error` with the JSON-RPC `code`,
+/// `cancelled`, `listening`).
+fn log(response: &ResponseInfo<'_>, outcome: Outcome) {
+    let request = response.request();
+    let (name, uri) = match request.target() {
+        Some(Target::Tool(n) | Target::Prompt(n)) => (Some(n), None),
+        Some(Target::Resource(u)) => (None, Some(u)),
         None => (None, None),
     };
     let (outcome, code) = match outcome {
@@ -96,37 +92,15 @@ fn log(started: Option<Instant>, req: &Named, outcome: Outcome) {
     };
     tracing::debug!(
         target: REQUEST_EVENT,
-        method = %req.method,
-        id = %req.id,
+        method = %request.method(),
+        id = %request.id(),
         name,
         uri,
-        duration = ?started.elapsed(),
+        duration = ?response.duration(),
         outcome,
         code,
         "request"
     );
-}
-
-/// What a request's event names: its method, id, and the tool or prompt name (`true`) or
-/// resource URI (`false`).
-struct Named {
-    method: String,
-    id: RequestId,
-    target: Option<(bool, String)>,
-}
-
-impl Named {
-    fn of(req: &Request) -> Named {
-        Named {
-            method: req.method.clone(),
-            id: req.id.clone(),
-            target: match about(req) {
-                Some(Target::Tool(n) | Target::Prompt(n)) => Some((true, n.to_owned())),
-                Some(Target::Resource(u)) => Some((false, u.to_owned())),
-                None => None,
-            },
-        }
-    }
 }
 
 /// Records the protocol revision a request was served in, once the engine knows it.
@@ -177,26 +151,20 @@ pub struct Tracing;
 
 impl Observer for Tracing {
     #[inline]
-    fn on_request(&self, request: &RequestInfo<'_>) -> Option<Box<dyn RequestObserver>> {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Watch {
         let span = self::request(request.req);
-        let started = started();
-        if span.is_disabled() && started.is_none() {
-            return None;
+        let logged = logged();
+        if span.is_disabled() && !logged {
+            return Watch::off();
         }
-        Some(Box::new(Traced {
-            span,
-            started,
-            req: started.map(|_| Named::of(request.req)),
-        }))
+        Watch::owned(Traced { span, logged })
     }
 }
 
-/// A request's span, and its start when its event is to be written.
+/// A request's span, and whether its event is to be written.
 struct Traced {
     span: Span,
-    started: Option<Instant>,
-    /// What the event names, when it is to be written.
-    req: Option<Named>,
+    logged: bool,
 }
 
 impl RequestObserver for Traced {
@@ -208,11 +176,11 @@ impl RequestObserver for Traced {
         }
     }
 
-    fn on_response(self: Box<Self>, response: &ResponseInfo<'_>) {
+    fn on_response(&self, response: &ResponseInfo<'_>) {
         let outcome = response.outcome();
         record_outcome(&self.span, outcome);
-        if let Some(req) = &self.req {
-            log(self.started, req, outcome);
+        if self.logged {
+            log(response, outcome);
         }
     }
 }

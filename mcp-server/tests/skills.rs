@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use base64::Engine as _;
 use ferromcp::Principal;
 use ferromcp::error::ErrorCode;
-use ferromcp::registry::Listed;
+use ferromcp::registry::{Listed, RegistryEvent};
 use ferromcp::skills::{ID, Skill, Skills, SkillsError};
 use ferromcp::testing::{ClientOptions, TestClient, TestClientError};
 use ferromcp::{ProtocolVersion, Server, ServerBuilder};
@@ -780,6 +780,58 @@ async fn a_reload_serves_the_folder_as_it_is_now_and_tells_clients() {
     let gone = json!({"uri": "skill://acme/billing/refunds/SKILL.md"});
     let (code, _) = refused(&client, "skills/get", gone).await;
     assert_eq!(code, ErrorCode::INVALID_PARAMS);
+}
+
+/// The `SKILL.md` resources `server` lists.
+fn listed_skills(server: &Server) -> Vec<String> {
+    let definitions = server.definitions(ProtocolVersion::V2025_11_25);
+    definitions.resources.into_iter().map(|r| r.uri).collect()
+}
+
+#[test]
+fn a_reload_publishes_the_new_set_at_once_and_announces_it_once() {
+    let folder = Folder::new();
+    let write = |prefix: &str| {
+        (0..20)
+            .map(|i| {
+                let name = format!("{prefix}{i:02}");
+                let md = format!("---\nname: {name}\ndescription: d\n---\n");
+                folder.write(&format!("{name}/SKILL.md"), md);
+                format!("skill://{name}/SKILL.md")
+            })
+            .collect::<Vec<_>>()
+    };
+    let before = write("a");
+    let skills = Skills::from_dir(folder.path()).unwrap();
+    let server = server(skills.clone());
+    assert_eq!(listed_skills(&server), before);
+    std::fs::remove_dir_all(folder.path()).unwrap();
+    let after = write("b");
+    let mut events = server.registry().subscribe();
+    // A reader lists the resources until the reload is over: each list it sees is the
+    // whole set before or the whole set after.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let seen = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut seen = Vec::new();
+            while !done.load(Ordering::Acquire) {
+                seen.push(listed_skills(&server));
+            }
+            seen
+        });
+        let reload = skills.reload(&server).unwrap();
+        assert_eq!(reload.added, after);
+        done.store(true, Ordering::Release);
+        reader.join().unwrap()
+    });
+    for list in seen {
+        assert!(list == before || list == after, "a mix: {list:?}");
+    }
+    let mut changed = 0;
+    while let Ok(event) = events.try_recv() {
+        changed += usize::from(event == RegistryEvent::ResourcesChanged);
+    }
+    assert_eq!(changed, 1);
 }
 
 #[test]

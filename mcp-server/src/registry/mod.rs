@@ -8,6 +8,7 @@
 //! listeners can send `list_changed` notifications. List pages are serialized once per
 //! snapshot, protocol version and page, then served as bytes.
 
+mod batch;
 mod definitions;
 mod entry;
 mod error;
@@ -40,6 +41,7 @@ pub(crate) struct FoundResource {
     /// The template variables' path check: the handler runs only when it passed.
     pub(crate) checked: Result<(), ferromcp_core::error::ErrorObject>,
 }
+pub use batch::Batch;
 pub use definitions::Definitions;
 pub use error::RegistryError;
 pub use handler::{
@@ -181,26 +183,13 @@ impl Registry {
     }
 
     pub(crate) fn add_tool_entry(&self, entry: ToolEntry) -> Result<(), RegistryError> {
-        self.change(Some(RegistryEvent::ToolsChanged), |s| {
-            let name = &entry.tool.name;
-            if s.tool_index.contains_key(name)
-                || s.disabled_tools.iter().any(|t| &t.tool.name == name)
-            {
-                return Err(RegistryError::DuplicateTool(name.clone()));
-            }
-            s.push_tool(Arc::new(entry));
-            Ok(())
-        })
+        self.change(Some(RegistryEvent::ToolsChanged), |s| s.insert_tool(entry))
     }
 
     /// Removes a tool; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.change(Some(RegistryEvent::ToolsChanged), |s| {
-            let before = s.tools.len() + s.disabled_tools.len();
-            s.tools.retain(|t| t.tool.name != name);
-            s.disabled_tools.retain(|t| t.tool.name != name);
-            s.reindex();
-            Ok(before != s.tools.len() + s.disabled_tools.len())
+            Ok(s.delete_tool(name))
         })
         .unwrap_or(false)
     }
@@ -257,21 +246,14 @@ impl Registry {
 
     pub(crate) fn add_resource_entry(&self, entry: ResourceEntry) -> Result<(), RegistryError> {
         self.change(Some(RegistryEvent::ResourcesChanged), |s| {
-            if s.resource_index.contains_key(&entry.resource.uri) {
-                return Err(RegistryError::DuplicateResource(entry.resource.uri.clone()));
-            }
-            s.push_resource(Arc::new(entry));
-            Ok(())
+            s.insert_resource(entry)
         })
     }
 
     /// Removes a static resource; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
         self.change(Some(RegistryEvent::ResourcesChanged), |s| {
-            let before = s.resources.len();
-            s.resources.retain(|r| r.resource.uri != uri);
-            s.reindex();
-            Ok(before != s.resources.len())
+            Ok(s.delete_resource(uri))
         })
         .unwrap_or(false)
     }
@@ -363,25 +345,14 @@ impl Registry {
 
     pub(crate) fn add_prompt_entry(&self, entry: PromptEntry) -> Result<(), RegistryError> {
         self.change(Some(RegistryEvent::PromptsChanged), |s| {
-            let name = &entry.prompt.name;
-            if s.prompt_index.contains_key(name)
-                || s.disabled_prompts.iter().any(|p| &p.prompt.name == name)
-            {
-                return Err(RegistryError::DuplicatePrompt(name.clone()));
-            }
-            s.push_prompt(Arc::new(entry));
-            Ok(())
+            s.insert_prompt(entry)
         })
     }
 
     /// Removes a prompt; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.change(Some(RegistryEvent::PromptsChanged), |s| {
-            let before = s.prompts.len() + s.disabled_prompts.len();
-            s.prompts.retain(|p| p.prompt.name != name);
-            s.disabled_prompts.retain(|p| p.prompt.name != name);
-            s.reindex();
-            Ok(before != s.prompts.len() + s.disabled_prompts.len())
+            Ok(s.delete_prompt(name))
         })
         .unwrap_or(false)
     }

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 
 use super::scopes::Scopes;
 use super::{
-    CompletionHandler, CompletionTarget, ListKind, PromptEntry, ResourceEntry, TemplateEntry,
-    ToolEntry,
+    CompletionHandler, CompletionTarget, ListKind, PromptEntry, RegistryError, ResourceEntry,
+    TemplateEntry, ToolEntry,
 };
 
 #[derive(Default)]
@@ -87,6 +87,65 @@ impl Snapshot {
         self.prompt_index
             .insert(entry.prompt.name.clone(), self.prompts.len());
         self.prompts.push(entry);
+    }
+
+    /// Adds a tool unless its name is taken (by an enabled or a disabled tool).
+    pub(super) fn insert_tool(&mut self, entry: ToolEntry) -> Result<(), RegistryError> {
+        let name = &entry.tool.name;
+        if self.tool_index.contains_key(name)
+            || self.disabled_tools.iter().any(|t| &t.tool.name == name)
+        {
+            return Err(RegistryError::DuplicateTool(name.clone()));
+        }
+        self.push_tool(Arc::new(entry));
+        Ok(())
+    }
+
+    /// Removes a tool, enabled or disabled; returns whether it existed.
+    pub(super) fn delete_tool(&mut self, name: &str) -> bool {
+        let before = self.tools.len() + self.disabled_tools.len();
+        self.tools.retain(|t| t.tool.name != name);
+        self.disabled_tools.retain(|t| t.tool.name != name);
+        self.reindex();
+        before != self.tools.len() + self.disabled_tools.len()
+    }
+
+    /// Adds a static resource unless its URI is taken.
+    pub(super) fn insert_resource(&mut self, entry: ResourceEntry) -> Result<(), RegistryError> {
+        if self.resource_index.contains_key(&entry.resource.uri) {
+            return Err(RegistryError::DuplicateResource(entry.resource.uri.clone()));
+        }
+        self.push_resource(Arc::new(entry));
+        Ok(())
+    }
+
+    /// Removes a static resource; returns whether it existed.
+    pub(super) fn delete_resource(&mut self, uri: &str) -> bool {
+        let before = self.resources.len();
+        self.resources.retain(|r| r.resource.uri != uri);
+        self.reindex();
+        before != self.resources.len()
+    }
+
+    /// Adds a prompt unless its name is taken (by an enabled or a disabled prompt).
+    pub(super) fn insert_prompt(&mut self, entry: PromptEntry) -> Result<(), RegistryError> {
+        let name = &entry.prompt.name;
+        if self.prompt_index.contains_key(name)
+            || self.disabled_prompts.iter().any(|p| &p.prompt.name == name)
+        {
+            return Err(RegistryError::DuplicatePrompt(name.clone()));
+        }
+        self.push_prompt(Arc::new(entry));
+        Ok(())
+    }
+
+    /// Removes a prompt, enabled or disabled; returns whether it existed.
+    pub(super) fn delete_prompt(&mut self, name: &str) -> bool {
+        let before = self.prompts.len() + self.disabled_prompts.len();
+        self.prompts.retain(|p| p.prompt.name != name);
+        self.disabled_prompts.retain(|p| p.prompt.name != name);
+        self.reindex();
+        before != self.prompts.len() + self.disabled_prompts.len()
     }
 
     /// Rebuilds the indexes, after entries were removed or moved.

@@ -108,3 +108,37 @@ fn a_refused_change_changes_nothing() {
         assert_eq!(found(&registry, "a").as_deref(), Some("a"));
     }
 }
+
+fn tool(name: &str) -> Tool {
+    let schema = serde_json::json!({"type": "object"});
+    Tool::new(name, schema.as_object().unwrap().clone())
+}
+
+/// A batch is published whole with one event per list it changed, or, when it fails
+/// halfway, not at all and unannounced.
+#[test]
+fn a_batch_is_published_whole_or_not_at_all() {
+    let registry = registry();
+    add(&registry, "a").unwrap();
+    let mut events = registry.subscribe();
+    let handler = || tool_fn(|_: Value, _ctx| std::future::ready("x"));
+    let failed = registry.batch(|b| {
+        assert!(b.remove_tool("a"));
+        b.add_tool(tool("b"), handler(), None)?;
+        b.add_tool(tool("b"), handler(), None)
+    });
+    assert!(matches!(failed, Err(RegistryError::DuplicateTool(_))));
+    assert_eq!(registry.tool_names(), ["a"]);
+    assert!(events.try_recv().is_err());
+    registry
+        .batch(|b| {
+            assert!(b.remove_tool("a"));
+            b.add_tool(tool("b"), handler(), None)?;
+            b.add_tool(tool("c"), handler(), None)
+        })
+        .unwrap();
+    assert_eq!(registry.tool_names(), ["b", "c"]);
+    assert!(listed(&registry).contains("\"c\""));
+    assert_eq!(events.try_recv().unwrap(), RegistryEvent::ToolsChanged);
+    assert!(events.try_recv().is_err());
+}

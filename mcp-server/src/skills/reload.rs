@@ -77,13 +77,7 @@ impl Skills {
         let settings = &shared.settings;
         let (catalog, refused) = load(settings.dir.as_deref(), &settings.code, &settings.limits)?;
         let new = Arc::new(catalog);
-        let old = {
-            let mut guard = match shared.catalog.write() {
-                Ok(guard) => guard,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            std::mem::replace(&mut *guard, new.clone())
-        };
+        let old = shared.catalog();
         let mut reload = diff(&old, &new);
         reload.refused = refused;
         publish(server.registry(), shared, &old, &new, &mut reload);
@@ -112,28 +106,41 @@ fn diff(old: &Catalog, new: &Catalog) -> Reload {
     reload
 }
 
-/// Replaces the `SKILL.md` resources of the skills added, removed and changed, and
-/// announces each file whose content changed or that is gone.
+/// Serves `new`: the catalog and the `SKILL.md` resources of the skills added, removed and
+/// changed are replaced at once (one registry batch, one `list_changed`), then each file
+/// whose content changed or that is gone is announced.
 fn publish(
     registry: &Registry,
     shared: &Arc<Shared>,
     old: &Catalog,
-    new: &Catalog,
+    new: &Arc<Catalog>,
     reload: &mut Reload,
 ) {
-    for uri in reload.removed.iter().chain(&reload.changed) {
-        registry.remove_resource(uri);
-    }
-    for uri in reload.added.iter().chain(&reload.changed) {
-        let Some(skill) = new.skill(uri) else {
-            continue;
-        };
-        if let Err(e) = registry.add_resource(skill_md_resource(skill), Files(shared.clone())) {
-            reload
-                .refused
-                .push(SkillsError::invalid(skill.path(), e.to_string()));
+    let published = registry.batch(|batch| {
+        for uri in reload.removed.iter().chain(&reload.changed) {
+            batch.remove_resource(uri);
         }
-    }
+        for uri in reload.added.iter().chain(&reload.changed) {
+            let Some(skill) = new.skill(uri) else {
+                continue;
+            };
+            // A refused resource leaves the batch as it was: the others are served.
+            if let Err(e) = batch.add_resource(skill_md_resource(skill), Files(shared.clone())) {
+                reload
+                    .refused
+                    .push(SkillsError::invalid(skill.path(), e.to_string()));
+            }
+        }
+        // Inside the batch, so that no request sees the new catalog with the old resources
+        // for longer than it takes to publish them.
+        let mut guard = match shared.catalog.write() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        *guard = new.clone();
+        Ok(())
+    });
+    debug_assert!(published.is_ok(), "the batch refuses nothing as a whole");
     for (uri, digest) in old.digests() {
         if new.digest(uri) != Some(digest) {
             registry.notify_resource_updated(uri);

@@ -142,3 +142,74 @@ async fn dropping_the_client_kills_the_server() {
         "server {pid} still running after the client was dropped"
     );
 }
+
+/// An HTTP server that answers every request with `status` and the JSON `body`, closing
+/// each connection; its URL.
+async fn http_server(status: &'static str, body: &'static str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                // Read the head and as much body as Content-Length says.
+                loop {
+                    let n = socket.read(&mut buf).await.unwrap_or(0);
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length = text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .and_then(|v| v.trim().parse::<usize>().ok())
+                            .unwrap_or(0);
+                        if request.len() >= end + 4 + length {
+                            break;
+                        }
+                    }
+                    if n == 0 {
+                        return;
+                    }
+                }
+                let reply = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn an_http_error_status_with_a_json_rpc_error_fails_the_request_at_once() {
+    // As a 2025 server without a session answers: 400, and the error's id is null.
+    let url = http_server(
+        "400 Bad Request",
+        r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#,
+    )
+    .await;
+    let options = ClientOptions::new()
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .request_timeout(Duration::from_secs(600));
+    let e = Client::connect_http(ferromcp_client::HttpTransport::new(url), options)
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().map(|r| r.code.0), Some(-32000), "{e:?}");
+}
+
+#[tokio::test]
+async fn an_http_error_status_without_json_rpc_is_an_http_error() {
+    let url = http_server("503 Service Unavailable", r#"{"oops":true}"#).await;
+    let e = Client::connect_http(
+        ferromcp_client::HttpTransport::new(url),
+        ClientOptions::new(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(e, Error::Http { status: 503, .. }), "{e:?}");
+    assert!(e.is_connection());
+}

@@ -237,9 +237,16 @@ impl HttpSink {
         // with 400 and the error in the body): the request gets the server's error.
         if kind.starts_with("application/json")
             && let Ok(msg) = serde_json::from_slice::<Value>(&body)
-            && (status.is_success() || msg.get("error").is_some())
         {
-            return self.deliver(msg).await;
+            if status.is_success() {
+                return self.deliver(msg).await;
+            }
+            // An error status with a JSON-RPC error (a 2026 server refusing a request, a
+            // legacy one without a session): the request's own failure, whatever its `id`
+            // (often null).
+            if let Some(Ok(error)) = msg.get("error").cloned().map(serde_json::from_value) {
+                return Err(Error::Protocol(error));
+            }
         }
         if status.is_success() {
             return Err(Error::InvalidMessage(format!(

@@ -124,6 +124,9 @@ bash tests/newcrate/run.sh
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 
+step "ferromcp-client against servers this project did not write: npm server-everything and a Python SDK server, stdio and HTTP (pinned, into .tools/)"
+bash tests/client/run.sh
+
 step "apps in a real browser: headless chromium renders the sql-explorer's MCP App through ext-apps' AppBridge (installs chromium with apt-get, pinned npm packages into .tools/)"
 bash tests/apps-browser/run.sh
 

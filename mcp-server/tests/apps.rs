@@ -506,29 +506,50 @@ fn handshakes(capabilities: &Value) -> (Value, Value) {
     (initialize, call)
 }
 
-/// Over HTTP, in both eras: a declaration of the extension whose settings have the wrong
-/// shape reads as no apps (the text, no error); capabilities that are not an object are
-/// refused with -32602 naming what was wrong, and the client's next, good request is served.
+/// Over HTTP, in both eras: settings that are an object of the wrong shape read as no apps
+/// (the text, no error); settings that are not an object, and capabilities that are not an
+/// object, are refused with -32602 naming what was wrong, and the client's next, good
+/// request is served.
 #[tokio::test]
 async fn a_malformed_apps_declaration_gets_the_text_or_a_clear_error_and_nothing_breaks() {
     let server = server();
     let endpoint = server.http_router(HttpOptions::default(), ferromcp::CancellationToken::new());
     let router = axum::Router::new().nest_service("/mcp", endpoint);
-    for settings in [json!(null), json!([]), json!({"mimeTypes": [5, null]})] {
+    let (initialize, call) =
+        handshakes(&json!({"extensions": {apps::ID: {"mimeTypes": [5, null]}}}));
+    let legacy = HttpTestClient::new(router.clone(), ClientOptions::legacy());
+    let init = legacy.post(&initialize).await.message();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    legacy
+        .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let mut legacy_call = call.clone();
+    legacy_call["params"]["_meta"] = json!({});
+    let answer = legacy.post(&legacy_call).await.message();
+    assert_eq!(answer_text(&answer), PLAIN);
+    let modern = HttpTestClient::new(router.clone(), ClientOptions::modern());
+    let answer = modern.post(&call).await.message();
+    assert_eq!(answer_text(&answer), PLAIN);
+
+    for (settings, kind) in [(json!(null), "null"), (json!([]), "an array")] {
+        let named = format!("the settings of extension `{}` must be an object", apps::ID);
         let (initialize, call) = handshakes(&json!({"extensions": {apps::ID: settings}}));
-        let legacy = HttpTestClient::new(router.clone(), ClientOptions::legacy());
-        let init = legacy.post(&initialize).await.message();
-        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
-        legacy
-            .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        let mut legacy_call = call.clone();
-        legacy_call["params"]["_meta"] = json!({});
-        let answer = legacy.post(&legacy_call).await.message();
-        assert_eq!(answer_text(&answer), PLAIN, "{settings}");
-        let modern = HttpTestClient::new(router.clone(), ClientOptions::modern());
-        let answer = modern.post(&call).await.message();
-        assert_eq!(answer_text(&answer), PLAIN, "{settings}");
+        let legacy = HttpTestClient::new(router.clone(), apps_client(ClientOptions::legacy()));
+        let modern = HttpTestClient::new(router.clone(), apps_client(ClientOptions::modern()));
+        for refused in [
+            legacy.post(&initialize).await.message(),
+            modern.post(&call).await.message(),
+        ] {
+            assert_eq!(refused["error"]["code"], -32602, "{refused}");
+            let message = refused["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains(&named) && message.contains(&format!("not {kind}")),
+                "{message}"
+            );
+        }
+        let client = legacy.connect().await.unwrap();
+        let shown = client.call_tool("list_orders", json!({})).await.unwrap();
+        assert_eq!(shown.content[0].as_text(), Some(SHOWN));
     }
 
     let (initialize, call) = handshakes(&json!("apps"));

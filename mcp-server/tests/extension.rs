@@ -214,14 +214,21 @@ async fn the_extensions_tool_is_listed_with_the_servers_own() {
     }
 }
 
-/// Settings that are not an object: the client counts as not declaring the extension, and
-/// its session or request goes on as if it had not.
+/// Settings that are not an object: the handshake (2025) or request (2026) that carries
+/// them is refused with -32602 naming the extension, and the same client's next, good one
+/// is served.
 #[tokio::test]
-async fn malformed_client_settings_count_as_undeclared_and_break_nothing() {
+async fn malformed_client_settings_are_refused_and_break_nothing() {
     let server = server();
     let endpoint = server.http_router(HttpOptions::default(), CancellationToken::new());
     let router = axum::Router::new().nest_service("/mcp", endpoint);
     let malformed = json!({"extensions": {ECHO: "yes", "com.example/other": {}}, "roots": {}});
+    let named = "the settings of extension `com.example/echo` must be an object (`{}` for none), not a string";
+    let refused = |answer: &serde_json::Value| {
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(named), "{message}");
+    };
 
     let legacy = HttpTestClient::new(router.clone(), ClientOptions::legacy());
     let init = legacy
@@ -233,24 +240,27 @@ async fn malformed_client_settings_count_as_undeclared_and_break_nothing() {
             }}),
         )
         .await;
-    let init = init.message();
-    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
-    legacy
-        .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "shout", "arguments": {}}});
-    let answer = legacy.post(&call).await.message();
-    assert_eq!(answer["result"]["content"][0]["text"], "hello", "{answer}");
+    refused(&init.message());
+    let client = legacy.connect().await.unwrap();
+    let answer = client.call_tool("shout", json!({})).await.unwrap();
+    assert_eq!(answer.content[0].as_text(), Some("hello"));
 
     let modern = HttpTestClient::new(router, ClientOptions::modern());
-    let mut call = call;
+    let mut call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "shout", "arguments": {}}});
     call["params"]["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": malformed,
         "io.modelcontextprotocol/clientInfo": {"name": "odd", "version": "1"},
     });
-    let answer = modern.post(&call).await.message();
+    refused(&modern.post(&call).await.message());
+    let answer = modern
+        .send_request(
+            "tools/call",
+            Some(json!({"name": "shout", "arguments": {}})),
+        )
+        .await
+        .message();
     assert_eq!(answer["result"]["content"][0]["text"], "hello", "{answer}");
 }
 

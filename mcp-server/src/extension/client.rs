@@ -22,9 +22,8 @@ fn declared<'a>(
 
 impl<'a> ClientView<'a> {
     /// The settings the client declared for extension `id` (`capabilities.extensions[id]`),
-    /// or `None` when it did not declare it. Settings that are not a JSON object are
-    /// dropped when the capabilities are read: such a client counts as not declaring the
-    /// extension.
+    /// or `None` when it did not declare it. (Settings that are not a JSON object never get
+    /// here: the handshake that carries them is refused with -32602.)
     ///
     /// # Examples
     ///
@@ -50,9 +49,9 @@ impl Context {
     /// The settings the client declared for extension `id` (`capabilities.extensions[id]`:
     /// for this request in 2026-07-28, for the session in the 2025 revisions), or `None`
     /// when it did not declare it — then a handler answers as it would without the
-    /// extension. Settings that are not a JSON object are dropped when the capabilities are
-    /// read: such a client counts as not declaring the extension, and nothing else of its
-    /// request or session is affected.
+    /// extension. Settings that are not a JSON object never get here: the handshake (2025)
+    /// or request (2026) that carries them is refused with -32602 naming the extension, and
+    /// nothing else of the session or server is affected.
     ///
     /// # Examples
     ///

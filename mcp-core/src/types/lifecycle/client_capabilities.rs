@@ -1,28 +1,49 @@
 //! What a client can do: [`ClientCapabilities`] and the capability objects inside it.
 
+use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::CapabilityMap;
 use crate::types::JSONObject;
 
-/// `extensions` without the entries whose settings are not objects (see
-/// [`ClientCapabilities::extensions`]).
+/// `extensions`, refused unless it is an object whose every member's settings are objects
+/// (see [`ClientCapabilities::extensions`]).
 fn declared_extensions<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<CapabilityMap>, D::Error> {
-    Ok(match Option::<Value>::deserialize(deserializer)? {
-        Some(Value::Object(declared)) => Some(
-            declared
-                .into_iter()
-                .filter_map(|(id, settings)| match settings {
-                    Value::Object(settings) => Some((id, settings)),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        _ => None,
-    })
+    let Some(declared) = Option::<Value>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    let Value::Object(declared) = declared else {
+        return Err(D::Error::custom(format_args!(
+            "`extensions` must be an object of extension ids, not {}",
+            kind(&declared)
+        )));
+    };
+    declared
+        .into_iter()
+        .map(|(id, settings)| match settings {
+            Value::Object(settings) => Ok((id, settings)),
+            other => Err(D::Error::custom(format_args!(
+                "the settings of extension `{id}` must be an object (`{{}}` for none), not {}",
+                kind(&other)
+            ))),
+        })
+        .collect::<Result<_, _>>()
+        .map(Some)
+}
+
+/// How a JSON value that should have been an object is named in an error.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// What a client can do: the features a server may use with it.
@@ -44,10 +65,10 @@ pub struct ClientCapabilities {
     /// Non-standard capabilities under trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<CapabilityMap>,
-    /// Protocol extensions the client supports, by extension id. Read leniently: an
-    /// extension whose settings are not a JSON object is left out (as if not declared), and
-    /// an `extensions` member that is not an object is read as absent, so that one malformed
-    /// declaration does not make the whole handshake or request fail.
+    /// Protocol extensions the client supports, by extension id, each with its settings
+    /// (an object; `{}` for none). Anything else — `extensions` that is not an object, or
+    /// settings that are not — fails to deserialize with an error naming the extension, so
+    /// a server refuses the handshake or request with -32602 rather than guessing.
     #[serde(
         default,
         deserialize_with = "declared_extensions",
@@ -268,21 +289,38 @@ mod tests {
     }
 
     #[test]
-    fn an_extension_declared_with_settings_that_are_not_an_object_is_left_out() {
-        let c: ClientCapabilities = serde_json::from_value(json!({
-            "extensions": {"com.example/bad": "yes", "com.example/null": null, "com.example/ok": {"a": 1}},
-            "roots": {}
-        }))
-        .unwrap();
-        assert!(!c.supports_extension("com.example/bad"));
-        assert!(!c.supports_extension("com.example/null"));
-        assert!(c.supports_extension("com.example/ok"));
-        assert!(c.supports_roots());
-        for odd in [json!([]), json!("x"), json!(null)] {
-            let c: ClientCapabilities =
-                serde_json::from_value(json!({"extensions": odd, "roots": {}})).unwrap();
-            assert_eq!(c.extensions, None);
-            assert!(c.supports_roots());
+    fn extension_settings_that_are_not_an_object_are_refused_naming_the_extension() {
+        for (settings, kind) in [
+            (json!("yes"), "a string"),
+            (json!(null), "null"),
+            (json!([]), "an array"),
+        ] {
+            let error = serde_json::from_value::<ClientCapabilities>(json!({
+                "extensions": {"com.example/ok": {"a": 1}, "com.example/bad": settings},
+                "roots": {}
+            }))
+            .unwrap_err()
+            .to_string();
+            assert_eq!(
+                error,
+                format!(
+                    "the settings of extension `com.example/bad` must be an object (`{{}}` for none), not {kind}"
+                )
+            );
         }
+        for (odd, kind) in [(json!([]), "an array"), (json!("x"), "a string")] {
+            let error = serde_json::from_value::<ClientCapabilities>(json!({"extensions": odd}))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                error,
+                format!("`extensions` must be an object of extension ids, not {kind}")
+            );
+        }
+        // `null` is the member left out.
+        let c: ClientCapabilities =
+            serde_json::from_value(json!({"extensions": null, "roots": {}})).unwrap();
+        assert_eq!(c.extensions, None);
+        assert!(c.supports_roots());
     }
 }

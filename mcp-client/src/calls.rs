@@ -161,7 +161,10 @@ impl Client {
         let timeout = options.timeout.unwrap_or(self.request_timeout());
         let call = self.request_with("tools/call", Some(params), timeout, options.progress);
         let v = match options.cancel {
+            // Biased: the call is sent before a token that is already cancelled is seen,
+            // so the server always hears of the cancellation of what it was sent.
             Some(token) => tokio::select! {
+                biased;
                 r = call => r?,
                 () = token.cancelled() => return Err(Error::Cancelled),
             },

@@ -14,10 +14,10 @@ use crate::error::{Error, Result};
 use crate::events::Events;
 use crate::handshake::{ServerSession, negotiate};
 use crate::options::ClientOptions;
-use crate::peer::{Inbound, ProgressFn, Shared, dispatch};
-use crate::transport::Sink;
+use crate::peer::{ProgressFn, Shared, dispatch};
 use crate::transport::http::{self, HttpGuard, HttpTransport};
 use crate::transport::stdio::{self, StdioCommand, StdioGuard};
+use crate::transport::{Inbound, Sink};
 
 /// How many `input_required` rounds one 2026 request may take before the client gives up.
 const MAX_INPUT_ROUNDS: usize = 16;

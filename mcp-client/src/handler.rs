@@ -13,8 +13,6 @@ use ferromcp_core::types::{
 };
 use serde_json::{Value, json};
 
-use crate::peer::Shared;
-
 /// A boxed future, as the methods of [`ClientHandler`] return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -109,6 +107,19 @@ impl ServerRequests {
         Ok(out)
     }
 
+    /// The response message to a request the server sent.
+    pub(crate) async fn respond(&self, msg: Value) -> Value {
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        let out = match serde_json::from_value::<ServerRequest>(msg) {
+            Ok(request) => self.answer(request).await,
+            Err(e) => Err(ErrorObject::new(ErrorCode(-32601), e.to_string())),
+        };
+        match out {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        }
+    }
+
     /// The result of a legacy server-to-client request.
     async fn answer(&self, request: ServerRequest) -> Result<Value, ErrorObject> {
         let h = self.0.as_ref();
@@ -121,21 +132,5 @@ impl ServerRequests {
             (ServerRequest::Elicit(r), Some(h)) => to_value(h.elicit(r.params).await),
             (other, _) => Err(ErrorObject::method_not_found(other.method())),
         }
-    }
-}
-
-/// Answers a request the server sent, and writes the response.
-pub(crate) async fn answer_server_request(shared: &Arc<Shared>, msg: Value) {
-    let id = msg.get("id").cloned().unwrap_or(Value::Null);
-    let out = match serde_json::from_value::<ServerRequest>(msg) {
-        Ok(request) => shared.server_requests.answer(request).await,
-        Err(e) => Err(ErrorObject::new(ErrorCode(-32601), e.to_string())),
-    };
-    let response = match out {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-    };
-    if let Err(e) = shared.sink.send(response).await {
-        tracing::debug!(error = %e, "could not answer the server's request");
     }
 }

@@ -49,6 +49,7 @@ mod handler;
 mod handshake;
 mod options;
 mod peer;
+mod sync;
 mod transport;
 
 pub use calls::CallOptions;

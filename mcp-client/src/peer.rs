@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ferromcp_core::error::ErrorObject;
@@ -14,17 +14,9 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::error::{Error, Result};
 use crate::events::Event;
-use crate::handler::{ServerRequests, answer_server_request};
-use crate::transport::Sink;
-
-/// What a transport hands to the dispatcher.
-#[derive(Debug)]
-pub(crate) enum Inbound {
-    /// One JSON-RPC message (or a batch).
-    Message(Value),
-    /// The connection is gone, and why.
-    Closed(Error),
-}
+use crate::handler::ServerRequests;
+use crate::sync::lock;
+use crate::transport::{Inbound, Sink};
 
 type Waiter = oneshot::Sender<Result<Value>>;
 
@@ -52,11 +44,6 @@ impl std::fmt::Debug for Shared {
             .field("closed", &*lock(&self.closed))
             .finish_non_exhaustive()
     }
-}
-
-/// Locks a mutex, recovering the data of a poisoned one (no invariant spans a panic here).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn id_key(id: &Value) -> String {
@@ -261,7 +248,12 @@ impl Shared {
             Value::Object(ref m) if m.contains_key("method") => {
                 if m.contains_key("id") {
                     let shared = self.clone();
-                    tokio::spawn(async move { answer_server_request(&shared, msg).await });
+                    tokio::spawn(async move {
+                        let response = shared.server_requests.respond(msg).await;
+                        if let Err(e) = shared.sink.send(response).await {
+                            tracing::debug!(error = %e, "could not answer the server's request");
+                        }
+                    });
                 } else {
                     self.on_notification(msg);
                 }

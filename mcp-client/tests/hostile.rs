@@ -213,3 +213,68 @@ async fn an_http_error_status_without_json_rpc_is_an_http_error() {
     assert!(matches!(e, Error::Http { status: 503, .. }), "{e:?}");
     assert!(e.is_connection());
 }
+
+#[tokio::test]
+async fn a_cancelled_call_fails_at_once_and_the_server_is_told() {
+    // After the call, the script reads the next line; if it is the cancellation, it says so
+    // in a log message.
+    let body = format!(
+        r#"{HANDSHAKE}
+read -r line
+read -r line
+case "$line" in
+  *notifications/cancelled*'"requestId":2'*) echo '{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"got cancel"}}}}' ;;
+esac
+sleep 30"#
+    );
+    let client = connect(&body, ClientOptions::new()).await.unwrap();
+    let mut events = client.events();
+    let token = ferromcp_client::CancellationToken::new();
+    let options = ferromcp_client::CallOptions::new().cancel_on(token.clone());
+    let params = ferromcp_client::types::CallToolRequestParams::new("slow");
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool_with(params, options).await }
+    });
+    token.cancel();
+    let e = call.await.unwrap().unwrap_err();
+    assert!(matches!(e, Error::Cancelled), "{e:?}");
+    let event = events.next().await;
+    let Some(ferromcp_client::Event::Notification(n)) = event else {
+        panic!("{event:?}")
+    };
+    let ferromcp_client::types::ServerNotification::LoggingMessage(log) = *n else {
+        panic!("{n:?}")
+    };
+    assert_eq!(log.params.data, "got cancel");
+}
+
+#[tokio::test]
+async fn a_flood_of_notifications_is_bounded_and_counted() {
+    // 100 notifications, then the answer to the call.
+    let body = format!(
+        r#"{HANDSHAKE}
+read -r line
+i=0
+while [ $i -lt 100 ]; do
+  echo '{{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}'
+  i=$((i + 1))
+done
+echo '{{"jsonrpc":"2.0","id":2,"result":{{"content":[]}}}}'
+sleep 30"#
+    );
+    let client = connect(&body, ClientOptions::new().event_capacity(8))
+        .await
+        .unwrap();
+    let mut events = client.events();
+    client
+        .call_tool("flood", serde_json::Value::Null)
+        .await
+        .unwrap();
+    let mut kept = 0;
+    while events.try_next().is_some() {
+        kept += 1;
+    }
+    assert_eq!(kept, 8, "only the newest are kept");
+    assert_eq!(events.dropped(), 92);
+}

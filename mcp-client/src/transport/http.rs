@@ -15,8 +15,9 @@ use serde_json::Value;
 use sse_stream::SseStream;
 use tokio::sync::mpsc;
 
+use super::Inbound;
 use crate::error::{Error, Result};
-use crate::peer::{Inbound, lock};
+use crate::sync::lock;
 
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";

@@ -8,6 +8,15 @@ use crate::error::{Error, Result};
 pub(crate) mod http;
 pub(crate) mod stdio;
 
+/// What a transport hands to the dispatcher.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// One JSON-RPC message (or a batch).
+    Message(Value),
+    /// The connection is gone, and why.
+    Closed(Error),
+}
+
 /// Where the client's messages go.
 #[derive(Debug, Clone)]
 pub(crate) enum Sink {

@@ -16,9 +16,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
+use super::Inbound;
 use super::Sink;
 use crate::error::{Error, Result};
-use crate::peer::{Inbound, lock};
+use crate::sync::lock;
 
 /// How many of the server's last stderr lines an error message quotes.
 const STDERR_TAIL: usize = 8;

@@ -232,7 +232,8 @@ impl Notification {
 /// types; none at all is fine too). It runs on a task of its own, so the connection reads
 /// on meanwhile; params or extractors that do not read are logged (at debug) and the
 /// notification dropped, as is one that arrives while `max_in_flight` handlers already run
-/// (`ServerBuilder::max_in_flight` over stdio, `HttpOptions::max_in_flight` over HTTP).
+/// (`ServerBuilder::max_in_flight` per stdio connection and per legacy HTTP session,
+/// `HttpOptions::max_in_flight` for 2026 clients over HTTP).
 ///
 /// The [`Context`] serves no request ([`request_id`](Context::request_id) is `None`): in a
 /// 2025 session it is the session's, so the handler may log, ask the client

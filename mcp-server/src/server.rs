@@ -307,9 +307,9 @@ impl<H> ServerBuilder<H> {
     /// How many requests of one client run at once (default 64): over stdio, beyond it the
     /// transport stops reading until one finishes (backpressure); over HTTP, a legacy
     /// session's request beyond it gets `503` with `Retry-After` (the endpoint's own cap
-    /// across all clients is `HttpOptions::max_in_flight`, feature `http`). Over stdio it
-    /// also bounds the custom notification and hook handlers running at once: a
-    /// notification beyond it is dropped (logged at warn).
+    /// across all clients is `HttpOptions::max_in_flight`, feature `http`). Per stdio
+    /// connection and per legacy HTTP session, it also bounds the custom notification and
+    /// hook handlers running at once: a notification beyond it is dropped (logged at warn).
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.config.max_in_flight = n.max(1);
         self

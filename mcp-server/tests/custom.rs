@@ -606,11 +606,15 @@ async fn flood(
     got
 }
 
-// Paused time: when every task is idle and nothing came, nothing will.
-#[tokio::test(start_paused = true)]
-async fn notification_handlers_beyond_the_in_flight_limit_are_dropped() {
+/// A server with room for one request (and notification handler) per client, whose
+/// `custom/held` handler waits for the gate, then sends its `n`.
+fn held_server() -> (
+    Server,
+    std::sync::Arc<tokio::sync::Notify>,
+    tokio::sync::mpsc::UnboundedReceiver<Value>,
+) {
     let gate = std::sync::Arc::new(tokio::sync::Notify::new());
-    let (tx, mut ran) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, ran) = tokio::sync::mpsc::unbounded_channel();
     let held = gate.clone();
     let server = ServerBuilder::new("custom", "1.0.0")
         .max_in_flight(1)
@@ -626,6 +630,13 @@ async fn notification_handlers_beyond_the_in_flight_limit_are_dropped() {
         )
         .unwrap()
         .build();
+    (server, gate, ran)
+}
+
+// Paused time: when every task is idle and nothing came, nothing will.
+#[tokio::test(start_paused = true)]
+async fn notification_handlers_beyond_the_in_flight_limit_are_dropped() {
+    let (server, gate, mut ran) = held_server();
     let stdio = TestClient::connect(&server, ClientOptions::legacy())
         .await
         .unwrap();
@@ -640,4 +651,35 @@ async fn notification_handlers_beyond_the_in_flight_limit_are_dropped() {
         .await
         .unwrap();
     assert_eq!(flood(&http, &gate, &mut ran).await, [json!(1), json!(4)]);
+}
+
+/// Over HTTP each legacy session has its own places for notification handlers: while one
+/// session's handler holds its only place (and its next notification is dropped), another
+/// session's handler still runs.
+#[tokio::test(start_paused = true)]
+async fn one_sessions_notification_flood_does_not_starve_another() {
+    let (server, gate, mut ran) = held_server();
+    let options = HttpOptions::default().max_in_flight(1);
+    let router = axum::Router::new().nest_service(
+        "/mcp",
+        server.http_router(options, CancellationToken::new()),
+    );
+    let (a, b) = (
+        HttpTestClient::new(router.clone(), ClientOptions::legacy()),
+        HttpTestClient::new(router, ClientOptions::legacy()),
+    );
+    let (a, b) = (a.connect().await.unwrap(), b.connect().await.unwrap());
+    // The reply to each notification comes once its handler was started or dropped.
+    for (client, n) in [(&a, 1), (&a, 2), (&b, 3)] {
+        client.notify("custom/held", Some(json!({ "n": n }))).await;
+    }
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        gate.notify_one();
+        // Paused time: when every task is idle and nothing came, nothing will.
+        let next = tokio::time::timeout(Duration::from_secs(60), ran.recv()).await;
+        got.push(next.expect("a handler ran").unwrap().as_i64().unwrap());
+    }
+    got.sort_unstable();
+    assert_eq!(got, [1, 3]);
 }

@@ -264,8 +264,11 @@ impl HttpOptions {
     /// `Retry-After: 1`, before its body is read; long-lived streams (a legacy session's
     /// GET stream, `subscriptions/listen`) do not count once open. Each legacy session is
     /// further held to [`ServerBuilder::max_in_flight`](crate::ServerBuilder::max_in_flight),
-    /// with the same answer. It also bounds the custom notification and hook handlers the
-    /// endpoint runs at once: a notification beyond it is dropped (logged at warn).
+    /// with the same answer. It also bounds the custom notification handlers the endpoint
+    /// runs at once for 2026 clients, which have no session: a notification beyond it is
+    /// dropped (logged at warn). A legacy session's notification and hook handlers are
+    /// bounded per session instead, by `ServerBuilder::max_in_flight`, so that one
+    /// session's flood takes no place of another's.
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.max_in_flight = n.max(1);
         self

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 // tokio's clock, so tests can move it (a paused runtime) instead of sleeping.
@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use base64::Engine as _;
 
 use super::resume::{EventLog, SharedEvents};
+use crate::custom::NoticeLimit;
 use crate::peer::session::Connection;
 use crate::peer::sink::Sink;
 use crate::principal::Principal;
@@ -29,6 +30,9 @@ pub struct HttpSession {
     pub(crate) span: tracing::Span,
     /// Its standing with the shared session store, when there is one.
     pub(crate) shared: SharedMark,
+    /// The bound on its notification handlers running at once, made at its first
+    /// notification: a session's flood takes no place of another's.
+    notices: OnceLock<NoticeLimit>,
 }
 
 impl std::fmt::Debug for HttpSession {
@@ -75,7 +79,13 @@ impl HttpSession {
             last_seen: Mutex::new(Instant::now()),
             events,
             shared: SharedMark::default(),
+            notices: OnceLock::new(),
         }
+    }
+
+    /// The bound on this session's notification handlers: `max` at once (the first call's).
+    pub(crate) fn notices(&self, max: usize) -> &NoticeLimit {
+        self.notices.get_or_init(|| NoticeLimit::new(max))
     }
 
     /// The session id (`Mcp-Session-Id`).

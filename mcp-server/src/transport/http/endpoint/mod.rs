@@ -41,7 +41,8 @@ pub(crate) struct Endpoint {
     pub(crate) tasks: TaskTracker,
     /// Requests running now, across all clients.
     pub(crate) in_flight: Arc<Semaphore>,
-    /// Notification handlers running now, across all clients: as many as requests.
+    /// Handlers of notifications outside sessions (2026) running now, across all clients:
+    /// as many as requests.
     notices: NoticeLimit,
     background: OnceLock<()>,
     bus: OnceLock<()>,
@@ -76,10 +77,21 @@ impl Endpoint {
         self.tasks.clone()
     }
 
-    /// Runs a notification's work on a task of the endpoint's, if a place is free
-    /// ([`NoticeLimit`]); else it is dropped.
+    /// Runs the work of a notification that belongs to no session (2026) on a task of the
+    /// endpoint's, if one of the endpoint's places is free ([`NoticeLimit`]); else it is
+    /// dropped.
     pub(crate) fn run_notice(&self, work: Work) {
         if let Some(work) = self.notices.admit(work) {
+            self.tasks.spawn(work);
+        }
+    }
+
+    /// Runs the work of a legacy session's notification on a task of the endpoint's, if
+    /// one of the session's own places is free (`ServerBuilder::max_in_flight` of them);
+    /// else it is dropped. Sessions do not share places: one's flood starves no other.
+    pub(crate) fn run_session_notice(&self, session: &HttpSession, work: Work) {
+        let limit = session.notices(self.engine.config().max_in_flight);
+        if let Some(work) = limit.admit(work) {
             self.tasks.spawn(work);
         }
     }

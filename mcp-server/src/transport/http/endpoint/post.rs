@@ -468,7 +468,7 @@ impl Endpoint {
             .engine
             .absorb(&session.conn, message, Self::caller(&parts))
         {
-            self.run_notice(work);
+            self.run_session_notice(&session, work);
         }
         reply::empty(StatusCode::ACCEPTED)
     }
@@ -525,7 +525,7 @@ impl Endpoint {
         let response = match self
             .engine
             .handle_batch(&conn, items, conn.sink(), Self::caller(&parts), |w| {
-                self.run_notice(w);
+                self.run_session_notice(&session, w);
             })
             .await
         {

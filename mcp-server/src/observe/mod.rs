@@ -248,6 +248,7 @@ impl std::fmt::Debug for RequestInfo<'_> {
 
 impl<'a> RequestInfo<'a> {
     /// The method (`mcp.method.name`).
+    #[inline]
     pub fn method(&self) -> &'a str {
         self.req.method.as_str()
     }
@@ -268,6 +269,7 @@ impl<'a> RequestInfo<'a> {
     }
 
     /// How the request came (`network.transport`).
+    #[inline]
     pub fn transport(&self) -> Transport {
         self.conn.transport()
     }
@@ -279,6 +281,7 @@ impl<'a> RequestInfo<'a> {
     }
 
     /// A string member of the request's `params._meta`, such as `traceparent`.
+    #[inline]
     pub fn meta(&self, key: &str) -> Option<&'a str> {
         match self.meta?.extra.get(key)? {
             Value::String(s) => Some(s.as_str()),
@@ -334,12 +337,14 @@ impl std::fmt::Debug for ResponseInfo<'_> {
 
 impl<'a> ResponseInfo<'a> {
     /// The request that ended: its method, id, target, transport and session.
+    #[inline]
     pub fn request(&self) -> &RequestInfo<'a> {
         &self.request
     }
 
     /// How long the request took, from when its observer was asked until its reply was
     /// made (`mcp.server.operation.duration`).
+    #[inline]
     pub fn duration(&self) -> Duration {
         self.duration
     }

@@ -73,23 +73,27 @@ impl Default for Watch {
 
 impl Watch {
     /// Hear nothing more of this request.
+    #[inline]
     pub const fn off() -> Watch {
         Watch(Repr::Off)
     }
 
     /// Tell `observer`, which other requests may share, how this request ends: no
     /// allocation per request.
+    #[inline]
     pub fn shared(observer: Arc<dyn RequestObserver>) -> Watch {
         Watch(Repr::Shared(observer))
     }
 
     /// Tell `observer`, this request's own, how it ends (boxed: one allocation per request).
+    #[inline]
     pub fn owned(observer: impl RequestObserver + 'static) -> Watch {
         Watch(Repr::Owned(Box::new(observer)))
     }
 
     /// This watch and `other`: this one's observer runs the polls in its scope outside
     /// `other`'s, and hears the end after it. Allocates only when both watch.
+    #[inline]
     pub fn and(self, other: Watch) -> Watch {
         match (self.is_off(), other.is_off()) {
             (_, true) => self,
@@ -99,6 +103,7 @@ impl Watch {
     }
 
     /// Whether nothing follows the request.
+    #[inline]
     pub fn is_off(&self) -> bool {
         matches!(self.0, Repr::Off)
     }
@@ -130,6 +135,7 @@ impl Watch {
 
 /// A watch dropped unended: the request was abandoned.
 impl Drop for Watch {
+    #[inline]
     fn drop(&mut self) {
         match &self.0 {
             Repr::Off | Repr::Both(_) => {}

@@ -50,6 +50,7 @@ mod handshake;
 mod options;
 mod peer;
 mod sync;
+mod tasks;
 mod transport;
 
 pub use calls::CallOptions;
@@ -60,6 +61,7 @@ pub use ferromcp_core::{Era, ProtocolVersion};
 pub use ferromcp_core::{error as rpc, types};
 pub use handler::{BoxFuture, ClientHandler};
 pub use options::ClientOptions;
+pub use tasks::{TaskInfo, ToolRun};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::http::HttpTransport;
 pub use transport::stdio::StdioCommand;

@@ -152,3 +152,24 @@ async fn the_handler_answers_roots_in_both_eras() {
         client.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_tool_run_as_a_2025_task() {
+    let options =
+        ClientOptions::new().protocol_version(ferromcp_client::ProtocolVersion::V2025_11_25);
+    let client = Client::connect_stdio(everything(), options).await.unwrap();
+    let params = CallToolRequestParams::new("slow_compute").with_arguments(
+        json!({"seconds": 0, "label": "t"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let ferromcp_client::ToolRun::Task(task) = client.start_tool_task(params).await.unwrap() else {
+        panic!("no task was created")
+    };
+    let result = client.task_result(&task.id).await.unwrap();
+    assert!(!result.is_error(), "{result:?}");
+    let state = client.get_task(&task.id).await.unwrap();
+    assert_eq!(state.status, ferromcp_client::types::TaskStatus::Completed);
+    client.close().await;
+}

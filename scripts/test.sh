@@ -124,6 +124,9 @@ bash tests/newcrate/run.sh
 step "interop: third-party MCP clients drive the examples (installs pinned clients into .tools/)"
 bash tests/interop/run.sh
 
+step "the ferromcp command: new -> cargo test in the new crate; install claude-code (each scope, stdio and HTTP) listed as connected by Claude Code; bundle checked by mcpb validate (pinned npm packages into .tools/)"
+bash tests/cli/run.sh
+
 step "ferromcp-client against servers this project did not write: npm server-everything and a Python SDK server, stdio and HTTP (pinned, into .tools/)"
 bash tests/client/run.sh
 

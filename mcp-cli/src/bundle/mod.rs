@@ -41,12 +41,15 @@ pub(crate) struct BundleArgs {
     /// A secret environment variable the user sets when installing (repeatable)
     #[arg(long = "secret-env", value_name = "KEY")]
     secret_env: Vec<String>,
+    /// Bundle the debug build instead of the release build (quicker, for trying things)
+    #[arg(long)]
+    debug: bool,
 }
 
 /// Runs `ferromcp bundle`.
 pub(crate) fn run(args: &BundleArgs) -> Result<(), CliError> {
     let binary = cargo::locate(args.manifest_path.as_deref(), args.bin.as_deref())?;
-    let executable = cargo::build(&binary, true)?;
+    let executable = cargo::build(&binary, !args.debug)?;
     let facts = describe::describe(&executable)?;
     let entry = format!("server/{}", file_name(&executable));
     let options = manifest::Options {

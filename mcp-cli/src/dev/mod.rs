@@ -67,11 +67,12 @@ pub(crate) fn run(args: &DevArgs) -> Result<(), CliError> {
         match cargo::build(&binary, args.release) {
             Ok(executable) => {
                 stop(&mut server);
-                server = Some(start(&executable, &args.addr, &args.args)?);
-                out::note(format!(
-                    "dev: serving {url} (pid {})",
-                    server.as_ref().map_or(0, Child::id)
-                ));
+                let mut child = start(&executable, &args.addr, &args.args)?;
+                match wait_listening(&args.addr, &mut child) {
+                    Ok(()) => out::note(format!("dev: serving {url} (pid {})", child.id())),
+                    Err(error) => out::error(format!("{error}; waiting for the next change")),
+                }
+                server = Some(child);
                 if inspector.is_none() {
                     connect_lines(&binary.name, &url, &executable);
                     if args.inspector {
@@ -107,6 +108,23 @@ fn start(executable: &std::path::Path, addr: &str, args: &[String]) -> Result<Ch
         .args(args)
         .spawn()
         .map_err(|e| CliError::io(executable, e))
+}
+
+/// Waits until the server accepts connections at `addr` (or exits, or 30 s pass).
+fn wait_listening(addr: &str, child: &mut Child) -> Result<(), CliError> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(CliError::Failed(format!("the server exited ({status})")));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(CliError::Failed(format!(
+        "the server is not listening at {addr} after 30 s"
+    )))
 }
 
 /// Starts the Inspector, connected to `url`.

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CARGO_PUBLIC_API_VERSION=0.52.0
-CRATES=(ferromcp ferromcp-core ferromcp-macros ferromcp-otel ferromcp-redis)
+CRATES=(ferromcp ferromcp-core ferromcp-macros ferromcp-otel ferromcp-redis ferromcp-client)
 
 # The pinned version, in cargo's own bin directory (installed there when missing or another
 # version), so later clones on the same machine reuse it.

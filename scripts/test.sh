@@ -79,7 +79,7 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps --all-features
 # pinned stable rustdoc accept the nightly-only attribute for this one build.
 step "cargo doc as docs.rs builds it (--cfg docsrs, all features)"
 RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -Dwarnings" \
-  cargo doc -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis --no-deps --all-features
+  cargo doc -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis -p ferromcp-client --no-deps --all-features
 
 step "MSRV: the pinned toolchain is the declared rust-version, and no locked dependency needs a newer one"
 msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
@@ -100,7 +100,7 @@ if newer:
 
 # The published crates, in dependency order (cargo packages them together: a local
 # registry stands in for crates.io while each is verified against the others).
-step "cargo package and cargo publish --dry-run: ferromcp-core, ferromcp-macros, ferromcp, ferromcp-otel, ferromcp-redis"
+step "cargo package and cargo publish --dry-run: ferromcp-core, ferromcp-macros, ferromcp, ferromcp-otel, ferromcp-redis, ferromcp-client, ferromcp-cli"
 # Cargo unpacks the stand-in registry's crates under $CARGO_HOME/registry/src/-<hash of its
 # path>/ and reuses an unpacked crate of the same name and version; a run from a clone at
 # the same path would then verify against an earlier run's sources. Remove those (only the
@@ -109,11 +109,13 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-core-* \
   "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-macros-* \
   "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-[0-9]* \
   "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-otel-* \
-  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-redis-*
-cargo package -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-redis-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-client-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ferromcp-cli-*
+cargo package -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis -p ferromcp-client -p ferromcp-cli
 # `cargo package` has just built each packaged crate against the others; the dry-run adds the
 # upload checks without building them all a second time.
-cargo publish --dry-run --no-verify -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis
+cargo publish --dry-run --no-verify -p ferromcp-core -p ferromcp-macros -p ferromcp -p ferromcp-otel -p ferromcp-redis -p ferromcp-client -p ferromcp-cli
 
 step "fuzz: every target for 20 s from its seeds (installs the pinned cargo-fuzz with cargo install)"
 bash scripts/fuzz.sh 20

@@ -23,6 +23,8 @@ const SCHEMA_URL: &str =
 ///   ferromcp server-json --name io.github.me/calc --mcpb calc-0.1.0.mcpb \
 ///       --mcpb-url https://github.com/me/calc/releases/download/v0.1.0/calc-0.1.0.mcpb
 ///   ferromcp server-json --name io.github.me/calc --url https://calc.example.com/mcp
+// The comment is the command's `--help` text, printed as written: its URLs stay bare.
+#[allow(rustdoc::bare_urls)]
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct ServerJsonArgs {
